@@ -1,0 +1,118 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var readylistTiny = []string{"readylist", "--producers", "2,3", "--events", "500", "--repetitions", "2"}
+
+func TestReadylistTextTable(t *testing.T) {
+	stdout, stderr, code := runBinary(t, readylistTiny...)
+	require.Equal(t, 0, code, stderr)
+	assert.Empty(t, stderr, "no progress output when stderr is not a terminal")
+	lines := strings.Split(strings.TrimRight(stdout, "\n"), "\n")
+	require.Len(t, lines, 5, stdout) // title, blank, header, 2 rows
+	assert.Contains(t, lines[0], "500 events per producer, medians of 2 interleaved runs")
+	assert.Empty(t, lines[1])
+	assert.Equal(t, []string{"threads", "mpsc", "events/ms", "mpsc", "run-time", "ms", "mutex", "events/ms", "mutex", "run-time", "ms", "ratio", "mpsc/mutex"}, strings.Fields(lines[2]))
+	for i, want := range []string{"2", "3"} {
+		f := strings.Fields(lines[3+i])
+		require.Len(t, f, 6, lines[3+i])
+		assert.Equal(t, want, f[0])
+		for _, cell := range f[1:] {
+			v, err := strconv.ParseFloat(cell, 64)
+			require.NoError(t, err, "cell %q", cell)
+			assert.GreaterOrEqual(t, v, 0.0)
+		}
+	}
+}
+
+func TestReadylistJSON(t *testing.T) {
+	stdout, stderr, code := runBinary(t, append(readylistTiny, "--format", "json")...)
+	require.Equal(t, 0, code, stderr)
+	var doc struct {
+		Command string
+		Host    struct {
+			GOMAXPROCS int `json:"gomaxprocs"`
+		}
+		Report struct {
+			Events      int `json:"events_per_producer"`
+			Repetitions int
+			Rows        []struct {
+				Producers   int
+				MPSC, Mutex struct {
+					EventsPerMs float64   `json:"events_per_ms"`
+					Samples     []float64 `json:"events_per_ms_samples"`
+				}
+				Ratio float64
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &doc), stdout)
+	assert.Equal(t, "readylist", doc.Command)
+	assert.Positive(t, doc.Host.GOMAXPROCS)
+	assert.Equal(t, 500, doc.Report.Events)
+	assert.Equal(t, 2, doc.Report.Repetitions)
+	require.Len(t, doc.Report.Rows, 2)
+	for i, r := range doc.Report.Rows {
+		assert.Equal(t, []int{2, 3}[i], r.Producers)
+		assert.Len(t, r.MPSC.Samples, 2)
+		assert.Len(t, r.Mutex.Samples, 2)
+		assert.InDelta(t, r.MPSC.EventsPerMs/r.Mutex.EventsPerMs, r.Ratio, 1e-9)
+	}
+}
+
+func TestReadylistCSVAndMarkdown(t *testing.T) {
+	stdout, stderr, code := runBinary(t, append(readylistTiny, "--format", "csv")...)
+	require.Equal(t, 0, code, stderr)
+	records, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, records, 3)
+	assert.Equal(t, "threads", records[0][0])
+	assert.Equal(t, "3", records[2][0])
+
+	stdout, stderr, code = runBinary(t, append(readylistTiny, "--format", "markdown")...)
+	require.Equal(t, 0, code, stderr)
+	var table []string
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(l, "|") {
+			table = append(table, l)
+		}
+	}
+	require.Len(t, table, 4, stdout) // header, rule, 2 rows
+	for _, l := range table {
+		assert.Equal(t, 7, strings.Count(l, "|"), l)
+	}
+}
+
+func TestReadylistBadUsageExits2WithOneLine(t *testing.T) {
+	for _, args := range [][]string{
+		{"--bogus"},
+		{"--producers", "0"},
+		{"--producers", "x"},
+		{"--events", "0"},
+		{"--repetitions", "-1"},
+		{"--format", "xml"},
+		{"extra"},
+	} {
+		stdout, stderr, code := runBinary(t, append([]string{"readylist"}, args...)...)
+		assert.Equal(t, 2, code, "%v", args)
+		assert.Empty(t, stdout, "%v", args)
+		assert.Equal(t, 1, strings.Count(stderr, "\n"), "%v: %q", args, stderr)
+		assert.True(t, strings.HasPrefix(stderr, "gcbench readylist: "), "%v: %q", args, stderr)
+	}
+}
+
+func TestReadylistHelp(t *testing.T) {
+	stdout, _, code := runBinary(t, "readylist", "--help")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, stdout, "--producers")
+	assert.Contains(t, stdout, "--format")
+}
