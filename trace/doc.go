@@ -1,0 +1,81 @@
+// Package trace records events from many goroutines into per-writer buffers
+// under a global byte budget, streams them to an io.Writer in a checked,
+// versioned binary format, reads that format back and exports it to Chrome
+// trace-event JSON (which Perfetto and chrome://tracing open).
+//
+// It is .NET EventPipe's buffer manager in Go (dotnet/runtime PR #50797):
+//
+//   - Every Writer (one per goroutine, like EventPipe's per-thread state)
+//     bump-allocates events into its own buffer. A buffer is sized
+//     100 KiB × (the writer's live buffer count + 1), capped at 1 MiB, at
+//     least one event, rounded up to whole pages.
+//   - A writer that needs a new buffer first reserves its size from the
+//     session's budget. With the Lockless policy the reservation is a CAS
+//     loop on an atomic total that fails without taking any lock; the
+//     manager lock is taken only to link a reserved buffer into the writer's
+//     list. The Locked policy is the pre-fix design: the check, the
+//     reservation and the allocation happen under the manager lock, so when
+//     the budget is exhausted every writer queues on that lock just to learn
+//     that it must drop its event (the "lock caravan"), and the reader, which
+//     needs the same lock to free buffers, starves.
+//   - A writer never waits for the reader. An event that finds no buffer is
+//     dropped, but it still consumes the writer's sequence number, so the
+//     gaps in each writer's sequence are exactly its lost events:
+//     events read + events lost = events written, per writer.
+//   - One reader goroutine per session wakes when writers start new buffers
+//     (and every FlushInterval), seals every writer's buffers, merges the
+//     writers' events in timestamp order into the output, and frees drained
+//     buffers, which releases their budget.
+//   - Buffer bytes come from anonymous mmap blocks (the aspnetcore
+//     UnmanagedBufferAllocator argument): the host Go collector neither scans
+//     nor owns them, and a block is unmapped exactly when it has been
+//     drained. The GoHeap memory option keeps the bytes on the Go heap, for
+//     comparison.
+//
+// # File format, version 1
+//
+// All integers are little-endian. A file is a 32-byte header followed by
+// blocks; the last block is an end block, and nothing follows it.
+//
+//	file header (32 bytes)
+//	  0  [8]byte  magic "GCBTRACE"
+//	  8  uint16   version (1)
+//	 10  uint16   header size (32)
+//	 12  uint32   flags (0)
+//	 16  int64    session start, Unix nanoseconds (event times are offsets from it)
+//	 24  uint32   reserved (0)
+//	 28  uint32   CRC-32C (Castagnoli) of bytes 0..28
+//
+//	block header (40 bytes), then `length` bytes of body
+//	  0  [4]byte  tag: "EVTS" (events) or "ENDS" (end of stream)
+//	  4  uint32   writer id (EVTS) or 0 (ENDS)
+//	  8  uint64   first sequence number in the block (EVTS) or 0
+//	 16  uint64   last sequence number in the block (EVTS) or 0
+//	 24  uint32   number of events (EVTS) or of writer entries (ENDS)
+//	 28  uint32   body length in bytes (a multiple of 8, at most MaxBlockBody)
+//	 32  uint32   reserved (0)
+//	 36  uint32   CRC-32C of header bytes 0..36 followed by the body
+//
+//	EVTS body: `count` event records of one writer, sequence numbers
+//	strictly increasing from first to last, times non-decreasing:
+//	  0  int64    time, nanoseconds since the session start (monotonic clock)
+//	  8  uint64   sequence number (the writer's, counting dropped events too)
+//	 16  uint64   argument (meaning depends on the kind)
+//	 24  uint16   kind (non-zero)
+//	 26  uint16   reserved (0)
+//	 28  uint32   payload length (at most MaxPayload)
+//	 32  payload, then zero padding to a multiple of 8 bytes
+//
+//	ENDS body: `count` entries of 16 bytes, writer ids strictly increasing:
+//	  0  uint32   writer id
+//	  4  uint32   reserved (0)
+//	  8  uint64   events the writer attempted (its next sequence number)
+//
+// Within a writer, blocks appear in sequence order; a gap between one
+// block's last sequence number and the next block's first (or below a
+// block's range, or before the writer's count in the end block) is the
+// number of events that writer lost. Each flush of the reader emits its
+// events merged by time; an event whose writer was interrupted by the
+// flush's seal is emitted by the next flush, so time order is exact within
+// a flush and per writer, and approximate across flush boundaries.
+package trace

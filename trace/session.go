@@ -1,0 +1,259 @@
+package trace
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Sentinel errors; test with errors.Is.
+var (
+	ErrInvalidOptions = errors.New("trace: invalid options")
+	ErrClosed         = errors.New("trace: session closed")
+)
+
+// Policy selects how a writer reserves budget for a new buffer.
+type Policy int
+
+const (
+	// Lockless reserves with a CAS loop on the session's atomic total and
+	// fails without taking any lock; the manager lock is taken only to link
+	// a reserved buffer (EventPipe after PR #50797 and #67936).
+	Lockless Policy = iota
+	// Locked checks, reserves and allocates under the manager lock, as
+	// EventPipe did before the fix.
+	Locked
+)
+
+// String returns "lockless" or "locked".
+func (p Policy) String() string {
+	switch p {
+	case Lockless:
+		return "lockless"
+	case Locked:
+		return "locked"
+	}
+	return fmt.Sprintf("Policy(%d)", int(p))
+}
+
+// ParsePolicy parses "lockless" or "locked".
+func ParsePolicy(s string) (Policy, error) {
+	switch s {
+	case "lockless":
+		return Lockless, nil
+	case "locked":
+		return Locked, nil
+	}
+	return 0, fmt.Errorf("%w: policy %q (want lockless or locked)", ErrInvalidOptions, s)
+}
+
+// Defaults and bounds for Options.
+const (
+	DefaultLimit         = 256 << 20
+	MinLimit             = 100 << 10 // EventPipe's floor: one smallest buffer
+	DefaultFlushInterval = 100 * time.Millisecond
+)
+
+// Options configure a Session. The zero value is a 256 MiB lockless
+// off-heap session that flushes every 100 ms.
+type Options struct {
+	Limit         int64         // bytes of all buffers together; 0 = DefaultLimit; else ≥ MinLimit
+	Policy        Policy        // how writers reserve budget
+	Memory        Memory        // where buffer bytes live
+	FlushInterval time.Duration // the reader's pause after each flush; 0 = DefaultFlushInterval
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Limit == 0 {
+		o.Limit = DefaultLimit
+	}
+	if o.FlushInterval == 0 {
+		o.FlushInterval = DefaultFlushInterval
+	}
+	switch {
+	case o.Limit < MinLimit:
+		return o, fmt.Errorf("%w: Limit %d bytes is below the minimum %d", ErrInvalidOptions, o.Limit, MinLimit)
+	case o.Policy != Lockless && o.Policy != Locked:
+		return o, fmt.Errorf("%w: Policy %d", ErrInvalidOptions, int(o.Policy))
+	case o.Memory != OffHeap && o.Memory != GoHeap:
+		return o, fmt.Errorf("%w: Memory %d", ErrInvalidOptions, int(o.Memory))
+	case o.FlushInterval < 0:
+		return o, fmt.Errorf("%w: FlushInterval %v is negative", ErrInvalidOptions, o.FlushInterval)
+	}
+	return o, nil
+}
+
+// A Session owns the budget, the writers' buffers and the reader goroutine
+// that streams them to the output.
+//
+// Locking: mu (the manager lock) guards the writer list and every writer's
+// buffer list. A writer's current buffer is owned by the writer; the reader
+// touches it only through its atomic state word (see buffer). The budget
+// total is atomic; under Locked it is only increased with mu held.
+type Session struct {
+	opt   Options
+	start time.Time
+	alloc allocator
+
+	total atomic.Int64 // bytes reserved by live buffers
+	mu    sync.Mutex   // the manager lock; acquire through lock or lockForWriter
+
+	// guarded by mu
+	writers []*Writer
+
+	closed      atomic.Bool
+	wakePending atomic.Bool   // a wake-up is in s.wake or about to be
+	wake        chan struct{} // writers → reader: a new buffer was started
+	done        chan struct{} // closed by Close
+	finished    chan struct{} // closed when the reader has written the end block
+
+	out *bufio.Writer
+	err error // first output error; the reader's, read after finished
+
+	locks, writerLocks atomic.Uint64
+	buffersAllocated   atomic.Uint64
+	buffersFreed       atomic.Uint64
+	flushes, blocks    atomic.Uint64
+	peak               atomic.Int64
+	allocFailures      atomic.Uint64
+}
+
+// NewSession starts a session that streams to w and starts its reader
+// goroutine. Close must be called to write the end of the stream, stop the
+// reader and free the buffers.
+func NewSession(w io.Writer, opt Options) (*Session, error) {
+	opt, err := opt.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{
+		opt:      opt,
+		start:    time.Now(),
+		wake:     make(chan struct{}, 1),
+		done:     make(chan struct{}),
+		finished: make(chan struct{}),
+		out:      bufio.NewWriterSize(w, 1<<20),
+	}
+	if opt.Memory == OffHeap {
+		s.alloc = &offHeap{}
+	} else {
+		s.alloc = goHeap{}
+	}
+	hdr := encodeFileHeader(s.start.UnixNano())
+	if _, err := s.out.Write(hdr[:]); err != nil {
+		return nil, fmt.Errorf("trace: write header: %w", err)
+	}
+	go s.readLoop()
+	return s, nil
+}
+
+// Options returns the session's options with defaults filled in.
+func (s *Session) Options() Options { return s.opt }
+
+// NewWriter registers a writer. A Writer is meant for one goroutine at a
+// time, like EventPipe's per-thread state; it returns ErrClosed after Close.
+func (s *Session) NewWriter() (*Writer, error) {
+	s.lock()
+	defer s.mu.Unlock()
+	if s.closed.Load() {
+		return nil, ErrClosed
+	}
+	w := &Writer{s: s, id: uint32(len(s.writers))}
+	s.writers = append(s.writers, w)
+	return w, nil
+}
+
+// Close stops accepting events, has the reader drain every buffer and
+// write the end block, flushes the output and frees all buffer memory. No
+// Write may run during or after Close (writes that begin after Close
+// return false and count nowhere). It returns the first output error, or
+// ErrClosed on a second call.
+func (s *Session) Close() error {
+	if !s.closed.CompareAndSwap(false, true) {
+		return ErrClosed
+	}
+	close(s.done)
+	<-s.finished
+	s.alloc.close()
+	return s.err
+}
+
+// Stats are a session's counters. They are read atomically one by one, so
+// a snapshot taken while writers run is not a consistent cut.
+type Stats struct {
+	Written            uint64 // events attempted by all writers (= sequence numbers used)
+	Dropped            uint64 // events that found no buffer (or were too large)
+	FailedReservations uint64 // buffer reservations refused by the budget
+	BuffersAllocated   uint64
+	BuffersFreed       uint64
+	BytesReserved      int64  // budget in use now
+	PeakReserved       int64  // the most budget ever in use
+	LockAcquisitions   uint64 // manager-lock acquisitions by anyone
+	WriterLocks        uint64 // manager-lock acquisitions by writers
+	Flushes            uint64 // reader flushes
+	Blocks             uint64 // event blocks written
+}
+
+// Stats returns the current counters.
+func (s *Session) Stats() Stats {
+	st := Stats{
+		BuffersAllocated: s.buffersAllocated.Load(),
+		BuffersFreed:     s.buffersFreed.Load(),
+		BytesReserved:    s.total.Load(),
+		PeakReserved:     s.peak.Load(),
+		LockAcquisitions: s.locks.Load(),
+		WriterLocks:      s.writerLocks.Load(),
+		Flushes:          s.flushes.Load(),
+		Blocks:           s.blocks.Load(),
+	}
+	s.lock()
+	ws := s.writers
+	s.mu.Unlock()
+	for _, w := range ws {
+		st.Written += w.seq.Load()
+		st.Dropped += w.dropped.Load()
+		st.FailedReservations += w.failed.Load()
+	}
+	return st
+}
+
+// lock takes the manager lock and counts the acquisition.
+func (s *Session) lock() {
+	s.mu.Lock()
+	s.locks.Add(1)
+}
+
+// lockForWriter is lock, also counted as a writer acquisition: the counter
+// that proves a failed Lockless reservation takes no lock.
+func (s *Session) lockForWriter() {
+	s.lock()
+	s.writerLocks.Add(1)
+}
+
+func (s *Session) now() int64 { return int64(time.Since(s.start)) }
+
+// signal wakes the reader without ever blocking the writer. Once a wake-up
+// is pending, further signals cost one atomic load and take no lock (a
+// channel send would take the channel's lock whenever it has room).
+func (s *Session) signal() {
+	if s.wakePending.Load() || !s.wakePending.CompareAndSwap(false, true) {
+		return
+	}
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (s *Session) notePeak(total int64) {
+	for {
+		p := s.peak.Load()
+		if total <= p || s.peak.CompareAndSwap(p, total) {
+			return
+		}
+	}
+}

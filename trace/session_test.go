@@ -1,0 +1,327 @@
+package trace
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"testing"
+	"time"
+)
+
+var policies = []Policy{Lockless, Locked}
+var memories = []Memory{OffHeap, GoHeap}
+
+// sent is what one writer recorded: the fields of every kept event.
+type sent struct {
+	events  []Event
+	written uint64
+}
+
+// readAll reads a whole trace, failing the test on any error.
+func readAll(t *testing.T, data []byte) ([]Event, *Reader) {
+	t.Helper()
+	r, err := Open(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	var evs []Event
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			return evs, r
+		}
+		if err != nil {
+			t.Fatalf("Next after %d events: %v", len(evs), err)
+		}
+		ev.Payload = bytes.Clone(ev.Payload)
+		evs = append(evs, ev)
+	}
+}
+
+func payloadFor(w, i int) []byte {
+	n := (w*7 + i*13) % 300
+	p := make([]byte, n)
+	for j := range p {
+		p[j] = byte(w + i + j)
+	}
+	return p
+}
+
+// TestRoundTrip: with a budget large enough for everything, every event
+// comes back with identical fields, each writer's in sequence order.
+func TestRoundTrip(t *testing.T) {
+	for _, pol := range policies {
+		for _, mem := range memories {
+			t.Run(fmt.Sprintf("%v/%v", pol, mem), func(t *testing.T) {
+				var buf bytes.Buffer
+				s, err := NewSession(&buf, Options{Limit: 64 << 20, Policy: pol, Memory: mem, FlushInterval: time.Millisecond})
+				if err != nil {
+					t.Fatal(err)
+				}
+				const writers, perWriter = 4, 3000
+				want := make([][]Event, writers)
+				var wg sync.WaitGroup
+				for w := 0; w < writers; w++ {
+					wr, err := s.NewWriter()
+					if err != nil {
+						t.Fatal(err)
+					}
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for i := 0; i < perWriter; i++ {
+							k := Kind(1 + i%int(numKinds-1))
+							p := payloadFor(w, i)
+							if !wr.Write(k, uint64(i*w), p) {
+								t.Errorf("writer %d: event %d dropped with a large budget", w, i)
+								return
+							}
+							want[w] = append(want[w], Event{Writer: wr.ID(), Seq: uint64(i), Kind: k, Arg: uint64(i * w), Payload: p})
+						}
+					}()
+				}
+				wg.Wait()
+				if err := s.Close(); err != nil {
+					t.Fatal(err)
+				}
+				evs, r := readAll(t, buf.Bytes())
+				got := make([][]Event, writers)
+				for _, ev := range evs {
+					got[ev.Writer] = append(got[ev.Writer], ev)
+				}
+				for w := range want {
+					if len(got[w]) != len(want[w]) {
+						t.Fatalf("writer %d: read %d events, wrote %d", w, len(got[w]), len(want[w]))
+					}
+					var last time.Duration
+					for i, g := range got[w] {
+						e := want[w][i]
+						if g.Seq != e.Seq || g.Kind != e.Kind || g.Arg != e.Arg || !bytes.Equal(g.Payload, e.Payload) || g.Writer != e.Writer {
+							t.Fatalf("writer %d event %d: got %+v, want %+v", w, i, g, e)
+						}
+						if g.Time < last {
+							t.Fatalf("writer %d event %d: time went back", w, i)
+						}
+						last = g.Time
+					}
+				}
+				read, lost := r.Totals()
+				if read != writers*perWriter || lost != 0 {
+					t.Fatalf("totals: read %d lost %d, want %d and 0", read, lost, writers*perWriter)
+				}
+				if st := s.Stats(); st.BuffersAllocated != st.BuffersFreed || st.BytesReserved != 0 {
+					t.Fatalf("after Close: %+v, want every buffer freed and no budget in use", st)
+				}
+			})
+		}
+	}
+}
+
+// TestExactAccounting: with a budget far too small, per writer the events
+// read back are exactly those whose Write returned true, and read + lost =
+// written. Run it under -race.
+func TestExactAccounting(t *testing.T) {
+	for _, pol := range policies {
+		for _, mem := range memories {
+			t.Run(fmt.Sprintf("%v/%v", pol, mem), func(t *testing.T) {
+				var buf bytes.Buffer
+				s, err := NewSession(&buf, Options{Limit: MinLimit * 3, Policy: pol, Memory: mem, FlushInterval: 20 * time.Millisecond})
+				if err != nil {
+					t.Fatal(err)
+				}
+				const writers, perWriter = 8, 20000
+				kept := make([][]uint64, writers)
+				wrs := make([]*Writer, writers)
+				var wg sync.WaitGroup
+				payload := make([]byte, 100)
+				for w := range wrs {
+					wrs[w], _ = s.NewWriter()
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for i := 0; i < perWriter; i++ {
+							if wrs[w].Write(KindStress, uint64(i), payload) {
+								kept[w] = append(kept[w], uint64(i))
+							}
+						}
+					}()
+				}
+				wg.Wait()
+				if err := s.Close(); err != nil {
+					t.Fatal(err)
+				}
+				evs, r := readAll(t, buf.Bytes())
+				got := make([][]uint64, writers)
+				for _, ev := range evs {
+					if ev.Arg != ev.Seq {
+						t.Fatalf("event %+v: arg/seq mismatch", ev)
+					}
+					got[ev.Writer] = append(got[ev.Writer], ev.Seq)
+				}
+				var totalLost uint64
+				for w, c := range r.Counts() {
+					if c.Writer != uint32(w) || c.Written != perWriter || wrs[w].Written() != perWriter {
+						t.Fatalf("counts[%d] = %+v, writer says written %d", w, c, wrs[w].Written())
+					}
+					if c.Read+c.Lost != c.Written || c.Lost != wrs[w].Dropped() {
+						t.Fatalf("writer %d: read %d + lost %d != written %d (writer dropped %d)", w, c.Read, c.Lost, c.Written, wrs[w].Dropped())
+					}
+					if fmt.Sprint(got[w]) != fmt.Sprint(kept[w]) {
+						t.Fatalf("writer %d: sequence numbers read differ from those kept (%d read, %d kept)", w, len(got[w]), len(kept[w]))
+					}
+					totalLost += c.Lost
+				}
+				st := s.Stats()
+				if totalLost == 0 || st.FailedReservations == 0 {
+					t.Fatalf("no events lost with a %d-byte budget: the test exercised nothing (%+v)", MinLimit*3, st)
+				}
+				if st.PeakReserved > MinLimit*3 {
+					t.Fatalf("peak reservation %d exceeds the limit %d", st.PeakReserved, MinLimit*3)
+				}
+				t.Logf("read %d, lost %d, %+v", len(evs), totalLost, st)
+			})
+		}
+	}
+}
+
+// fillUntilDrop writes into a session whose reader is parked for an hour
+// until the budget is exhausted.
+func fillUntilDrop(t *testing.T, pol Policy) (*Session, *Writer) {
+	t.Helper()
+	s, err := NewSession(io.Discard, Options{Limit: MinLimit * 4, Policy: pol, FlushInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := s.NewWriter()
+	p := make([]byte, 200)
+	for i := 0; ; i++ {
+		if !w.Write(KindStress, 0, p) {
+			return s, w
+		}
+		if i > 1e6 {
+			t.Fatal("budget never ran out")
+		}
+	}
+}
+
+// TestLocklessFailureTakesNoLock: once the budget is exhausted, a Lockless
+// writer's failed reservations take the manager lock zero times; a Locked
+// writer's take it once each.
+func TestLocklessFailureTakesNoLock(t *testing.T) {
+	for _, pol := range policies {
+		t.Run(pol.String(), func(t *testing.T) {
+			s, w := fillUntilDrop(t, pol)
+			defer s.Close()
+			before := s.Stats()
+			const n = 1000
+			for i := 0; i < n; i++ {
+				if w.Write(KindStress, 0, make([]byte, 200)) {
+					t.Fatal("write succeeded with the reader parked and the budget exhausted")
+				}
+			}
+			after := s.Stats()
+			gotLocks := after.WriterLocks - before.WriterLocks
+			var want uint64
+			if pol == Locked {
+				want = n
+			}
+			if gotLocks != want {
+				t.Fatalf("%d failed writes took the manager lock %d times, want %d", n, gotLocks, want)
+			}
+			if failed := after.FailedReservations - before.FailedReservations; failed != n {
+				t.Fatalf("failed reservations: %d, want %d", failed, n)
+			}
+		})
+	}
+}
+
+func TestOptionsValidation(t *testing.T) {
+	bad := []Options{
+		{Limit: MinLimit - 1},
+		{Limit: -5},
+		{Policy: 7},
+		{Memory: 3},
+		{FlushInterval: -time.Second},
+	}
+	for _, o := range bad {
+		if _, err := NewSession(io.Discard, o); !errors.Is(err, ErrInvalidOptions) {
+			t.Errorf("NewSession(%+v) = %v, want ErrInvalidOptions", o, err)
+		}
+	}
+}
+
+func TestClosedSession(t *testing.T) {
+	var buf bytes.Buffer
+	s, err := NewSession(&buf, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := s.NewWriter()
+	w.Write(KindWake, 1, nil)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); !errors.Is(err, ErrClosed) {
+		t.Fatalf("second Close = %v, want ErrClosed", err)
+	}
+	if _, err := s.NewWriter(); !errors.Is(err, ErrClosed) {
+		t.Fatalf("NewWriter after Close = %v, want ErrClosed", err)
+	}
+	if w.Write(KindWake, 2, nil) || w.Written() != 1 {
+		t.Fatalf("Write after Close kept or counted an event (written %d)", w.Written())
+	}
+	evs, _ := readAll(t, buf.Bytes())
+	if len(evs) != 1 || evs[0].Kind != KindWake || evs[0].Arg != 1 {
+		t.Fatalf("read %+v", evs)
+	}
+}
+
+// errWriter fails after n bytes.
+type errWriter struct{ n int }
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if len(p) > e.n {
+		return 0, errors.New("disk full")
+	}
+	e.n -= len(p)
+	return len(p), nil
+}
+
+// TestOutputError: a failing output is reported by Close, and the budget
+// is still released (writers are never stuck behind a dead output).
+func TestOutputError(t *testing.T) {
+	s, err := NewSession(&errWriter{n: 100}, Options{Limit: MinLimit * 4, FlushInterval: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := s.NewWriter()
+	p := make([]byte, 1000)
+	for i := 0; i < 5000; i++ {
+		w.Write(KindStress, 0, p)
+	}
+	err = s.Close()
+	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("disk full")) {
+		t.Fatalf("Close = %v, want the output error", err)
+	}
+	if st := s.Stats(); st.BytesReserved != 0 || st.BuffersAllocated != st.BuffersFreed {
+		t.Fatalf("after Close: %+v", st)
+	}
+}
+
+func TestBufferSize(t *testing.T) {
+	for _, c := range []struct{ live, need, want int }{
+		{0, 232, 100 << 10},
+		{1, 232, 200 << 10},
+		{9, 232, 1000 << 10},
+		{10, 232, 1 << 20},
+		{50, 232, 1 << 20},
+		{0, MaxPayload + recordHeaderSz, 100 << 10},
+		{0, 200 << 10, 200<<10 + pageSize},
+	} {
+		if got := bufferSize(c.live, c.need); got != c.want {
+			t.Errorf("bufferSize(%d, %d) = %d, want %d", c.live, c.need, got, c.want)
+		}
+	}
+}

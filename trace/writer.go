@@ -1,0 +1,182 @@
+package trace
+
+import (
+	"runtime"
+	"sync/atomic"
+)
+
+// A Writer records events into its own buffers. Its methods may be called
+// by one goroutine at a time; use one Writer per goroutine (or guard a
+// shared one, as Observer does).
+type Writer struct {
+	s  *Session
+	id uint32
+
+	cur *buffer // the buffer being written; owned by the writer
+
+	seq     atomic.Uint64 // next sequence number; stored only by the writer
+	dropped atomic.Uint64
+	failed  atomic.Uint64 // refused reservations
+
+	// guarded by s.mu
+	head, tail *buffer
+	live       atomic.Int32 // buffers in the list; written under s.mu, read by the writer for sizing
+
+	_ [64]byte // keep neighbouring writers' hot fields off this cache line
+}
+
+// A buffer is one block of event records. The writer appends records and
+// publishes them by advancing the committed offset in state with a CAS;
+// the reader seals the buffer by setting sealedBit, after which the
+// committed offset never changes and the writer moves to a new buffer. A
+// record the writer was copying when the seal landed lies past the
+// committed offset, is never read, and is written again into the next
+// buffer. The writer sets retiredBit when it will never touch the buffer
+// again; only then may the reader free it.
+type buffer struct {
+	mem     []byte
+	size    int64 // block size charged to the budget
+	state   atomic.Uint64
+	next    *buffer // the writer's list; guarded by s.mu
+	readOff int     // bytes already emitted; reader only
+}
+
+const (
+	sealedBit  = 1 << 62
+	retiredBit = 1 << 63
+	offsetMask = 1<<62 - 1
+)
+
+// ID returns the writer's id, as recorded in the trace.
+func (w *Writer) ID() uint32 { return w.id }
+
+// Written returns how many events this writer has attempted, which is
+// also its next sequence number.
+func (w *Writer) Written() uint64 { return w.seq.Load() }
+
+// Dropped returns how many of this writer's events were dropped.
+func (w *Writer) Dropped() uint64 { return w.dropped.Load() }
+
+// Write records an event and reports whether it was kept. It never waits
+// for the reader: if no buffer space can be reserved the event is dropped,
+// still consuming a sequence number so that the reader counts it as lost.
+// After the session is closed Write returns false and counts nothing.
+func (w *Writer) Write(kind Kind, arg uint64, payload []byte) bool {
+	s := w.s
+	if s.closed.Load() {
+		return false
+	}
+	seq := w.seq.Load()
+	w.seq.Store(seq + 1)
+	if len(payload) > MaxPayload || kind == 0 {
+		w.dropped.Add(1)
+		return false
+	}
+	n := recordSize(len(payload))
+	t := s.now()
+	for {
+		if b := w.cur; b != nil {
+			st := b.state.Load()
+			off := int(st & offsetMask)
+			if st&sealedBit == 0 && off+n <= len(b.mem) {
+				putRecord(b.mem[off:off+n], t, seq, arg, kind, payload)
+				if b.state.CompareAndSwap(st, st+uint64(n)) {
+					return true
+				}
+			}
+			// Full, or sealed by the reader: hand it over for good.
+			w.cur = nil
+			b.state.Or(sealedBit | retiredBit)
+		}
+		b := s.newBuffer(w, n)
+		s.signal() // EventPipe signals whenever a buffer was needed, even in vain
+		if b == nil {
+			w.dropped.Add(1)
+			return false
+		}
+		w.cur = b
+	}
+}
+
+// newBuffer reserves, allocates and links a buffer with room for a record
+// of need bytes, or returns nil if the budget (or the allocator) refuses.
+func (s *Session) newBuffer(w *Writer, need int) *buffer {
+	size := bufferSize(int(w.live.Load()), need)
+	var b *buffer
+	if s.opt.Policy == Lockless {
+		if !s.tryReserve(int64(size)) {
+			w.failed.Add(1)
+			return nil
+		}
+		b = s.allocBuffer(size) // outside the lock, as after dotnet/runtime#67936
+		if b == nil {
+			return nil
+		}
+		s.lockForWriter()
+		s.link(w, b)
+		s.mu.Unlock()
+	} else {
+		s.lockForWriter()
+		if s.total.Load()+int64(size) > s.opt.Limit {
+			s.mu.Unlock()
+			w.failed.Add(1)
+			return nil
+		}
+		s.notePeak(s.total.Add(int64(size)))
+		b = s.allocBuffer(size)
+		if b != nil {
+			s.link(w, b)
+		}
+		s.mu.Unlock()
+		if b == nil {
+			return nil
+		}
+	}
+	return b
+}
+
+// tryReserve is EventPipe's reservation: a CAS loop on the total that
+// gives up, without any lock, as soon as the request would exceed the
+// limit, and yields every 64 failed CASes.
+func (s *Session) tryReserve(size int64) bool {
+	for i := 1; ; i++ {
+		old := s.total.Load()
+		if old+size > s.opt.Limit {
+			return false
+		}
+		if s.total.CompareAndSwap(old, old+size) {
+			s.notePeak(old + size)
+			return true
+		}
+		if i%64 == 0 {
+			runtime.Gosched()
+		}
+	}
+}
+
+// release returns a freed buffer's bytes to the budget.
+func (s *Session) release(size int64) { s.total.Add(-size) }
+
+// allocBuffer gets memory for a reserved buffer; on failure it releases
+// the reservation.
+func (s *Session) allocBuffer(size int) *buffer {
+	mem, err := s.alloc.alloc(size)
+	if err != nil {
+		s.allocFailures.Add(1)
+		s.release(int64(size))
+		return nil
+	}
+	s.buffersAllocated.Add(1)
+	return &buffer{mem: mem, size: int64(size)}
+}
+
+// link appends b to w's list; s.mu must be held.
+func (s *Session) link(w *Writer, b *buffer) {
+	if w.tail == nil {
+		w.head = b
+	} else {
+		w.tail.next = b
+	}
+	w.tail = b
+	w.live.Add(1)
+}
