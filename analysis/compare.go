@@ -1,0 +1,64 @@
+package analysis
+
+import (
+	"math"
+	"slices"
+
+	"golang.org/x/perf/benchmath"
+)
+
+// Alpha is the significance level below which a comparison reports a
+// difference (benchstat's default).
+const Alpha = 0.05
+
+// A Comparison sets a new sample against a base sample.
+type Comparison struct {
+	Base string `json:"base"` // name of the base mode
+	New  string `json:"new"`  // name of the new mode
+	// Improvement maps Statistic.Key() to (base − new) / base × 100:
+	// positive means the new mode's statistic is smaller (better). A
+	// statistic whose base is 0 is absent.
+	Improvement map[string]float64 `json:"improvement_pct"`
+	// P is the two-sided Mann–Whitney U test's p-value for "the two samples
+	// come from the same distribution"; 1 when the test cannot be run (for
+	// example, all values equal).
+	P float64 `json:"p_value"`
+	// Significant reports P < Alpha.
+	Significant bool `json:"significant"`
+	N1          int  `json:"n_base"`
+	N2          int  `json:"n_new"`
+}
+
+// Compare compares mode new against mode base, using their pauses and
+// summaries. Neither is modified.
+func Compare(base, new Mode) Comparison {
+	c := Comparison{Base: base.Name, New: new.Name, Improvement: make(map[string]float64), P: 1,
+		N1: len(base.Pauses), N2: len(new.Pauses)}
+	for _, st := range AllStatistics() {
+		if v := improvement(base.Summary.Value(st), new.Summary.Value(st)); !math.IsNaN(v) {
+			c.Improvement[st.Key()] = v
+		}
+	}
+	if c.N1 > 0 && c.N2 > 0 {
+		// benchmath sorts samples in place: give it copies.
+		s1 := benchmath.NewSample(slices.Clone(base.Pauses), &benchmath.DefaultThresholds)
+		s2 := benchmath.NewSample(slices.Clone(new.Pauses), &benchmath.DefaultThresholds)
+		c.P = benchmath.AssumeNothing.Compare(s1, s2).P
+	}
+	c.Significant = c.P < Alpha
+	return c
+}
+
+// improvement is (base − new) / base × 100, NaN when base is 0.
+func improvement(base, new float64) float64 {
+	if base == 0 {
+		return math.NaN()
+	}
+	return (base - new) / base * 100
+}
+
+// ImprovementOf returns the improvement for st and whether it is defined.
+func (c Comparison) ImprovementOf(st Statistic) (pct float64, ok bool) {
+	pct, ok = c.Improvement[st.Key()]
+	return pct, ok
+}

@@ -1,0 +1,47 @@
+package analysis_test
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/gcbench/gcbench/analysis"
+)
+
+func ExampleSummarize() {
+	s := analysis.Summarize([]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 1000})
+	fmt.Printf("mean %.1f, 10%% trimmed mean %.1f, median %.0f, p99 %.0f\n", s.Mean, s.Trim10, s.Median, s.P99)
+	// Output: mean 104.5, 10% trimmed mean 5.5, median 5, p99 1000
+}
+
+func ExampleNewRun() {
+	run, err := analysis.NewRun(analysis.Host{Hostname: "example"}, []analysis.ModeInput{
+		{Name: "perjob", Pauses: []float64{210, 190, 205, 230, 199, 220, 201, 215}},
+		{Name: "batch", Pauses: []float64{150, 160, 149, 171, 158, 152, 166, 155}},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	c := run.Comparisons[0]
+	median, _ := c.ImprovementOf(analysis.Median)
+	fmt.Printf("%s vs %s: median %+.1f%%, significant: %v\n", c.New, c.Base, median, c.Significant)
+
+	report := analysis.NewReport("pause", map[string]string{"workers": "2"}, run)
+	if err := report.Render(os.Stdout, analysis.CSV); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// batch vs perjob: median +24.4%, significant: true
+	// statistic,perjob,batch,batch vs perjob improvement %
+	// Stdev,12.759,7.800,38.87
+	// Avg,208.750,157.625,24.49
+	// TrimMean 10%,208.750,157.625,24.49
+	// TrimMean 25%,207.750,156.250,24.79
+	// Q1,199.000,150.000,24.62
+	// Q2,205.000,155.000,24.39
+	// Q3,215.000,160.000,25.58
+	// p99,230.000,171.000,25.65
+	// p-value,,,0.0001554
+	// n,8,8,
+	// host-GC disturbed,0,0,
+}

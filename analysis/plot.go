@@ -1,0 +1,249 @@
+package analysis
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Plot dimensions: three panels stacked on a page.
+const (
+	plotWidth     = 8 * vg.Inch
+	plotHeight    = 10 * vg.Inch
+	histogramBins = 60
+)
+
+// PlotFormats lists the file extensions SavePlot understands.
+var PlotFormats = []string{"png", "svg"}
+
+// SavePlot draws the report's pause distributions into the file at path,
+// whose extension (.png or .svg, case-insensitive) picks the format.
+// See WritePlot for what is drawn.
+func (r *Report) SavePlot(path string) (err error) {
+	format := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
+	if !slices.Contains(PlotFormats, format) {
+		return fmt.Errorf("%w: plot file %q: extension must be .png or .svg", ErrInvalidInput, path)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("analysis: plot: %w", err)
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("analysis: plot: %w", cerr)
+		}
+	}()
+	return r.WritePlot(f, format)
+}
+
+// WritePlot draws three panels, one series per mode (per host and mode in
+// a merged report): overlaid pause histograms over shared bins, box plots,
+// and empirical CDFs. Boxes and CDFs use the package's quantile definition
+// (a box's edges are the table's Q1 and Q3, its line the median; whiskers
+// reach the furthest samples within 1.5 IQR). Long tails would squash the
+// bodies of the distributions, so the histogram's axis stops at the pooled
+// p99 and the other two at the pooled p99.9; panel titles say so. format is
+// "png" or "svg".
+func (r *Report) WritePlot(w io.Writer, format string) error {
+	series := r.series()
+	if len(series) == 0 {
+		return fmt.Errorf("%w: nothing to plot", ErrInvalidInput)
+	}
+	var pooled []float64
+	for _, s := range series {
+		pooled = append(pooled, s.mode.Pauses...)
+	}
+	slices.Sort(pooled)
+	p99, p999 := Quantile(pooled, 0.99), Quantile(pooled, 0.999)
+
+	hist, err := histogramPanel(series, pooled[0], p99)
+	if err != nil {
+		return err
+	}
+	box, err := boxPanel(series, p999)
+	if err != nil {
+		return err
+	}
+	cdf, err := cdfPanel(series, pooled[0], p999)
+	if err != nil {
+		return err
+	}
+	hist.Title.Text = r.Title + ": " + hist.Title.Text
+
+	var canvas vg.CanvasWriterTo
+	switch format {
+	case "png":
+		canvas = vgimg.PngCanvas{Canvas: vgimg.New(plotWidth, plotHeight)}
+	case "svg":
+		canvas = vgsvg.New(plotWidth, plotHeight)
+	default:
+		return fmt.Errorf("%w: plot format %q (want png or svg)", ErrInvalidInput, format)
+	}
+	dc := draw.New(canvas)
+	tiles := draw.Tiles{Rows: 3, Cols: 1, PadX: vg.Millimeter, PadY: 4 * vg.Millimeter,
+		PadTop: 2 * vg.Millimeter, PadBottom: 2 * vg.Millimeter, PadLeft: 2 * vg.Millimeter, PadRight: 4 * vg.Millimeter}
+	grid := [][]*plot.Plot{{hist}, {box}, {cdf}}
+	canvases := plot.Align(grid, tiles, dc)
+	for i := range grid {
+		grid[i][0].Draw(canvases[i][0])
+	}
+	if _, err := canvas.WriteTo(w); err != nil {
+		return fmt.Errorf("analysis: writing %s plot: %w", format, err)
+	}
+	return nil
+}
+
+type series struct {
+	label string
+	mode  *Mode
+}
+
+func (r *Report) series() []series {
+	var out []series
+	for ri := range r.Runs {
+		run := &r.Runs[ri]
+		for mi := range run.Modes {
+			label := run.Modes[mi].Name
+			if len(r.Runs) > 1 {
+				label = run.Host.Label() + "/" + label
+			}
+			out = append(out, series{label: label, mode: &run.Modes[mi]})
+		}
+	}
+	return out
+}
+
+func seriesColor(i int, alpha uint8) color.Color {
+	r, g, b, _ := plotutil.Color(i).RGBA()
+	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: alpha}
+}
+
+// histogramPanel overlays one histogram per series over the same bins
+// spanning [lo, hi]; samples above hi are left out (counted in the title).
+func histogramPanel(ss []series, lo, hi float64) (*plot.Plot, error) {
+	p := plot.New()
+	if hi <= lo {
+		hi = lo + 1
+	}
+	width := (hi - lo) / histogramBins
+	beyond := 0
+	for i, s := range ss {
+		bins := make([]plotter.HistogramBin, histogramBins)
+		for b := range bins {
+			bins[b] = plotter.HistogramBin{Min: lo + float64(b)*width, Max: lo + float64(b+1)*width}
+		}
+		for _, v := range s.mode.Pauses {
+			if v > hi {
+				beyond++
+				continue
+			}
+			b := min(int((v-lo)/width), histogramBins-1)
+			bins[b].Weight++
+		}
+		h := &plotter.Histogram{Bins: bins, Width: width, FillColor: seriesColor(i, 0x60)}
+		h.LineStyle.Width = vg.Points(0.5)
+		h.LineStyle.Color = seriesColor(i, 0xff)
+		p.Add(h)
+		p.Legend.Add(s.label, h)
+	}
+	p.Title.Text = "histograms over shared bins"
+	p.X.Label.Text = fmt.Sprintf("pause (µs); %d samples above the pooled p99 (%.1f) not shown", beyond, hi)
+	p.Y.Label.Text = "collections"
+	p.X.Min, p.X.Max = lo, hi
+	p.Y.Max *= 1.3 // headroom for the legend
+	p.Legend.Top = true
+	p.Add(plotter.NewGrid())
+	return p, nil
+}
+
+// boxPanel draws one box per series with the package's quantiles.
+func boxPanel(ss []series, top float64) (*plot.Plot, error) {
+	p := plot.New()
+	names := make([]string, len(ss))
+	bottom := math.Inf(1)
+	for i, s := range ss {
+		b, err := plotter.NewBoxPlot(vg.Points(40), float64(i), plotter.Values(s.mode.Pauses))
+		if err != nil {
+			return nil, fmt.Errorf("analysis: box plot of %s: %w", s.label, err)
+		}
+		useQuantiles(b, s.mode.Summary)
+		b.FillColor = seriesColor(i, 0x60)
+		p.Add(b)
+		names[i] = s.label
+		bottom = min(bottom, s.mode.Summary.Min)
+	}
+	p.NominalX(names...)
+	p.X.Min, p.X.Max = -0.6, float64(len(ss))-0.4 // room for the outer boxes
+	p.Title.Text = "box plots: box Q1–Q3, line median, whiskers 1.5 IQR"
+	p.Y.Label.Text = fmt.Sprintf("pause (µs), cut at pooled p99.9 (%.1f)", top)
+	p.Y.Min, p.Y.Max = bottom, top
+	p.Add(plotter.NewGrid())
+	return p, nil
+}
+
+// useQuantiles replaces gonum's own box statistics (medians of halves) by
+// the Summary's, and recomputes the whiskers and outliers from them.
+func useQuantiles(b *plotter.BoxPlot, s Summary) {
+	b.Quartile1, b.Median, b.Quartile3 = s.Q1, s.Median, s.Q3
+	iqr := s.Q3 - s.Q1
+	loFence, hiFence := s.Q1-1.5*iqr, s.Q3+1.5*iqr
+	b.AdjLow, b.AdjHigh = math.Inf(1), math.Inf(-1)
+	b.Outside = b.Outside[:0]
+	for i, v := range b.Values {
+		if v < loFence || v > hiFence {
+			b.Outside = append(b.Outside, i)
+			continue
+		}
+		b.AdjLow, b.AdjHigh = min(b.AdjLow, v), max(b.AdjHigh, v)
+	}
+	if math.IsInf(b.AdjLow, 0) { // every value an outlier cannot happen, but stay finite
+		b.AdjLow, b.AdjHigh = s.Q1, s.Q3
+	}
+}
+
+// cdfPanel draws each series' empirical CDF as a step function: at pause x
+// the line is at the fraction of collections whose pause is ≤ x.
+func cdfPanel(ss []series, lo, hi float64) (*plot.Plot, error) {
+	p := plot.New()
+	for i, s := range ss {
+		sorted := slices.Clone(s.mode.Pauses)
+		slices.Sort(sorted)
+		n := float64(len(sorted))
+		pts := make(plotter.XYs, 0, len(sorted)+1)
+		pts = append(pts, plotter.XY{X: sorted[0], Y: 0})
+		for j, v := range sorted {
+			pts = append(pts, plotter.XY{X: v, Y: float64(j+1) / n})
+		}
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return nil, fmt.Errorf("analysis: CDF of %s: %w", s.label, err)
+		}
+		l.StepStyle = plotter.PreStep
+		l.Color = seriesColor(i, 0xff)
+		l.Width = vg.Points(1)
+		l.Dashes = plotutil.Dashes(i)
+		p.Add(l)
+		p.Legend.Add(s.label, l)
+	}
+	p.Title.Text = "empirical CDFs"
+	p.X.Label.Text = fmt.Sprintf("pause (µs), cut at the pooled p99.9 (%.1f)", hi)
+	p.Y.Label.Text = "fraction of collections ≤ x"
+	p.X.Min, p.X.Max = lo, hi
+	p.Y.Min, p.Y.Max = 0, 1
+	p.Legend.Top = false // bottom right: where every CDF is already near 1 is the top right
+	p.Add(plotter.NewGrid())
+	return p, nil
+}

@@ -1,0 +1,256 @@
+package analysis
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func render(t *testing.T, r *Report, f Format) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := r.Render(&b, f); err != nil {
+		t.Fatalf("Render(%v): %v", f, err)
+	}
+	return b.Bytes()
+}
+
+func TestGoldenRenderers(t *testing.T) {
+	r := fixtureReport(t)
+	for _, f := range []Format{Text, Markdown, CSV, JSON} {
+		t.Run(f.String(), func(t *testing.T) {
+			golden(t, "fixture."+map[Format]string{Text: "txt", Markdown: "md", CSV: "csv", JSON: "json"}[f], render(t, r, f))
+		})
+	}
+}
+
+func TestGoldenMerged(t *testing.T) {
+	a := fixtureReport(t)
+	b := fixtureReport(t)
+	b.Runs[0].Host.Hostname = "bench-b"
+	for i := range b.Runs[0].Modes {
+		for j := range b.Runs[0].Modes[i].Pauses {
+			b.Runs[0].Modes[i].Pauses[j] *= 1.25
+		}
+	}
+	if err := b.Runs[0].derive(); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Merge(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "merged.txt", render(t, m, Text))
+	golden(t, "merged.csv", render(t, m, CSV))
+}
+
+func TestGoldenPlotSVG(t *testing.T) {
+	var b bytes.Buffer
+	if err := fixtureReport(t).WritePlot(&b, "svg"); err != nil {
+		t.Fatal(err)
+	}
+	checkSVG(t, b.Bytes())
+	golden(t, "fixture.svg", b.Bytes())
+}
+
+func checkSVG(t *testing.T, data []byte) {
+	t.Helper()
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	root := ""
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("SVG is not well-formed XML: %v", err)
+		}
+		if se, ok := tok.(xml.StartElement); ok && root == "" {
+			root = se.Name.Local
+		}
+	}
+	if root != "svg" {
+		t.Fatalf("root element %q, want svg", root)
+	}
+}
+
+func TestSavePlot(t *testing.T) {
+	r := fixtureReport(t)
+	dir := t.TempDir()
+	pngPath := filepath.Join(dir, "pauses.PNG")
+	if err := r.SavePlot(pngPath); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(pngPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("not a PNG: %v", err)
+	}
+	if b := img.Bounds(); b.Dx() < 600 || b.Dy() < 900 {
+		t.Errorf("PNG is %v, want a full page", b)
+	}
+	svgPath := filepath.Join(dir, "pauses.svg")
+	if err := r.SavePlot(svgPath); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(svgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSVG(t, data)
+	if err := r.SavePlot(filepath.Join(dir, "pauses.gif")); !errors.Is(err, ErrInvalidInput) {
+		t.Errorf("SavePlot(.gif) = %v, want ErrInvalidInput", err)
+	}
+}
+
+func TestCSVParses(t *testing.T) {
+	recs, err := csv.NewReader(bytes.NewReader(render(t, fixtureReport(t), CSV))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"statistic", "serial", "perjob", "batch", "batch vs serial improvement %", "batch vs perjob improvement %"}
+	if strings.Join(recs[0], "|") != strings.Join(want, "|") {
+		t.Errorf("header %q, want %q", recs[0], want)
+	}
+	if recs[2][0] != "Avg" || len(recs) != 1+len(TableStatistics)+3 {
+		t.Errorf("rows: %q", recs)
+	}
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	r := fixtureReport(t)
+	first := render(t, r, JSON)
+	back, err := ReadJSON(bytes.NewReader(first))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second := render(t, back, JSON); !bytes.Equal(first, second) {
+		t.Errorf("JSON does not round-trip:\n%s\n---\n%s", first, second)
+	}
+	if !bytes.Equal(render(t, r, Text), render(t, back, Text)) {
+		t.Error("text of a read-back report differs")
+	}
+	var generic map[string]any
+	if err := json.Unmarshal(first, &generic); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"schema", "title", "config", "runs"} {
+		if _, ok := generic[k]; !ok {
+			t.Errorf("JSON lacks %q", k)
+		}
+	}
+}
+
+func TestReadJSONRecomputesDerivedValues(t *testing.T) {
+	data := render(t, fixtureReport(t), JSON)
+	var raw map[string]any
+	if err := json.Unmarshal(data, &raw); err != nil {
+		t.Fatal(err)
+	}
+	mode0 := raw["runs"].([]any)[0].(map[string]any)["modes"].([]any)[0].(map[string]any)
+	mode0["summary"].(map[string]any)["mean"] = 1.0
+	mode0["disturbed_count"] = 42.0
+	edited, _ := json.Marshal(raw)
+	back, err := ReadJSON(bytes.NewReader(edited))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := back.Runs[0].Modes[0]
+	if m.Summary.Mean == 1 || m.DisturbedCount != 2 {
+		t.Errorf("ReadJSON kept edited derived values: mean %v, disturbed %d", m.Summary.Mean, m.DisturbedCount)
+	}
+}
+
+func TestReadJSONRejects(t *testing.T) {
+	tests := map[string]struct {
+		in   string
+		want error
+	}{
+		"garbage":    {"not json", ErrSchema},
+		"empty":      {"", ErrSchema},
+		"wrong kind": {`{"schema":"other/v9","runs":[]}`, ErrSchema},
+		"no runs":    {`{"schema":"` + Schema + `","runs":[]}`, ErrInvalidInput},
+		"no modes":   {`{"schema":"` + Schema + `","runs":[{"modes":[]}]}`, ErrInvalidInput},
+		"empty mode": {`{"schema":"` + Schema + `","runs":[{"modes":[{"name":"a","pauses_us":[]}]}]}`, ErrInvalidInput},
+		"bad index":  {`{"schema":"` + Schema + `","runs":[{"modes":[{"name":"a","pauses_us":[1],"disturbed":[1]}]}]}`, ErrInvalidInput},
+		"bad elapsed": {`{"schema":"` + Schema + `","runs":[{"elapsed":"soon","modes":[{"name":"a","pauses_us":[1]}]}]}`,
+			ErrSchema},
+	}
+	for name, tt := range tests {
+		if _, err := ReadJSON(strings.NewReader(tt.in)); !errors.Is(err, tt.want) {
+			t.Errorf("%s: err = %v, want %v", name, err, tt.want)
+		}
+	}
+}
+
+func FuzzReadJSON(f *testing.F) {
+	f.Add(string(render(&testing.T{}, fixtureReport(f), JSON)))
+	f.Add(`{"schema":"` + Schema + `","runs":[{"modes":[{"name":"a","pauses_us":[1,2,3],"disturbed":[0]}]}]}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		r, err := ReadJSON(strings.NewReader(in))
+		if err != nil {
+			if !errors.Is(err, ErrSchema) && !errors.Is(err, ErrInvalidInput) {
+				t.Fatalf("error without a sentinel: %v", err)
+			}
+			return
+		}
+		// Whatever was accepted renders in every format and round-trips.
+		for _, f := range []Format{Text, Markdown, CSV} {
+			if err := r.Render(io.Discard, f); err != nil {
+				t.Fatalf("Render(%v): %v", f, err)
+			}
+		}
+		var b bytes.Buffer
+		if err := r.WriteJSON(&b); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadJSON(&b); err != nil {
+			t.Fatalf("re-reading an accepted report: %v", err)
+		}
+	})
+}
+
+func TestMergeRequiresSameConfiguration(t *testing.T) {
+	a, b := fixtureReport(t), fixtureReport(t)
+	b.Config["gcs"] = "100"
+	_, err := Merge(a, b)
+	if !errors.Is(err, ErrConfigMismatch) || !strings.Contains(err.Error(), "gcs") {
+		t.Errorf("Merge = %v, want ErrConfigMismatch naming gcs", err)
+	}
+	c := fixtureReport(t)
+	c.Title = "something else"
+	if _, err := Merge(a, c); !errors.Is(err, ErrConfigMismatch) {
+		t.Errorf("Merge of different titles = %v", err)
+	}
+	if _, err := Merge(); !errors.Is(err, ErrInvalidInput) {
+		t.Errorf("Merge() = %v", err)
+	}
+	m, err := Merge(a, fixtureReport(t))
+	if err != nil || len(m.Runs) != 2 {
+		t.Fatalf("Merge = %v, %v", m, err)
+	}
+}
+
+func TestParseFormat(t *testing.T) {
+	for _, name := range FormatNames() {
+		f, err := ParseFormat(strings.ToUpper(name))
+		if err != nil || f.String() != name {
+			t.Errorf("ParseFormat(%q) = %v, %v", name, f, err)
+		}
+	}
+	if _, err := ParseFormat("yaml"); !errors.Is(err, ErrInvalidInput) {
+		t.Errorf("ParseFormat(yaml) = %v", err)
+	}
+}

@@ -1,0 +1,304 @@
+package analysis
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"time"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+// Schema identifies the JSON format written by WriteJSON; ReadJSON accepts
+// only this value.
+const Schema = "gcbench/analysis/v1"
+
+// Errors returned by this package; test with errors.Is.
+var (
+	ErrInvalidInput   = errors.New("analysis: invalid input")
+	ErrSchema         = errors.New("analysis: not a gcbench analysis report")
+	ErrConfigMismatch = errors.New("analysis: reports have different configurations")
+)
+
+// MaxPause bounds a pause sample (µs, about 31 years) so that every
+// statistic of a sample stays finite.
+const MaxPause = 1e15
+
+// A Report is everything gcbench knows about one experiment: what was run
+// (Config) and, for each machine it ran on, the measurements (Runs). A
+// fresh run has one Run; Merge combines runs of one configuration from
+// several machines. The JSON encoding of a Report is self-describing and
+// ReadJSON reads it back.
+type Report struct {
+	Schema string `json:"schema"`
+	// Title says what the samples are ("minor-collection pause").
+	Title string `json:"title"`
+	// Config holds the experiment's settings as name → value; reports merge
+	// only when their Configs are equal.
+	Config map[string]string `json:"config"`
+	Runs   []Run             `json:"runs"`
+}
+
+// A Host describes the machine a Run measured.
+type Host struct {
+	Hostname   string `json:"hostname,omitempty"`
+	CPUModel   string `json:"cpu_model"`
+	Cores      int    `json:"cores"`
+	GOMAXPROCS int    `json:"gomaxprocs"`
+	GoVersion  string `json:"go_version"`
+	OS         string `json:"os"`
+	Arch       string `json:"arch"`
+}
+
+// Label names the host in a column header: its hostname, or its CPU model
+// when the hostname is unknown.
+func (h Host) Label() string {
+	if h.Hostname != "" {
+		return h.Hostname
+	}
+	if h.CPUModel != "" {
+		return h.CPUModel
+	}
+	return "unknown host"
+}
+
+// A Run is one execution of the experiment on one host.
+type Run struct {
+	Host Host `json:"host"`
+	// Started is when the run began (zero if unknown); Elapsed its wall time.
+	Started time.Time `json:"started,omitzero"`
+	Elapsed Duration  `json:"elapsed"`
+	// Facts are run-wide numbers that belong to no mode (for example the
+	// count of untimed major collections).
+	Facts map[string]float64 `json:"facts,omitempty"`
+	Modes []Mode             `json:"modes"`
+	// Comparisons set the last mode against each earlier one, in mode order
+	// (the seed table's Improvement columns). NewRun and ReadJSON derive
+	// them from the samples.
+	Comparisons []Comparison `json:"comparisons"`
+}
+
+// A Mode is one configuration's sample within a run.
+type Mode struct {
+	Name string `json:"name"`
+	// Pauses are the measured pauses in microseconds, in collection order.
+	Pauses []float64 `json:"pauses_us"`
+	// Summary is derived from Pauses (by NewRun and ReadJSON).
+	Summary Summary `json:"summary"`
+	// CounterMeans maps a counter's name to its mean per collection.
+	CounterMeans map[string]float64 `json:"counter_means,omitempty"`
+	// Disturbed lists the indices into Pauses of samples during which the
+	// host's own (Go) garbage collector ran; they are kept in the
+	// statistics and flagged here so a reader can judge or drop them.
+	Disturbed      []int `json:"disturbed,omitempty"`
+	DisturbedCount int   `json:"disturbed_count"`
+}
+
+// A ModeInput is the raw material of a Mode.
+type ModeInput struct {
+	Name   string
+	Pauses []float64 // microseconds, one per collection; at least one, each in [0, MaxPause]
+	// Counters maps a counter's name to its value per collection; a Mode
+	// keeps only the means.
+	Counters  map[string][]float64
+	Disturbed []int // indices into Pauses
+}
+
+// NewRun builds a Run measured on host from the modes' raw samples,
+// computing summaries, counter means and the comparisons of the last mode
+// against each earlier one. The inputs' slices are copied, not retained.
+// It returns an error wrapping ErrInvalidInput for no modes, duplicate or
+// empty names, empty or non-finite samples and out-of-range indices.
+func NewRun(host Host, modes []ModeInput) (Run, error) {
+	if len(modes) == 0 {
+		return Run{}, fmt.Errorf("%w: no modes", ErrInvalidInput)
+	}
+	run := Run{Host: host}
+	for _, in := range modes {
+		means := make(map[string]float64, len(in.Counters))
+		for name, vs := range in.Counters {
+			if len(vs) > 0 {
+				means[name] = stat.Mean(vs, nil)
+			}
+		}
+		m := Mode{Name: in.Name, Pauses: slices.Clone(in.Pauses), CounterMeans: means,
+			Disturbed: slices.Clone(in.Disturbed)}
+		run.Modes = append(run.Modes, m)
+	}
+	if err := run.derive(); err != nil {
+		return Run{}, err
+	}
+	return run, nil
+}
+
+// derive validates the run's samples and recomputes everything that
+// follows from them: summaries, disturbed counts and comparisons.
+func (r *Run) derive() error {
+	if len(r.Modes) == 0 {
+		return fmt.Errorf("%w: run on %s has no modes", ErrInvalidInput, r.Host.Label())
+	}
+	for k, v := range r.Facts {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%w: fact %q is not finite", ErrInvalidInput, k)
+		}
+	}
+	seen := make(map[string]bool)
+	for i := range r.Modes {
+		m := &r.Modes[i]
+		if err := m.validate(); err != nil {
+			return err
+		}
+		if seen[m.Name] {
+			return fmt.Errorf("%w: mode %q appears twice", ErrInvalidInput, m.Name)
+		}
+		seen[m.Name] = true
+		m.Summary = Summarize(m.Pauses)
+		m.DisturbedCount = len(m.Disturbed)
+	}
+	last := r.Modes[len(r.Modes)-1]
+	r.Comparisons = nil
+	for _, base := range r.Modes[:len(r.Modes)-1] {
+		r.Comparisons = append(r.Comparisons, Compare(base, last))
+	}
+	return nil
+}
+
+func (m *Mode) validate() error {
+	if m.Name == "" {
+		return fmt.Errorf("%w: a mode has no name", ErrInvalidInput)
+	}
+	if len(m.Pauses) == 0 {
+		return fmt.Errorf("%w: mode %q has no samples", ErrInvalidInput, m.Name)
+	}
+	for _, v := range m.Pauses {
+		if !(v >= 0 && v <= MaxPause) { // also catches NaN
+			return fmt.Errorf("%w: mode %q has a pause of %v µs, outside [0, %g]", ErrInvalidInput, m.Name, v, MaxPause)
+		}
+	}
+	for _, v := range m.CounterMeans {
+		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > math.MaxFloat64/4 {
+			return fmt.Errorf("%w: mode %q has a non-finite counter", ErrInvalidInput, m.Name)
+		}
+	}
+	for _, i := range m.Disturbed {
+		if i < 0 || i >= len(m.Pauses) {
+			return fmt.Errorf("%w: mode %q: disturbed index %d out of range", ErrInvalidInput, m.Name, i)
+		}
+	}
+	return nil
+}
+
+// ModeNames returns the run's mode names in order.
+func (r Run) ModeNames() []string {
+	names := make([]string, len(r.Modes))
+	for i, m := range r.Modes {
+		names[i] = m.Name
+	}
+	return names
+}
+
+// NewReport returns a Report of one run.
+func NewReport(title string, config map[string]string, run Run) *Report {
+	return &Report{Schema: Schema, Title: title, Config: maps.Clone(config), Runs: []Run{run}}
+}
+
+// Merge combines reports of the same configuration (equal Config, equal
+// Title) into one whose Runs are theirs in argument order, so renderers
+// show one column group per host. It returns an error wrapping
+// ErrConfigMismatch naming the first difference otherwise.
+func Merge(reports ...*Report) (*Report, error) {
+	if len(reports) == 0 {
+		return nil, fmt.Errorf("%w: nothing to merge", ErrInvalidInput)
+	}
+	first := reports[0]
+	out := &Report{Schema: Schema, Title: first.Title, Config: maps.Clone(first.Config)}
+	for i, r := range reports {
+		if r.Title != first.Title {
+			return nil, fmt.Errorf("%w: report %d measures %q, report 1 %q", ErrConfigMismatch, i+1, r.Title, first.Title)
+		}
+		if k, ok := firstDifference(first.Config, r.Config); ok {
+			return nil, fmt.Errorf("%w: report %d has %s=%q, report 1 %s=%q",
+				ErrConfigMismatch, i+1, k, r.Config[k], k, first.Config[k])
+		}
+		out.Runs = append(out.Runs, r.Runs...)
+	}
+	return out, nil
+}
+
+// firstDifference returns the alphabetically first key whose value differs
+// between a and b (absent counts as a difference).
+func firstDifference(a, b map[string]string) (string, bool) {
+	keys := slices.Sorted(maps.Keys(a))
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		va, oka := a[k]
+		vb, okb := b[k]
+		if oka != okb || va != vb {
+			return k, true
+		}
+	}
+	return "", false
+}
+
+// WriteJSON writes r as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r); err != nil {
+		return fmt.Errorf("analysis: writing JSON: %w", err)
+	}
+	return nil
+}
+
+// ReadJSON reads a Report written by WriteJSON. It trusts only the samples:
+// summaries and comparisons are recomputed from them, so an edited or
+// truncated file cannot produce inconsistent tables. Errors wrap ErrSchema
+// (not a report of this version) or ErrInvalidInput (bad samples).
+func ReadJSON(rd io.Reader) (*Report, error) {
+	var r Report
+	dec := json.NewDecoder(rd)
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSchema, err)
+	}
+	if r.Schema != Schema {
+		return nil, fmt.Errorf("%w: schema %q, want %q", ErrSchema, r.Schema, Schema)
+	}
+	if len(r.Runs) == 0 {
+		return nil, fmt.Errorf("%w: no runs", ErrInvalidInput)
+	}
+	for i := range r.Runs {
+		if err := r.Runs[i].derive(); err != nil {
+			return nil, err
+		}
+	}
+	return &r, nil
+}
+
+// A Duration is a time.Duration that encodes in JSON as a string such as
+// "3m12.5s" (time.Duration's String form).
+type Duration time.Duration
+
+// String returns d in time.Duration's String form.
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// MarshalText implements encoding.TextMarshaler.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return err
+	}
+	*d = Duration(v)
+	return nil
+}
