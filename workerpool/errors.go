@@ -1,0 +1,44 @@
+package workerpool
+
+import (
+	"errors"
+	"fmt"
+)
+
+var (
+	// ErrClosed is returned by Enqueue and EnqueueBatch after Close.
+	ErrClosed = errors.New("workerpool: pool is closed")
+	// ErrInvalidOptions is wrapped by every error New returns for bad
+	// Options, and by ParseBackend and ParseWakePolicy.
+	ErrInvalidOptions = errors.New("workerpool: invalid options")
+	// ErrUnsupported is wrapped by New's error when the backend does not
+	// exist on this operating system (Threads off Linux).
+	ErrUnsupported = errors.New("workerpool: backend not supported on this system")
+	// ErrJobPanicked is wrapped by the error Join returns for a job that
+	// panicked; errors.As with *PanicError gives the value.
+	ErrJobPanicked = errors.New("workerpool: job panicked")
+	// ErrNilJob is returned by Enqueue and EnqueueBatch for a nil job; a
+	// batch containing one is rejected whole.
+	ErrNilJob = errors.New("workerpool: nil job")
+)
+
+// PanicError reports a job that panicked. The worker recovered it and went
+// on working. It wraps ErrJobPanicked and, when the panic value is an error,
+// that error too.
+type PanicError struct {
+	Worker int    // the worker that ran the job
+	Value  any    // the value passed to panic
+	Stack  []byte // the panicking goroutine's stack
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("workerpool: job panicked on worker %d: %v", e.Worker, e.Value)
+}
+
+// Unwrap returns ErrJobPanicked and, if the panic value is an error, it.
+func (e *PanicError) Unwrap() []error {
+	if err, ok := e.Value.(error); ok {
+		return []error{ErrJobPanicked, err}
+	}
+	return []error{ErrJobPanicked}
+}

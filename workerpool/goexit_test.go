@@ -1,0 +1,5 @@
+package workerpool
+
+import "runtime"
+
+func runtimeGoexit() { runtime.Goexit() }

@@ -1,0 +1,138 @@
+package workerpool
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Backend selects what a worker is.
+type Backend int
+
+const (
+	// Goroutines runs each worker as a goroutine parked on Go primitives
+	// (sync.Mutex, sync.Cond, channels); wakes go through the Go scheduler.
+	Goroutines Backend = iota
+	// Threads locks each worker to its own OS thread and builds the queue
+	// mutex and every park/wake on the Linux futex syscall, so a wake is a
+	// kernel wake of a thread, as in a pthread pool. Linux only.
+	Threads
+)
+
+var backendNames = [...]string{Goroutines: "goroutines", Threads: "threads"}
+
+// String returns the backend's lower-case name, as ParseBackend accepts it.
+func (b Backend) String() string {
+	if b >= 0 && int(b) < len(backendNames) {
+		return backendNames[b]
+	}
+	return fmt.Sprintf("Backend(%d)", int(b))
+}
+
+// ParseBackend returns the backend named s ("goroutines" or "threads",
+// case-insensitive); other names yield an error wrapping ErrInvalidOptions.
+func ParseBackend(s string) (Backend, error) {
+	for b, name := range backendNames {
+		if strings.EqualFold(s, name) {
+			return Backend(b), nil
+		}
+	}
+	return 0, fmt.Errorf("workerpool: unknown backend %q (want goroutines or threads): %w", s, ErrInvalidOptions)
+}
+
+// WakePolicy selects whom an enqueue wakes. See the package documentation
+// for the exact rules and their costs.
+type WakePolicy int
+
+const (
+	// Broadcast wakes every parked worker on every enqueue and on Start,
+	// whether or not the gate lets them work (SGen's pool).
+	Broadcast WakePolicy = iota
+	// Signal wakes one parked worker per enqueued job (a batch of n wakes
+	// up to n with one call), whether or not the gate lets them work.
+	Signal
+	// Targeted wakes exactly min(runnable jobs, parked workers) workers,
+	// one at a time: the waker wakes one, and each worker that takes a job
+	// while more are queued than already woken wakes the next (the Go
+	// runtime's wakep). Nothing is woken while the gate is closed.
+	Targeted
+	// Spin hands out wake-ups through a spin-then-park semaphore after
+	// CoreCLR's UnfairSemaphore: releases go first to workers still
+	// spinning, which take them without a system call. Nothing is released
+	// while the gate is closed.
+	Spin
+)
+
+var wakeNames = [...]string{Broadcast: "broadcast", Signal: "signal", Targeted: "targeted", Spin: "spin"}
+
+// String returns the policy's lower-case name, as ParseWakePolicy accepts it.
+func (w WakePolicy) String() string {
+	if w >= 0 && int(w) < len(wakeNames) {
+		return wakeNames[w]
+	}
+	return fmt.Sprintf("WakePolicy(%d)", int(w))
+}
+
+// ParseWakePolicy returns the policy named s (broadcast, signal, targeted,
+// spin; case-insensitive); other names yield an error wrapping
+// ErrInvalidOptions.
+func ParseWakePolicy(s string) (WakePolicy, error) {
+	for w, name := range wakeNames {
+		if strings.EqualFold(s, name) {
+			return WakePolicy(w), nil
+		}
+	}
+	return 0, fmt.Errorf("workerpool: unknown wake policy %q (want broadcast, signal, targeted or spin): %w", s, ErrInvalidOptions)
+}
+
+// MaxWorkers is the largest pool New accepts. The Spin policy packs worker
+// counts into 15-bit fields, and thousands of parked OS threads are never
+// what a job-batch pool wants.
+const MaxWorkers = 4096
+
+// Options configures a Pool. The zero value is invalid only because Workers
+// must be set; every other field's zero value is a sensible default
+// (Goroutines, Broadcast, ungated, no observer).
+type Options struct {
+	// Workers is the number of workers, 1..MaxWorkers.
+	Workers int
+	// Backend selects goroutine or OS-thread workers.
+	Backend Backend
+	// Wake selects the wake policy.
+	Wake WakePolicy
+	// Gated pools model SGen's "started" flag: workers may not take jobs
+	// until Start opens the gate, and the gate closes again when Join
+	// returns, so a round is enqueue → Start → Join. Close opens the gate
+	// for good so that accepted work drains.
+	Gated bool
+	// Observer, if non-nil, is told about job starts and ends, enqueues and
+	// wakes. When nil, each hook point costs one nil check.
+	Observer Observer
+}
+
+// Observer receives the pool's events, for tracing. Its methods are called
+// from workers and enqueuers concurrently, Woken and FutileWake with the
+// queue lock held; they must be cheap, safe for concurrent use, and must not
+// call back into the pool.
+type Observer interface {
+	// JobStart and JobEnd bracket each job run by worker.
+	JobStart(worker int)
+	JobEnd(worker int)
+	// Enqueued reports n jobs enqueued by one Enqueue or EnqueueBatch call.
+	Enqueued(n int)
+	// Woken reports that a parked worker woke up.
+	Woken(worker int)
+	// FutileWake reports that a worker woke and found no job it may run.
+	FutileWake(worker int)
+}
+
+func (o Options) validate() error {
+	switch {
+	case o.Workers < 1 || o.Workers > MaxWorkers:
+		return fmt.Errorf("workerpool: Workers = %d, want 1..%d: %w", o.Workers, MaxWorkers, ErrInvalidOptions)
+	case o.Backend < 0 || int(o.Backend) >= len(backendNames):
+		return fmt.Errorf("workerpool: unknown backend %v: %w", o.Backend, ErrInvalidOptions)
+	case o.Wake < 0 || int(o.Wake) >= len(wakeNames):
+		return fmt.Errorf("workerpool: unknown wake policy %v: %w", o.Wake, ErrInvalidOptions)
+	}
+	return nil
+}

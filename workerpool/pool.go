@@ -1,0 +1,414 @@
+package workerpool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/gcbench/gcbench/jobs"
+)
+
+// Pool is a fixed set of workers serving one FIFO job queue. See the package
+// documentation for the algorithm and its invariants. All methods are safe
+// for concurrent use.
+type Pool struct {
+	opts    Options
+	obs     Observer
+	kit     kit
+	mu      mutex   // the queue lock
+	work    condVar // workers wait here (Broadcast, Signal)
+	done    condVar // Join waits here
+	sema    *unfairSema
+	workers []worker
+
+	// Guarded by mu.
+	q              ring
+	pushed, popped uint64 // jobs accepted / taken by workers, ever
+	gateOpen       bool
+	closed         bool
+	joining        int    // Join calls in progress
+	joinWaiters    int    // Join calls asleep on done
+	joinTarget     uint64 // least target of a sleeping Join; MaxUint64 if none
+	parked         int    // workers inside waitLocked
+	idle           []int  // Targeted: parked workers, most recent last
+	waking         int    // Targeted: unparked workers not yet back under mu
+	outstanding    int    // Spin: units released by enqueues and not yet taken
+	panics         []error
+	lostPanics     int
+
+	enq   counters // Enqueue/EnqueueBatch, written only under mu
+	coord counters // Start, Join, Close and post-unlock work of enqueuers; atomic adds
+
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// worker is one worker's private state. Its counters fill the first cache
+// line; the padding keeps the next worker's counters off this worker's
+// remaining fields.
+type worker struct {
+	c       counters
+	id      int
+	running uint64 // 1 + sequence number of the job it runs, 0 if none; guarded by mu
+	tid     int    // OS thread id (Threads)
+	park    parker // Targeted
+	_       [cacheLine - 40]byte
+}
+
+// maxKeptPanics bounds the panic errors a pool keeps between two Joins.
+const maxKeptPanics = 64
+
+// New starts a pool of opts.Workers workers. It returns an error wrapping
+// ErrInvalidOptions for bad options and one wrapping ErrUnsupported when the
+// backend does not exist on this system. The pool runs until Close.
+func New(opts Options) (*Pool, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	var k kit = goKit{}
+	if opts.Backend == Threads {
+		var err error
+		if k, err = newThreadKit(); err != nil {
+			return nil, err
+		}
+	}
+	p := &Pool{
+		opts:       opts,
+		obs:        opts.Observer,
+		kit:        k,
+		workers:    make([]worker, opts.Workers),
+		gateOpen:   !opts.Gated,
+		joinTarget: math.MaxUint64,
+	}
+	p.mu = k.newMutex()
+	p.work = k.newCond(p.mu)
+	p.done = k.newCond(p.mu)
+	switch opts.Wake {
+	case Targeted:
+		p.idle = make([]int, 0, opts.Workers)
+		for i := range p.workers {
+			p.workers[i].park = k.newParker()
+		}
+	case Spin:
+		p.sema = newUnfairSema(k, opts.Workers)
+	}
+	p.wg.Add(opts.Workers)
+	for i := range p.workers {
+		w := &p.workers[i]
+		w.id = i
+		k.startWorker(func() { p.serve(w, nil) }, &w.tid)
+	}
+	return p, nil
+}
+
+// Workers returns the number of workers.
+func (p *Pool) Workers() int { return len(p.workers) }
+
+// deferredWake is a wake decided under the queue lock and made after it is
+// released, so that the woken worker does not immediately block on the lock
+// its waker still holds.
+type deferredWake struct {
+	unpark  int // worker to unpark, or -1
+	release int // Spin units to release
+}
+
+var noWake = deferredWake{unpark: -1}
+
+func (p *Pool) wakeAfterUnlock(d deferredWake, c *counters) {
+	if d.unpark >= 0 {
+		c.addFutex(p.workers[d.unpark].park.unpark())
+	}
+	if d.release > 0 {
+		c.addFutex(p.sema.release(d.release))
+	}
+}
+
+// lock and unlock take the queue lock for a caller whose counters are c.
+func (p *Pool) lock(c *counters) {
+	n := p.mu.lock()
+	c.locks.Add(1)
+	c.addFutex(n)
+}
+
+func (p *Pool) unlock(c *counters) { c.addFutex(p.mu.unlock()) }
+
+// Enqueue queues one job: one lock acquisition and one wake decision per
+// call. It returns ErrClosed after Close and ErrNilJob for a nil job.
+func (p *Pool) Enqueue(j jobs.Job) error {
+	if j == nil {
+		return ErrNilJob
+	}
+	p.lock(&p.enq)
+	if p.closed {
+		p.unlock(&p.coord)
+		return ErrClosed
+	}
+	p.q.push(j)
+	p.pushed++
+	d := p.wakeLocked(1, &p.enq)
+	p.unlock(&p.coord) // p.enq is ours only while we hold mu
+	p.wakeAfterUnlock(d, &p.coord)
+	if p.obs != nil {
+		p.obs.Enqueued(1)
+	}
+	return nil
+}
+
+// EnqueueBatch queues every job of js, in order, under one lock acquisition
+// and with one wake decision for the whole batch. The pool copies the job
+// values into its own storage: the caller may reuse js when it returns. It
+// returns ErrClosed after Close and ErrNilJob, queuing nothing, if any job
+// is nil. An empty batch is a no-op.
+func (p *Pool) EnqueueBatch(js []jobs.Job) error {
+	for _, j := range js {
+		if j == nil {
+			return ErrNilJob
+		}
+	}
+	if len(js) == 0 {
+		return nil
+	}
+	p.lock(&p.enq)
+	if p.closed {
+		p.unlock(&p.coord)
+		return ErrClosed
+	}
+	p.q.pushAll(js)
+	p.pushed += uint64(len(js))
+	d := p.wakeLocked(len(js), &p.enq)
+	p.unlock(&p.coord)
+	p.wakeAfterUnlock(d, &p.coord)
+	if p.obs != nil {
+		p.obs.Enqueued(len(js))
+	}
+	return nil
+}
+
+// wakeLocked applies the wake policy to n newly queued jobs. Broadcast and
+// Signal wake under the lock, as SGen's pool does, and ignore the gate;
+// Targeted and Spin wake nobody while the gate is closed.
+func (p *Pool) wakeLocked(n int, c *counters) deferredWake {
+	switch p.opts.Wake {
+	case Broadcast:
+		c.wakeCalls.Add(1)
+		c.addFutex(p.work.wake(wakeAll))
+	case Signal:
+		c.wakeCalls.Add(1)
+		c.addFutex(p.work.wake(min(n, len(p.workers))))
+	case Targeted:
+		return deferredWake{unpark: p.nextTargetLocked(c)}
+	case Spin:
+		return deferredWake{unpark: -1, release: p.spinReleaseLocked(n, c)}
+	}
+	return noWake
+}
+
+// nextTargetLocked picks the parked worker to wake next under Targeted, or
+// -1: a worker is woken only while runnable jobs outnumber the workers
+// already on their way.
+func (p *Pool) nextTargetLocked(c *counters) int {
+	if !p.gateOpen || p.q.len() <= p.waking || len(p.idle) == 0 {
+		return -1
+	}
+	id := p.idle[len(p.idle)-1]
+	p.idle = p.idle[:len(p.idle)-1]
+	p.waking++
+	c.wakeCalls.Add(1)
+	return id
+}
+
+// spinReleaseLocked returns how many Spin units to release for n runnable
+// jobs: at most one per worker outstanding (the CLR thread pool's cap on
+// outstanding requests), none while the gate is closed.
+func (p *Pool) spinReleaseLocked(n int, c *counters) int {
+	if !p.gateOpen {
+		return 0
+	}
+	k := min(n, len(p.workers)-p.outstanding)
+	if k <= 0 {
+		return 0
+	}
+	p.outstanding += k
+	c.wakeCalls.Add(1)
+	return k
+}
+
+// Start opens the gate of a gated pool, letting workers take the queued
+// jobs, and wakes workers for them with one wake call. It does nothing on an
+// ungated pool or when the gate is already open.
+func (p *Pool) Start() {
+	if !p.opts.Gated {
+		return
+	}
+	p.lock(&p.coord)
+	d := p.openGateLocked(&p.coord)
+	p.unlock(&p.coord)
+	p.wakeAfterUnlock(d, &p.coord)
+}
+
+func (p *Pool) openGateLocked(c *counters) deferredWake {
+	if p.gateOpen {
+		return noWake
+	}
+	p.gateOpen = true
+	switch p.opts.Wake {
+	case Broadcast:
+		c.wakeCalls.Add(1)
+		c.addFutex(p.work.wake(wakeAll))
+	case Signal:
+		if n := p.q.len(); n > 0 {
+			c.wakeCalls.Add(1)
+			c.addFutex(p.work.wake(min(n, len(p.workers))))
+		}
+	case Targeted, Spin:
+		return p.wakeLocked(p.q.len(), c)
+	}
+	return noWake
+}
+
+// Join waits until every job enqueued before the call has run, then returns
+// the panics of jobs that panicked since the previous Join returned (each a
+// *PanicError wrapping ErrJobPanicked, combined with errors.Join), or nil.
+// If ctx ends first, Join returns an error wrapping ctx.Err() and keeps the
+// panics for the next Join.
+//
+// On a gated pool Join opens the gate if it is closed (a Join would
+// otherwise wait for jobs that may not run), and the gate closes again when
+// the last concurrent Join returns, so that the next round's enqueues wait
+// for the next Start. After Close, Join returns at once.
+func (p *Pool) Join(ctx context.Context) error {
+	c := &p.coord
+	p.lock(c)
+	target := p.pushed
+	p.joining++
+	if !p.gateOpen {
+		d := p.openGateLocked(c)
+		p.unlock(c)
+		p.wakeAfterUnlock(d, c)
+		p.lock(c)
+	}
+	var stop func() bool
+	var err error
+	for !p.doneUpToLocked(target) {
+		if err = ctx.Err(); err != nil {
+			break
+		}
+		if stop == nil && ctx.Done() != nil {
+			stop = context.AfterFunc(ctx, p.wakeJoiners)
+		}
+		p.joinWaiters++
+		p.joinTarget = min(p.joinTarget, target)
+		c.addFutex(p.done.wait())
+		c.locks.Add(1)
+		p.joinWaiters--
+	}
+	p.joining--
+	if p.joining == 0 && p.opts.Gated && !p.closed {
+		p.gateOpen = false
+	}
+	if err == nil {
+		err = p.takePanicsLocked()
+	} else {
+		err = fmt.Errorf("workerpool: join: %w", err)
+	}
+	p.unlock(c)
+	if stop != nil {
+		stop()
+	}
+	return err
+}
+
+func (p *Pool) parkedLocked() int { return p.parked }
+
+// doneUpToLocked reports whether every job with sequence number < target
+// has finished: all were taken from the FIFO queue and none still runs.
+func (p *Pool) doneUpToLocked(target uint64) bool {
+	if p.popped < target {
+		return false
+	}
+	for i := range p.workers {
+		if r := p.workers[i].running; r != 0 && r-1 < target {
+			return false
+		}
+	}
+	return true
+}
+
+// wakeJoiners wakes sleeping Joins so they notice their context ended.
+func (p *Pool) wakeJoiners() {
+	p.lock(&p.coord)
+	p.coord.addFutex(p.done.wake(wakeAll))
+	p.unlock(&p.coord)
+}
+
+func (p *Pool) takePanicsLocked() error {
+	if len(p.panics) == 0 {
+		return nil
+	}
+	errs := p.panics
+	if p.lostPanics > 0 {
+		errs = append(errs, fmt.Errorf("workerpool: %d more job panics not kept: %w", p.lostPanics, ErrJobPanicked))
+	}
+	p.panics, p.lostPanics = nil, 0
+	return errors.Join(errs...)
+}
+
+// Close shuts the pool down gracefully: it refuses new jobs (Enqueue and
+// EnqueueBatch return ErrClosed), opens the gate, lets the workers run every
+// accepted job, and returns once every worker has exited — for Threads, once
+// every worker's OS thread is gone. Close is idempotent; every call returns
+// the first call's result.
+func (p *Pool) Close() error {
+	p.closeOnce.Do(func() { p.closeErr = p.shutdown() })
+	return p.closeErr
+}
+
+func (p *Pool) shutdown() error {
+	c := &p.coord
+	p.lock(c)
+	p.closed = true
+	p.gateOpen = true
+	release := 0
+	switch p.opts.Wake {
+	case Broadcast, Signal:
+		c.wakeCalls.Add(1)
+		c.addFutex(p.work.wake(wakeAll))
+	case Targeted:
+		for _, id := range p.idle {
+			c.wakeCalls.Add(1)
+			c.addFutex(p.workers[id].park.unpark())
+		}
+		p.waking += len(p.idle)
+		p.idle = p.idle[:0]
+	case Spin:
+		c.wakeCalls.Add(1)
+		release = len(p.workers) // one for every worker that may spin or sleep
+	}
+	p.unlock(c)
+	if release > 0 {
+		c.addFutex(p.sema.release(release))
+	}
+	p.wg.Wait()
+	return p.awaitThreadExit()
+}
+
+// awaitThreadExit waits until every worker thread has terminated. The
+// runtime ends a locked thread just after its goroutine returns, so this
+// takes microseconds; the bound only turns a runtime surprise into an error.
+func (p *Pool) awaitThreadExit() error {
+	deadline := time.Now().Add(5 * time.Second)
+	for i := range p.workers {
+		tid := p.workers[i].tid
+		for tid != 0 && !p.kit.threadExited(tid) {
+			if time.Now().After(deadline) {
+				return fmt.Errorf("workerpool: close: worker %d's thread %d still running", i, tid)
+			}
+			time.Sleep(20 * time.Microsecond)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,342 @@
+package workerpool
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gcbench/gcbench/jobs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestNewRejectsInvalidOptions(t *testing.T) {
+	for _, o := range []Options{
+		{},
+		{Workers: -1},
+		{Workers: MaxWorkers + 1},
+		{Workers: 2, Backend: Backend(7)},
+		{Workers: 2, Backend: Backend(-1)},
+		{Workers: 2, Wake: WakePolicy(9)},
+	} {
+		p, err := New(o)
+		assert.Nil(t, p)
+		assert.ErrorIs(t, err, ErrInvalidOptions, "%+v", o)
+	}
+}
+
+func TestParseNames(t *testing.T) {
+	for _, b := range allBackends {
+		got, err := ParseBackend(b.String())
+		require.NoError(t, err)
+		assert.Equal(t, b, got)
+	}
+	for _, w := range allPolicies {
+		got, err := ParseWakePolicy(w.String())
+		require.NoError(t, err)
+		assert.Equal(t, w, got)
+	}
+	got, err := ParseWakePolicy("TARGETED")
+	require.NoError(t, err)
+	assert.Equal(t, Targeted, got)
+	_, err = ParseBackend("fibers")
+	assert.ErrorIs(t, err, ErrInvalidOptions)
+	_, err = ParseWakePolicy("shout")
+	assert.ErrorIs(t, err, ErrInvalidOptions)
+	assert.Equal(t, "Backend(5)", Backend(5).String())
+	assert.Equal(t, "WakePolicy(-2)", WakePolicy(-2).String())
+}
+
+func TestRingKeepsFIFOAcrossWrapAndGrowth(t *testing.T) {
+	var r ring
+	next, want := 0, 0
+	push := func(k int, batch bool) {
+		js := make([]jobs.Job, k)
+		for i := range js {
+			n := next
+			js[i] = jobs.Func(func(int) { require.Equal(t, want, n) })
+			next++
+		}
+		if batch {
+			r.pushAll(js)
+			return
+		}
+		for _, j := range js {
+			r.push(j)
+		}
+	}
+	pop := func(k int) {
+		for range k {
+			r.pop().Run(0)
+			want++
+		}
+	}
+	push(50, false)
+	pop(40)
+	push(60, true) // wraps around the 64-slot buffer, then grows
+	pop(30)
+	push(200, true)
+	pop(r.len())
+	assert.Equal(t, next, want)
+	assert.Equal(t, 0, r.len())
+	for _, j := range r.buf {
+		assert.Nil(t, j, "popped slots must not retain jobs")
+	}
+}
+
+func TestEveryJobRunsOnceAndJoinWaits(t *testing.T) {
+	forEachConfig(t, func(t *testing.T, b Backend, w WakePolicy) {
+		for _, gated := range []bool{false, true} {
+			p := newPool(t, Options{Workers: 4, Backend: b, Wake: w, Gated: gated})
+			ctx := timeoutCtx(t)
+			const n = 200
+			js := make([]countJob, n)
+			batch := make([]jobs.Job, 0, n)
+			for round := range 3 {
+				for i := range js[:n/2] {
+					require.NoError(t, p.Enqueue(&js[i]))
+				}
+				batch = batch[:0]
+				for i := n / 2; i < n; i++ {
+					batch = append(batch, &js[i])
+				}
+				require.NoError(t, p.EnqueueBatch(batch))
+				p.Start()
+				require.NoError(t, p.Join(ctx))
+				for i := range js {
+					require.EqualValues(t, round+1, js[i].runs.Load(), "job %d after round %d", i, round)
+				}
+			}
+			s := p.Stats()
+			assert.EqualValues(t, 3*n, s.TotalJobsRun())
+			assert.Len(t, s.JobsRun, 4)
+			require.NoError(t, p.Close())
+		}
+	})
+}
+
+func TestGatedPoolRunsNothingBeforeStart(t *testing.T) {
+	forEachConfig(t, func(t *testing.T, b Backend, w WakePolicy) {
+		p := newPool(t, Options{Workers: 3, Backend: b, Wake: w, Gated: true})
+		var j countJob
+		for range 10 {
+			require.NoError(t, p.Enqueue(&j))
+		}
+		time.Sleep(5 * time.Millisecond) // give wrongly woken workers a chance to misbehave
+		assert.Zero(t, j.runs.Load())
+		p.Start()
+		require.NoError(t, p.Join(timeoutCtx(t)))
+		assert.EqualValues(t, 10, j.runs.Load())
+
+		// Join closed the gate again: the next round waits for Start.
+		require.NoError(t, p.Enqueue(&j))
+		time.Sleep(5 * time.Millisecond)
+		assert.EqualValues(t, 10, j.runs.Load())
+		p.Start()
+		require.NoError(t, p.Join(timeoutCtx(t)))
+		assert.EqualValues(t, 11, j.runs.Load())
+	})
+}
+
+// Enqueue-side costs on a gated pool are a property of the policy, not of
+// timing: Broadcast and Signal make one wake call per enqueue call; Targeted
+// and Spin make none while the gate is closed and one at Start.
+func TestEnqueueSideCountersAreExact(t *testing.T) {
+	forEachConfig(t, func(t *testing.T, b Backend, w WakePolicy) {
+		p := newPool(t, Options{Workers: 8, Backend: b, Wake: w, Gated: true})
+		waitParked(t, p)
+		wakesPerCall := uint64(1)
+		if w == Targeted || w == Spin {
+			wakesPerCall = 0
+		}
+		var j countJob
+		batch := make([]jobs.Job, 65)
+		for i := range batch {
+			batch[i] = &j
+		}
+		ctx := timeoutCtx(t)
+
+		before := p.Stats()
+		require.NoError(t, p.EnqueueBatch(batch))
+		d := p.Stats().Sub(before)
+		assert.EqualValues(t, 1, d.EnqueueLockAcquisitions, "batch: lock acquisitions")
+		assert.EqualValues(t, wakesPerCall, d.EnqueueWakeCalls, "batch: wake calls")
+		startBefore := p.coord.wakeCalls.Load()
+		p.Start()
+		assert.EqualValues(t, 1, p.coord.wakeCalls.Load()-startBefore, "Start: one wake call")
+		require.NoError(t, p.Join(ctx))
+		assert.EqualValues(t, 65, j.runs.Load())
+		if b == Goroutines {
+			assert.Zero(t, p.Stats().FutexCalls)
+		}
+
+		waitParked(t, p)
+		before = p.Stats()
+		for range 65 {
+			require.NoError(t, p.Enqueue(&j))
+		}
+		d = p.Stats().Sub(before)
+		assert.EqualValues(t, 65, d.EnqueueLockAcquisitions, "per-job: lock acquisitions")
+		assert.EqualValues(t, 65*wakesPerCall, d.EnqueueWakeCalls, "per-job: wake calls")
+		p.Start()
+		require.NoError(t, p.Join(ctx))
+		assert.EqualValues(t, 130, j.runs.Load())
+	})
+}
+
+func TestJoinReportsPanicsAndPoolKeepsWorking(t *testing.T) {
+	forEachConfig(t, func(t *testing.T, b Backend, w WakePolicy) {
+		p := newPool(t, Options{Workers: 2, Backend: b, Wake: w})
+		boom := errors.New("boom")
+		var ok countJob
+		require.NoError(t, p.Enqueue(jobs.Func(func(int) { panic(boom) })))
+		require.NoError(t, p.Enqueue(&ok))
+		require.NoError(t, p.Enqueue(jobs.Func(func(int) { panic("plain value") })))
+		err := p.Join(timeoutCtx(t))
+		require.Error(t, err)
+		assert.ErrorIs(t, err, ErrJobPanicked)
+		assert.ErrorIs(t, err, boom)
+		var pe *PanicError
+		require.ErrorAs(t, err, &pe)
+		assert.Contains(t, err.Error(), "plain value")
+		assert.NotEmpty(t, pe.Stack)
+
+		// The panics were reported once; the pool still works.
+		require.NoError(t, p.Enqueue(&ok))
+		require.NoError(t, p.Join(timeoutCtx(t)))
+		assert.EqualValues(t, 2, ok.runs.Load())
+		assert.EqualValues(t, 4, p.Stats().TotalJobsRun())
+	})
+}
+
+func TestJobCallingGoexitIsReportedAndReplaced(t *testing.T) {
+	forEachConfig(t, func(t *testing.T, b Backend, w WakePolicy) {
+		p := newPool(t, Options{Workers: 1, Backend: b, Wake: w})
+		require.NoError(t, p.Enqueue(jobs.Func(func(int) { runtimeGoexit() })))
+		err := p.Join(timeoutCtx(t))
+		assert.ErrorIs(t, err, ErrJobPanicked)
+		assert.ErrorIs(t, err, errGoexit)
+		var j countJob
+		require.NoError(t, p.Enqueue(&j))
+		require.NoError(t, p.Join(timeoutCtx(t)))
+		assert.EqualValues(t, 1, j.runs.Load())
+		require.NoError(t, p.Close())
+	})
+}
+
+func TestJoinHonoursContext(t *testing.T) {
+	forEachConfig(t, func(t *testing.T, b Backend, w WakePolicy) {
+		p := newPool(t, Options{Workers: 1, Backend: b, Wake: w})
+		release := make(chan struct{})
+		require.NoError(t, p.Enqueue(jobs.Func(func(int) { <-release })))
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+		defer cancel()
+		err := p.Join(ctx)
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+		close(release)
+		require.NoError(t, p.Join(timeoutCtx(t)))
+	})
+}
+
+func TestCloseDrainsIsIdempotentAndRefusesWork(t *testing.T) {
+	forEachConfig(t, func(t *testing.T, b Backend, w WakePolicy) {
+		for _, gated := range []bool{false, true} {
+			p, err := New(Options{Workers: 3, Backend: b, Wake: w, Gated: gated})
+			require.NoError(t, err)
+			var j countJob
+			var slow atomic.Int64
+			for range 50 {
+				require.NoError(t, p.Enqueue(&j))
+			}
+			require.NoError(t, p.Enqueue(jobs.Func(func(int) { time.Sleep(time.Millisecond); slow.Add(1) })))
+			batch := []jobs.Job{&j, &j, &j}
+			require.NoError(t, p.EnqueueBatch(batch))
+			require.NoError(t, p.Close())
+			assert.EqualValues(t, 53, j.runs.Load(), "Close must run every accepted job")
+			assert.EqualValues(t, 1, slow.Load())
+			require.NoError(t, p.Close())
+			assert.ErrorIs(t, p.Enqueue(&j), ErrClosed)
+			assert.ErrorIs(t, p.EnqueueBatch(batch), ErrClosed)
+			require.NoError(t, p.Join(timeoutCtx(t)))
+			assert.EqualValues(t, 54, p.Stats().TotalJobsRun())
+		}
+	})
+}
+
+func TestNilJobsAreRejected(t *testing.T) {
+	p := newPool(t, Options{Workers: 1})
+	var j countJob
+	assert.ErrorIs(t, p.Enqueue(nil), ErrNilJob)
+	assert.ErrorIs(t, p.EnqueueBatch([]jobs.Job{&j, nil}), ErrNilJob)
+	require.NoError(t, p.EnqueueBatch(nil))
+	require.NoError(t, p.Join(timeoutCtx(t)))
+	assert.Zero(t, j.runs.Load(), "a rejected batch queues nothing")
+}
+
+func TestEnqueueBatchCopiesTheSlice(t *testing.T) {
+	p := newPool(t, Options{Workers: 2, Gated: true})
+	var a, b countJob
+	batch := []jobs.Job{&a, &a}
+	require.NoError(t, p.EnqueueBatch(batch))
+	batch[0], batch[1] = &b, &b // reuse before the jobs run
+	require.NoError(t, p.Join(timeoutCtx(t)))
+	assert.EqualValues(t, 2, a.runs.Load())
+	assert.Zero(t, b.runs.Load())
+}
+
+func TestWorkerIndexIsInRange(t *testing.T) {
+	forEachConfig(t, func(t *testing.T, b Backend, w WakePolicy) {
+		p := newPool(t, Options{Workers: 3, Backend: b, Wake: w})
+		var bad atomic.Int64
+		for range 100 {
+			require.NoError(t, p.Enqueue(jobs.Func(func(worker int) {
+				if worker < 0 || worker >= 3 {
+					bad.Add(1)
+				}
+			})))
+		}
+		require.NoError(t, p.Join(timeoutCtx(t)))
+		assert.Zero(t, bad.Load())
+		s := p.Stats()
+		assert.EqualValues(t, 100, s.TotalJobsRun())
+	})
+}
+
+func TestStatsSub(t *testing.T) {
+	a := Stats{LockAcquisitions: 10, FutexCalls: 7, JobsRun: []uint64{5, 6}}
+	b := Stats{LockAcquisitions: 4, FutexCalls: 2, JobsRun: []uint64{1, 2}}
+	d := a.Sub(b)
+	assert.EqualValues(t, 6, d.LockAcquisitions)
+	assert.EqualValues(t, 5, d.FutexCalls)
+	assert.Equal(t, []uint64{4, 4}, d.JobsRun)
+	assert.EqualValues(t, 8, d.TotalJobsRun())
+}
+
+type recordingObserver struct {
+	starts, ends, enqueued, woken, futile atomic.Int64
+}
+
+func (o *recordingObserver) JobStart(int)   { o.starts.Add(1) }
+func (o *recordingObserver) JobEnd(int)     { o.ends.Add(1) }
+func (o *recordingObserver) Enqueued(n int) { o.enqueued.Add(int64(n)) }
+func (o *recordingObserver) Woken(int)      { o.woken.Add(1) }
+func (o *recordingObserver) FutileWake(int) { o.futile.Add(1) }
+
+func TestObserverSeesEveryEvent(t *testing.T) {
+	obs := new(recordingObserver)
+	p := newPool(t, Options{Workers: 2, Gated: true, Observer: obs})
+	var j countJob
+	require.NoError(t, p.Enqueue(&j))
+	require.NoError(t, p.EnqueueBatch([]jobs.Job{&j, &j}))
+	p.Start()
+	require.NoError(t, p.Join(timeoutCtx(t)))
+	require.NoError(t, p.Close())
+	s := p.Stats()
+	assert.EqualValues(t, 3, obs.enqueued.Load())
+	assert.EqualValues(t, 3, obs.starts.Load())
+	assert.EqualValues(t, 3, obs.ends.Load())
+	assert.EqualValues(t, s.WorkersWoken, obs.woken.Load())
+	assert.EqualValues(t, s.FutileWakeups, obs.futile.Load())
+}

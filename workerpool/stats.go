@@ -1,0 +1,113 @@
+package workerpool
+
+import "sync/atomic"
+
+// Stats are the pool's cumulative counters since New. Every field is exact:
+// each event is counted once, by the goroutine that caused it, in a counter
+// no other goroutine writes (see counters), and Stats sums them on read.
+// A snapshot taken while the pool works is a consistent sum of per-counter
+// values but not an atomic cut across counters.
+type Stats struct {
+	// EnqueueLockAcquisitions counts queue-lock acquisitions by Enqueue
+	// and EnqueueBatch: one per call that reached the queue.
+	EnqueueLockAcquisitions uint64
+	// LockAcquisitions counts every queue-lock acquisition: the enqueue
+	// side, workers, Start, Join and Close.
+	LockAcquisitions uint64
+	// EnqueueWakeCalls counts wake operations made by Enqueue and
+	// EnqueueBatch: one broadcast or signal call (Broadcast, Signal), one
+	// semaphore release (Spin) or one targeted unpark (Targeted). On the
+	// Threads backend each such call makes at most one futex wake.
+	EnqueueWakeCalls uint64
+	// WakeCalls counts every wake operation aimed at workers, including
+	// those of Start, Close and chained wakes by workers. Wakes of goroutines
+	// waiting in Join are not counted here (they are in FutexCalls).
+	WakeCalls uint64
+	// WorkersWoken counts the times a waiting worker resumed after a wake
+	// (for Spin, also when a spinning worker took a release).
+	WorkersWoken uint64
+	// FutileWakeups counts wake-ups that found no job the worker may run:
+	// the queue was empty or the gate closed.
+	FutileWakeups uint64
+	// FutexCalls counts futex system calls by every goroutine and thread
+	// using the pool (Threads backend; always 0 on Goroutines).
+	FutexCalls uint64
+	// JobsRun[i] counts the jobs worker i has run.
+	JobsRun []uint64
+}
+
+// TotalJobsRun returns the sum of JobsRun.
+func (s Stats) TotalJobsRun() uint64 {
+	var n uint64
+	for _, j := range s.JobsRun {
+		n += j
+	}
+	return n
+}
+
+// Sub returns s − prev field by field: the cost of what happened between
+// two snapshots of the same pool.
+func (s Stats) Sub(prev Stats) Stats {
+	d := Stats{
+		EnqueueLockAcquisitions: s.EnqueueLockAcquisitions - prev.EnqueueLockAcquisitions,
+		LockAcquisitions:        s.LockAcquisitions - prev.LockAcquisitions,
+		EnqueueWakeCalls:        s.EnqueueWakeCalls - prev.EnqueueWakeCalls,
+		WakeCalls:               s.WakeCalls - prev.WakeCalls,
+		WorkersWoken:            s.WorkersWoken - prev.WorkersWoken,
+		FutileWakeups:           s.FutileWakeups - prev.FutileWakeups,
+		FutexCalls:              s.FutexCalls - prev.FutexCalls,
+		JobsRun:                 make([]uint64, len(s.JobsRun)),
+	}
+	for i := range d.JobsRun {
+		d.JobsRun[i] = s.JobsRun[i]
+		if i < len(prev.JobsRun) {
+			d.JobsRun[i] -= prev.JobsRun[i]
+		}
+	}
+	return d
+}
+
+// cacheLine is the padding unit that keeps one writer's counters off every
+// other writer's cache line (128 covers adjacent-line prefetch on x86).
+const cacheLine = 128
+
+// counters is one writer's set of counters. Each set has a single writer at
+// a time — a worker, or whoever holds the queue lock for the enqueue set —
+// or, for the rarely used coordinator set, atomic adds; the atomics let
+// Stats read without taking any lock.
+type counters struct {
+	locks, wakeCalls, woken, futile, futex, jobs atomic.Uint64
+	_                                            [cacheLine - 6*8]byte
+}
+
+func (c *counters) addFutex(n int) {
+	if n != 0 {
+		c.futex.Add(uint64(n))
+	}
+}
+
+func (c *counters) addTo(s *Stats) {
+	s.LockAcquisitions += c.locks.Load()
+	s.WakeCalls += c.wakeCalls.Load()
+	s.WorkersWoken += c.woken.Load()
+	s.FutileWakeups += c.futile.Load()
+	s.FutexCalls += c.futex.Load()
+}
+
+// Stats returns the pool's counters. It takes no lock and may be called at
+// any time, also after Close.
+func (p *Pool) Stats() Stats {
+	s := Stats{
+		EnqueueLockAcquisitions: p.enq.locks.Load(),
+		EnqueueWakeCalls:        p.enq.wakeCalls.Load(),
+		JobsRun:                 make([]uint64, len(p.workers)),
+	}
+	p.enq.addTo(&s)
+	p.coord.addTo(&s)
+	for i := range p.workers {
+		w := &p.workers[i]
+		w.c.addTo(&s)
+		s.JobsRun[i] = w.c.jobs.Load()
+	}
+	return s
+}
