@@ -44,12 +44,13 @@ type Reader struct {
 	off    int64 // offset of the next unread byte
 	header Header
 
-	hdr  blockHeader
-	body []byte
-	pos  int // next record in body
-	left uint32
-	prev uint64 // last sequence number returned from this block
-	ws   *writerState
+	hdr     blockHeader
+	blockAt int64 // offset of the current block
+	body    []byte
+	pos     int // next record in body
+	left    uint32
+	prev    uint64 // last sequence number returned from this block
+	ws      *writerState
 
 	writers map[uint32]*writerState
 	counts  []WriterCounts
@@ -65,7 +66,7 @@ type writerState struct {
 
 // Open reads and checks the file header.
 func Open(r io.Reader) (*Reader, error) {
-	rd := &Reader{r: bufio.NewReaderSize(r, 1<<20), writers: map[uint32]*writerState{}}
+	rd := &Reader{r: bufio.NewReaderSize(r, 256<<10), writers: map[uint32]*writerState{}}
 	var h [fileHeaderSize]byte
 	if n, err := io.ReadFull(rd.r, h[:]); err != nil {
 		m := min(n, len(Magic))
@@ -130,8 +131,10 @@ func (r *Reader) Totals() (read, lost uint64) {
 	return read, lost
 }
 
+// corrupt reports a bad record at its own offset in the file.
 func (r *Reader) corrupt(format string, args ...any) error {
-	return fmt.Errorf("%w at byte %d: %s", ErrCorrupt, r.off, fmt.Sprintf(format, args...))
+	at := r.blockAt + blockHeaderSz + int64(r.pos)
+	return fmt.Errorf("%w at byte %d: %s", ErrCorrupt, at, fmt.Sprintf(format, args...))
 }
 
 func (r *Reader) readFull(b []byte, what string) error {
@@ -201,7 +204,7 @@ func (r *Reader) startEvents(at int64) error {
 		return fmt.Errorf("%w at byte %d: writer %d sequence %d goes back (expected ≥ %d)", ErrCorrupt, at, h.writer, h.first, ws.next)
 	}
 	ws.seen = true
-	r.ws, r.pos, r.left = ws, 0, h.count
+	r.ws, r.pos, r.left, r.blockAt = ws, 0, h.count, at
 	return nil
 }
 
