@@ -1,0 +1,180 @@
+package benchmarks
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/gcbench/gcbench/jobs"
+	"github.com/gcbench/gcbench/workerpool"
+)
+
+func allContenders() []contender { return append(append([]contender{}, peers...), ours...) }
+
+// benchTasks runs n tasks per operation on every contender and reports the
+// cost per task. It fails if any task ran other than exactly once.
+func benchTasks(b *testing.B, n int, newTask func() task) {
+	for _, c := range allContenders() {
+		b.Run("pool="+c.name, func(b *testing.B) {
+			r, err := c.new(workers())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.close()
+			t := newTask()
+			b.ResetTimer()
+			start := time.Now()
+			for range b.N {
+				if err := r.run(n, t); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N*n), "ns/task")
+			b.StopTimer()
+			if got, want := t.count(), int64(b.N*n); got != want {
+				b.Fatalf("%d tasks ran, want %d", got, want)
+			}
+		})
+	}
+}
+
+// BenchmarkTiny queues 1M and 10M tiny tasks per operation and waits for
+// them: pure dispatch cost. The 10M size runs only with GCBENCH_LARGE=1
+// (the README's command sets it): a goroutine per task alone takes tens of
+// seconds there, too long for CI's one-iteration pass.
+func BenchmarkTiny(b *testing.B) {
+	sizes := []int{1_000_000}
+	if os.Getenv("GCBENCH_LARGE") == "1" {
+		sizes = append(sizes, 10_000_000)
+	}
+	for _, n := range sizes {
+		b.Run(fmt.Sprintf("n=%dM", n/1_000_000), func(b *testing.B) {
+			benchTasks(b, n, func() task { return new(tiny) })
+		})
+	}
+}
+
+// BenchmarkCPU queues 1M tasks of about 1 µs of CPU work each: dispatch
+// cost next to useful work.
+func BenchmarkCPU(b *testing.B) {
+	b.Run("n=1M", func(b *testing.B) {
+		benchTasks(b, 1_000_000, func() task { return new(cpu) })
+	})
+}
+
+// roundJobs is one simulated minor collection's job count at 8 workers:
+// 8*4 major-heap scan jobs + 8*4 LOS scan jobs + 1 roots job.
+const roundJobs = 65
+
+// roundsPerOp rounds make one benchmark operation.
+const roundsPerOp = 1000
+
+// A roundRunner runs one round of roundJobs jobs and waits for all of them.
+type roundRunner interface {
+	round(t task) error
+	close()
+}
+
+type roundContender struct {
+	name string
+	new  func(workers int) (roundRunner, error)
+}
+
+// tasksRound adapts a task runner: a round is roundJobs tasks, waited for.
+type tasksRound struct{ runner }
+
+func (r tasksRound) round(t task) error { return r.run(roundJobs, t) }
+
+func asRounds(c contender) roundContender {
+	return roundContender{c.name, func(w int) (roundRunner, error) {
+		r, err := c.new(w)
+		if err != nil {
+			return nil, err
+		}
+		return tasksRound{r}, nil
+	}}
+}
+
+// gatedRound is gcbench's pool gated, as SGen runs a parallel collection:
+// the jobs are queued while workers may not take them, then Start opens the
+// gate and Join closes it again.
+type gatedRound struct {
+	p     *workerpool.Pool
+	batch bool
+	buf   []jobs.Job
+}
+
+func newGated(batch bool, wake workerpool.WakePolicy) func(int) (roundRunner, error) {
+	return func(w int) (roundRunner, error) {
+		p, err := workerpool.New(workerpool.Options{Workers: w, Wake: wake, Gated: true})
+		if err != nil {
+			return nil, err
+		}
+		return &gatedRound{p: p, batch: batch, buf: make([]jobs.Job, roundJobs)}, nil
+	}
+}
+
+func (g *gatedRound) round(t task) error {
+	if g.batch {
+		for i := range g.buf {
+			g.buf[i] = t
+		}
+		if err := g.p.EnqueueBatch(g.buf); err != nil {
+			return err
+		}
+	} else {
+		for range roundJobs {
+			if err := g.p.Enqueue(t); err != nil {
+				return err
+			}
+		}
+	}
+	g.p.Start()
+	return g.p.Join(context.Background())
+}
+func (g *gatedRound) close() { _ = g.p.Close() }
+
+func roundContenders() []roundContender {
+	var cs []roundContender
+	for _, c := range allContenders() {
+		cs = append(cs, asRounds(c))
+	}
+	return append(cs,
+		roundContender{"gcbench-gated-enqueue-broadcast", newGated(false, workerpool.Broadcast)},
+		roundContender{"gcbench-gated-batch-broadcast", newGated(true, workerpool.Broadcast)},
+		roundContender{"gcbench-gated-batch-targeted", newGated(true, workerpool.Targeted)},
+	)
+}
+
+// BenchmarkRounds runs rounds of 65 jobs of about 1 µs each, one round at a
+// time, and reports the cost per round. Every contender can run a round and
+// wait for it; only gcbench's pool can also hold the jobs behind a gate
+// until the whole round is queued (see README.md's table).
+func BenchmarkRounds(b *testing.B) {
+	for _, c := range roundContenders() {
+		b.Run("pool="+c.name, func(b *testing.B) {
+			r, err := c.new(workers())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.close()
+			t := new(cpu)
+			b.ResetTimer()
+			start := time.Now()
+			for range b.N {
+				for range roundsPerOp {
+					if err := r.round(t); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N*roundsPerOp), "ns/round")
+			b.StopTimer()
+			if got, want := t.count(), int64(b.N*roundsPerOp*roundJobs); got != want {
+				b.Fatalf("%d jobs ran, want %d", got, want)
+			}
+		})
+	}
+}
