@@ -48,8 +48,10 @@ func (s *Session) readLoop() {
 			}
 		}
 		pause.Reset(s.opt.FlushInterval)
+		s.pausing.Store(true)
 		select {
 		case <-pause.C:
+			s.pausing.Store(false)
 		case <-s.done:
 			pause.Stop()
 			s.finish(&fs)

@@ -107,6 +107,7 @@ type Session struct {
 
 	closed      atomic.Bool
 	wakePending atomic.Bool   // a wake-up is in s.wake or about to be
+	pausing     atomic.Bool   // the reader is in its pause after a flush (tests)
 	wake        chan struct{} // writers → reader: a new buffer was started
 	done        chan struct{} // closed by Close
 	finished    chan struct{} // closed when the reader has written the end block

@@ -186,8 +186,8 @@ func TestExactAccounting(t *testing.T) {
 	}
 }
 
-// fillUntilDrop writes into a session whose reader is parked for an hour
-// until the budget is exhausted.
+// fillUntilDrop writes into a session until the budget is exhausted and
+// the reader is in its hour-long pause, so that nothing frees budget.
 func fillUntilDrop(t *testing.T, pol Policy) (*Session, *Writer) {
 	t.Helper()
 	s, err := NewSession(io.Discard, Options{Limit: MinLimit * 4, Policy: pol, FlushInterval: time.Hour})
@@ -196,13 +196,20 @@ func fillUntilDrop(t *testing.T, pol Policy) (*Session, *Writer) {
 	}
 	w, _ := s.NewWriter()
 	p := make([]byte, 200)
-	for i := 0; ; i++ {
-		if !w.Write(KindStress, 0, p) {
+	for round := 0; ; round++ {
+		paused := s.pausing.Load() // if so, no flush runs during this round
+		for i := 0; w.Write(KindStress, 0, p); i++ {
+			if i > 1e6 {
+				t.Fatal("budget never ran out")
+			}
+		}
+		if paused {
 			return s, w
 		}
-		if i > 1e6 {
-			t.Fatal("budget never ran out")
+		if round > 1e4 {
+			t.Fatal("reader never paused")
 		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
