@@ -192,3 +192,9 @@ func formatForFile(name string) analysis.Format {
 	}
 	return analysis.Text
 }
+
+// formatForPlot returns the plot format a file name asks for ("png",
+// "svg"), lower case, or its extension if it is neither.
+func formatForPlot(name string) string {
+	return strings.ToLower(strings.TrimPrefix(filepath.Ext(name), "."))
+}
