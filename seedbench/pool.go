@@ -1,0 +1,403 @@
+package seedbench
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gcbench/gcbench/jobs"
+	"github.com/gcbench/gcbench/workerpool"
+)
+
+// PoolProtocol is one of the DedicatedThreadPool benchmark protocols.
+type PoolProtocol int
+
+const (
+	// Throughput queues every item at once, then waits for all of them
+	// (the seed: 10,000,000 items; 3.88 s before its fix, 1.08 s after).
+	Throughput PoolProtocol = iota
+	// Latency submits one item and waits for it, again and again: every
+	// round trip finds the workers idle and pays a wake-up (the seed:
+	// 300,000 round trips; 7.23 s before, 0.224 s after).
+	Latency
+)
+
+var protocolNames = [...]string{Throughput: "throughput", Latency: "latency"}
+
+func (p PoolProtocol) String() string {
+	if p < 0 || int(p) >= len(protocolNames) {
+		return fmt.Sprintf("PoolProtocol(%d)", int(p))
+	}
+	return protocolNames[p]
+}
+
+// ParsePoolProtocol returns the protocol named s.
+func ParsePoolProtocol(s string) (PoolProtocol, error) {
+	for i, n := range protocolNames {
+		if strings.EqualFold(s, n) {
+			return PoolProtocol(i), nil
+		}
+	}
+	return 0, fmt.Errorf("%w: unknown protocol %q (want throughput or latency)", ErrInvalidOptions, s)
+}
+
+// PoolContender is one way of running items: the baseline (a goroutine per
+// item and a sync.WaitGroup), or gcbench's pool with a backend, a wake
+// policy, and per-item Enqueue or EnqueueBatch.
+type PoolContender struct {
+	Baseline bool
+	Backend  workerpool.Backend
+	Wake     workerpool.WakePolicy
+	Batch    bool
+}
+
+// BaselineName is the name of the goroutine-per-item contender.
+const BaselineName = "goroutine-per-item"
+
+// String names the contender: "goroutine-per-item", or
+// "backend/wake/enqueue" or "backend/wake/batch".
+func (c PoolContender) String() string {
+	if c.Baseline {
+		return BaselineName
+	}
+	return c.Backend.String() + "/" + c.Wake.String() + "/" + c.api()
+}
+
+func (c PoolContender) api() string {
+	switch {
+	case c.Baseline:
+		return "go"
+	case c.Batch:
+		return "batch"
+	}
+	return "enqueue"
+}
+
+// PoolRun is one run of one protocol by one contender.
+type PoolRun struct {
+	Contender PoolContender
+	Protocol  PoolProtocol
+	// Items is how many items Throughput queues, or how many round trips
+	// Latency makes; ≥ 1.
+	Items int
+	// Workers is the pool's size (ignored by the baseline); ≥ 1.
+	Workers int
+	// BatchSize is how many items one EnqueueBatch call queues in the
+	// Throughput protocol; 0 queues them all in one call. The pool copies
+	// the jobs, so one slice of this size is reused.
+	BatchSize int
+}
+
+// countJob is the tiny item: it counts itself, as the seed harness's items
+// decrement a shared counter, so a run can check that every item ran once.
+type countJob struct{ n atomic.Int64 }
+
+func (j *countJob) Run(int) { j.n.Add(1) }
+
+// RunPool runs one protocol once and returns its wall time: from the first
+// submission until the last item has run (Throughput), or the sum of every
+// round trip (Latency). Pool start-up and shutdown are not timed. It fails
+// if any item ran other than exactly once.
+func RunPool(ctx context.Context, r PoolRun) (time.Duration, error) {
+	if r.Items < 1 || r.Workers < 1 || r.BatchSize < 0 {
+		return 0, fmt.Errorf("%w: items = %d, workers = %d, batch size = %d", ErrInvalidOptions, r.Items, r.Workers, r.BatchSize)
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("pool %v: %w", r.Protocol, err)
+	}
+	job := new(countJob)
+	var elapsed time.Duration
+	var err error
+	if r.Contender.Baseline {
+		elapsed, err = runGoroutines(ctx, r, job)
+	} else {
+		elapsed, err = runOurPool(ctx, r, job)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("pool %v, %v: %w", r.Protocol, r.Contender, err)
+	}
+	if got := job.n.Load(); got != int64(r.Items) {
+		return 0, fmt.Errorf("pool %v, %v: %d items ran, want %d", r.Protocol, r.Contender, got, r.Items)
+	}
+	return elapsed, nil
+}
+
+// ctxEvery is how many items pass between context checks.
+const ctxEvery = 4096
+
+func runGoroutines(ctx context.Context, r PoolRun, job *countJob) (time.Duration, error) {
+	var wg sync.WaitGroup
+	item := func() { job.Run(jobs.Inline) }
+	start := time.Now()
+	for i := range r.Items {
+		if i%ctxEvery == 0 && ctx.Err() != nil {
+			wg.Wait()
+			return 0, ctx.Err()
+		}
+		wg.Go(item)
+		if r.Protocol == Latency {
+			wg.Wait()
+		}
+	}
+	wg.Wait()
+	return time.Since(start), nil
+}
+
+func runOurPool(ctx context.Context, r PoolRun, job *countJob) (time.Duration, error) {
+	c := r.Contender
+	p, err := workerpool.New(workerpool.Options{Workers: r.Workers, Backend: c.Backend, Wake: c.Wake})
+	if err != nil {
+		return 0, err
+	}
+	defer p.Close()
+	size := r.BatchSize
+	switch {
+	case r.Protocol == Latency:
+		size = 1
+	case size == 0 || size > r.Items:
+		size = r.Items
+	}
+	batch := make([]jobs.Job, size)
+	for i := range batch {
+		batch[i] = job
+	}
+	start := time.Now()
+	switch {
+	case r.Protocol == Latency:
+		for i := range r.Items {
+			if c.Batch {
+				err = p.EnqueueBatch(batch)
+			} else {
+				err = p.Enqueue(job)
+			}
+			if err == nil {
+				err = p.Join(ctx)
+			}
+			if err == nil && i%ctxEvery == 0 {
+				err = ctx.Err()
+			}
+			if err != nil {
+				return 0, err
+			}
+		}
+	case c.Batch:
+		for left := r.Items; left > 0; left -= size {
+			if err := p.EnqueueBatch(batch[:min(left, size)]); err != nil {
+				return 0, err
+			}
+		}
+	default:
+		for range r.Items {
+			if err := p.Enqueue(job); err != nil {
+				return 0, err
+			}
+		}
+	}
+	if err := p.Join(ctx); err != nil {
+		return 0, err
+	}
+	elapsed := time.Since(start)
+	if err := p.Close(); err != nil {
+		return 0, err
+	}
+	return elapsed, nil
+}
+
+// PoolOptions configures ComparePool. The zero value reproduces the seed's
+// protocols with every backend and wake policy.
+type PoolOptions struct {
+	Protocols   []PoolProtocol          // default Throughput, Latency
+	Items       int                     // Throughput items; default 10,000,000
+	RoundTrips  int                     // Latency round trips; default 300,000
+	Repetitions int                     // default 5
+	Workers     int                     // pool size; default GOMAXPROCS
+	BatchSize   int                     // items per EnqueueBatch call in Throughput; default 1024; -1 = all at once
+	Backends    []workerpool.Backend    // default Goroutines, Threads
+	Wakes       []workerpool.WakePolicy // default Broadcast, Signal, Targeted, Spin
+	// Progress, if set, is called after each run with the runs done and
+	// the total, from the calling goroutine.
+	Progress func(done, total int)
+}
+
+// Defaults for PoolOptions' zero fields.
+const (
+	DefaultPoolItems       = 10_000_000
+	DefaultPoolRoundTrips  = 300_000
+	DefaultPoolRepetitions = 5
+	DefaultPoolBatchSize   = 1024
+)
+
+func (o PoolOptions) withDefaults() (PoolOptions, error) {
+	if len(o.Protocols) == 0 {
+		o.Protocols = []PoolProtocol{Throughput, Latency}
+	}
+	if o.Items == 0 {
+		o.Items = DefaultPoolItems
+	}
+	if o.RoundTrips == 0 {
+		o.RoundTrips = DefaultPoolRoundTrips
+	}
+	if o.Repetitions == 0 {
+		o.Repetitions = DefaultPoolRepetitions
+	}
+	if o.Workers == 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	switch o.BatchSize {
+	case 0:
+		o.BatchSize = DefaultPoolBatchSize
+	case -1:
+		o.BatchSize = 0
+	}
+	if len(o.Backends) == 0 {
+		o.Backends = []workerpool.Backend{workerpool.Goroutines, workerpool.Threads}
+	}
+	if len(o.Wakes) == 0 {
+		o.Wakes = []workerpool.WakePolicy{workerpool.Broadcast, workerpool.Signal, workerpool.Targeted, workerpool.Spin}
+	}
+	switch {
+	case o.Items < 1 || o.RoundTrips < 1:
+		return o, fmt.Errorf("%w: items = %d, round trips = %d, want ≥ 1", ErrInvalidOptions, o.Items, o.RoundTrips)
+	case o.Repetitions < 1:
+		return o, fmt.Errorf("%w: repetitions = %d, want ≥ 1", ErrInvalidOptions, o.Repetitions)
+	case o.Workers < 1 || o.Workers > workerpool.MaxWorkers:
+		return o, fmt.Errorf("%w: workers = %d, want 1..%d", ErrInvalidOptions, o.Workers, workerpool.MaxWorkers)
+	case o.BatchSize < 0:
+		return o, fmt.Errorf("%w: batch size = %d, want ≥ 1 or -1 for all at once", ErrInvalidOptions, o.BatchSize)
+	}
+	for _, p := range o.Protocols {
+		if p != Throughput && p != Latency {
+			return o, fmt.Errorf("%w: protocol %v", ErrInvalidOptions, p)
+		}
+	}
+	return o, nil
+}
+
+// Contenders lists the contenders ComparePool runs for these options: the
+// baseline first, then every backend × wake policy × {Enqueue, EnqueueBatch}.
+func (o PoolOptions) Contenders() []PoolContender {
+	o, _ = o.withDefaults()
+	cs := []PoolContender{{Baseline: true}}
+	for _, b := range o.Backends {
+		for _, w := range o.Wakes {
+			for _, batch := range []bool{false, true} {
+				cs = append(cs, PoolContender{Backend: b, Wake: w, Batch: batch})
+			}
+		}
+	}
+	return cs
+}
+
+// PoolReport is the protocols' table: one row per contender.
+type PoolReport struct {
+	Workers     int       `json:"workers"`
+	Items       int       `json:"throughput_items"`
+	RoundTrips  int       `json:"latency_round_trips"`
+	BatchSize   int       `json:"batch_size"` // 0: all items in one EnqueueBatch
+	Repetitions int       `json:"repetitions"`
+	Rows        []PoolRow `json:"rows"`
+}
+
+// PoolRow is one contender's medians for each protocol that ran.
+type PoolRow struct {
+	Contender  string     `json:"contender"`
+	Backend    string     `json:"backend,omitempty"`
+	Wake       string     `json:"wake,omitempty"`
+	API        string     `json:"api"` // "go", "enqueue" or "batch"
+	Throughput *PoolStats `json:"throughput,omitempty"`
+	Latency    *PoolStats `json:"latency,omitempty"`
+}
+
+// PoolStats summarizes one contender's repetitions of one protocol.
+type PoolStats struct {
+	Seconds   float64 `json:"seconds"`     // median wall time
+	PerItemNs float64 `json:"per_item_ns"` // median / items (or round trips)
+	// Speedup is the baseline's median time over this contender's: above 1
+	// the contender is faster than a goroutine per item.
+	Speedup float64   `json:"speedup_vs_goroutines"`
+	Samples []float64 `json:"samples_seconds"`
+}
+
+// ComparePool runs every protocol for every contender, interleaved: each
+// repetition runs each contender once per protocol, starting the rotation
+// one contender later than the previous repetition, so that drift on a
+// shared machine hits all contenders alike.
+func ComparePool(ctx context.Context, opt PoolOptions) (*PoolReport, error) {
+	opt, err := opt.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	cs := opt.Contenders()
+	samples := make(map[PoolProtocol][][]float64)
+	for _, p := range opt.Protocols {
+		samples[p] = make([][]float64, len(cs))
+	}
+	total, done := opt.Repetitions*len(opt.Protocols)*len(cs), 0
+	for rep := range opt.Repetitions {
+		for _, proto := range opt.Protocols {
+			items := opt.Items
+			if proto == Latency {
+				items = opt.RoundTrips
+			}
+			for k := range cs {
+				i := (k + rep) % len(cs)
+				d, err := RunPool(ctx, PoolRun{Contender: cs[i], Protocol: proto, Items: items, Workers: opt.Workers, BatchSize: opt.BatchSize})
+				if err != nil {
+					return nil, err
+				}
+				samples[proto][i] = append(samples[proto][i], d.Seconds())
+				if done++; opt.Progress != nil {
+					opt.Progress(done, total)
+				}
+			}
+		}
+	}
+	rep := &PoolReport{Workers: opt.Workers, Items: opt.Items, RoundTrips: opt.RoundTrips, BatchSize: opt.BatchSize, Repetitions: opt.Repetitions}
+	for i, c := range cs {
+		row := PoolRow{Contender: c.String(), API: c.api()}
+		if !c.Baseline {
+			row.Backend, row.Wake = c.Backend.String(), c.Wake.String()
+		}
+		for _, proto := range opt.Protocols {
+			items := opt.Items
+			if proto == Latency {
+				items = opt.RoundTrips
+			}
+			st := &PoolStats{Seconds: Median(samples[proto][i]), Samples: samples[proto][i]}
+			st.PerItemNs = st.Seconds * 1e9 / float64(items)
+			st.Speedup = Median(samples[proto][0]) / st.Seconds
+			if proto == Throughput {
+				row.Throughput = st
+			} else {
+				row.Latency = st
+			}
+		}
+		rep.Rows = append(rep.Rows, row)
+	}
+	return rep, nil
+}
+
+// Best returns the row with the highest speedup for protocol p among the
+// rows whose API is api ("enqueue" or "batch"), or nil if none ran.
+func (r *PoolReport) Best(p PoolProtocol, api string) *PoolRow {
+	var best *PoolRow
+	var bestSpeedup float64
+	for i := range r.Rows {
+		row := &r.Rows[i]
+		st := row.Throughput
+		if p == Latency {
+			st = row.Latency
+		}
+		if row.API != api || st == nil {
+			continue
+		}
+		if best == nil || st.Speedup > bestSpeedup {
+			best, bestSpeedup = row, st.Speedup
+		}
+	}
+	return best
+}
