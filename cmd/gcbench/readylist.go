@@ -28,7 +28,8 @@ func cmdReadylist(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	producers := fs.IntSlice("producers", seedbench.DefaultReadyListProducers, "producer goroutine counts to sweep")
 	events := fs.Int("events", seedbench.DefaultReadyListEvents, "events each producer generates")
 	reps := fs.Int("repetitions", seedbench.DefaultReadyListRepetitions, "runs of each list kind at each producer count (interleaved)")
-	formatName := fs.String("format", "text", "output format: "+strings.Join(analysis.FormatNames(), ", "))
+	var format analysis.Format
+	fs.Var(formatValue{&format}, "format", "output format: "+strings.Join(analysis.FormatNames(), ", "))
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			fmt.Fprintf(stdout, "usage: gcbench readylist [flags]\n\n"+
@@ -42,10 +43,6 @@ func cmdReadylist(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
-	}
-	format, err := analysis.ParseFormat(*formatName)
-	if err != nil {
-		return usagef("--format: %v", err)
 	}
 	opt := seedbench.ReadyListOptions{Producers: *producers, Events: *events, Repetitions: *reps}
 	for _, p := range opt.Producers {
