@@ -1,0 +1,174 @@
+package heap
+
+import (
+	"fmt"
+	"sync"
+)
+
+// block is a major block's metadata. It lives on the Go heap (a few bytes
+// per 16 KiB block) and has no pointers, so the host collector never scans
+// it. A block is owned by at most one AllocBuffer at a time; ownership
+// passes under majorState.mu.
+type block struct {
+	free    Addr   // head of the free list, threaded through word 0 of free slots
+	bump    uint16 // slots carved so far; slots ≥ bump were never used
+	live    uint16 // allocated objects
+	class   int8   // size class, -1 while the block is empty
+	hasRefs bool   // some object allocated here has reference slots
+}
+
+func (b *block) hasRoom(class int) bool {
+	return b.free != Nil || int(b.bump) < objectsPerBlock(class)
+}
+
+// majorState is the major heap's block array and the shared block lists.
+type majorState struct {
+	mu        sync.Mutex
+	blocks    []block
+	dirty     []uint32 // the epoch in which each block last had marked cards
+	highWater int      // blocks [0, highWater) have been used at least once
+	used      int      // blocks holding a size class (not empty)
+	empty     []int32  // empty blocks below highWater
+	partial   [NumSizeClasses][]int32
+	skipped   []int32 // partial blocks passed over because they are being card-scanned
+}
+
+func (m *majorState) init(h *Heap) {
+	n := int(h.cfg.MajorHeap / BlockSize)
+	m.blocks = make([]block, n)
+	m.dirty = make([]uint32, n)
+}
+
+// takeBlock hands a block of the given class to an allocation buffer: a
+// partially free block of that class if one is not being card-scanned in
+// this collection, else an empty block. One lock acquisition per block.
+func (h *Heap) takeBlock(class int) (int, error) {
+	m := &h.major
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for p := &m.partial[class]; len(*p) > 0; {
+		i := (*p)[len(*p)-1]
+		*p = (*p)[:len(*p)-1]
+		if h.minorPending && m.dirty[i] == h.epoch {
+			m.skipped = append(m.skipped, i)
+			continue
+		}
+		return int(i), nil
+	}
+	var i int
+	switch {
+	case len(m.empty) > 0:
+		i = int(m.empty[len(m.empty)-1])
+		m.empty = m.empty[:len(m.empty)-1]
+	case m.highWater < len(m.blocks):
+		i = m.highWater
+		m.highWater++
+	default:
+		return 0, fmt.Errorf("%w: all %d blocks of %d bytes are in use (MajorHeap = %d bytes)",
+			ErrMajorHeapFull, len(m.blocks), BlockSize, h.cfg.MajorHeap)
+	}
+	m.used++
+	m.blocks[i] = block{class: int8(class)}
+	return i, nil
+}
+
+// AllocBuffer allocates major-heap objects from blocks it owns, one block
+// per size class at a time, without any lock per object. The mutator has
+// one; a collector worker has one inside its Promoter.
+type AllocBuffer struct {
+	h   *Heap
+	cur [NumSizeClasses]int32 // owned block + 1, or 0
+}
+
+// NewAllocBuffer returns an empty allocation buffer.
+func (h *Heap) NewAllocBuffer() *AllocBuffer { return &AllocBuffer{h: h} }
+
+// alloc returns the address of a free slot of the class, taking a new
+// block when the current one is full.
+func (b *AllocBuffer) alloc(class int, refs bool) (Addr, error) {
+	h := b.h
+	for {
+		if i := int(b.cur[class]) - 1; i >= 0 {
+			blk := &h.major.blocks[i]
+			if refs {
+				blk.hasRefs = true
+			}
+			if a := blk.free; a != Nil {
+				blk.free = Addr(*h.word(a))
+				blk.live++
+				return a, nil
+			}
+			if int(blk.bump) < objectsPerBlock(class) {
+				a := h.majorBase + Addr(i)*BlockSize + Addr(int(blk.bump)*int(sizeClasses[class]))
+				blk.bump++
+				blk.live++
+				return a, nil
+			}
+		}
+		i, err := h.takeBlock(class)
+		if err != nil {
+			return Nil, err
+		}
+		b.cur[class] = int32(i) + 1
+	}
+}
+
+// unalloc returns a slot just taken by alloc to its block's free list.
+func (b *AllocBuffer) unalloc(a Addr) {
+	h := b.h
+	blk := &h.major.blocks[(a-h.majorBase)/BlockSize]
+	*h.word(a + 8) = 0
+	*h.word(a) = uint64(blk.free)
+	blk.free = a
+	blk.live--
+}
+
+// Release returns the buffer's blocks to the shared lists under one lock
+// acquisition; blocks with free slots become available to other buffers.
+func (b *AllocBuffer) Release() {
+	m := &b.h.major
+	m.mu.Lock()
+	for class, c := range b.cur {
+		if c == 0 {
+			continue
+		}
+		if i := c - 1; m.blocks[i].hasRoom(class) {
+			m.partial[class] = append(m.partial[class], i)
+		}
+		b.cur[class] = 0
+	}
+	m.mu.Unlock()
+}
+
+// AllocMajor allocates an object of size bytes (HeaderSize ≤ size ≤
+// MaxSmallObject) with nrefs nil reference slots and a seeded payload in the
+// major heap, from the mutator's allocation buffer.
+func (h *Heap) AllocMajor(size, nrefs int) (Addr, error) {
+	size, err := checkShape(size, nrefs)
+	if err != nil {
+		return Nil, err
+	}
+	if size > MaxSmallObject {
+		return Nil, fmt.Errorf("%w: %d bytes is a large object (> %d); use AllocLOS", ErrBadObject, size, MaxSmallObject)
+	}
+	class, _, _ := SizeClass(size)
+	a, err := h.mutator.alloc(class, nrefs > 0)
+	if err != nil {
+		return Nil, err
+	}
+	h.initObject(a, size, nrefs)
+	return a, nil
+}
+
+// MajorUsage reports the major heap's blocks: those holding objects and the total.
+func (h *Heap) MajorUsage() (usedBlocks, totalBlocks int) {
+	h.major.mu.Lock()
+	defer h.major.mu.Unlock()
+	return h.major.used, len(h.major.blocks)
+}
+
+// BlockClass returns the size class of major block i, or -1 if it is empty.
+func (h *Heap) BlockClass(i int) int { return int(h.major.blocks[i].class) }
+
+// BlockOf returns the index of the major block holding a (a must be in SpaceMajor).
+func (h *Heap) BlockOf(a Addr) int { return int((a - h.majorBase) / BlockSize) }

@@ -1,0 +1,155 @@
+package heap
+
+import (
+	"errors"
+	"fmt"
+)
+
+// PopulateConfig describes the old generation Populate builds.
+type PopulateConfig struct {
+	// MajorFill is the fraction of the major heap to fill with small
+	// objects, counted in slot bytes (0 ≤ MajorFill ≤ 0.95).
+	MajorFill float64
+	// LOSFill is the fraction of the LOS to fill with large objects (0 ≤ LOSFill ≤ 0.95).
+	LOSFill float64
+	// MaxLargeObject caps a large object's size (default 256 KiB).
+	MaxLargeObject int
+	// Seed drives the sizes and the graph's shape (not the payload, which
+	// comes from the heap's seed).
+	Seed uint64
+}
+
+// DefaultPopulateConfig fills the major heap to 60% and the LOS to 90%.
+func DefaultPopulateConfig() PopulateConfig {
+	return PopulateConfig{MajorFill: 0.6, LOSFill: 0.9, MaxLargeObject: 256 << 10, Seed: 1}
+}
+
+// Validate names the first field out of range, wrapping ErrInvalidConfig.
+func (c PopulateConfig) Validate() error {
+	switch {
+	case !(c.MajorFill >= 0 && c.MajorFill <= 0.95):
+		return fmt.Errorf("%w: MajorFill = %g, want 0 ≤ MajorFill ≤ 0.95", ErrInvalidConfig, c.MajorFill)
+	case !(c.LOSFill >= 0 && c.LOSFill <= 0.95):
+		return fmt.Errorf("%w: LOSFill = %g, want 0 ≤ LOSFill ≤ 0.95", ErrInvalidConfig, c.LOSFill)
+	case c.MaxLargeObject != 0 && c.MaxLargeObject < 2*PageSize:
+		return fmt.Errorf("%w: MaxLargeObject = %d, want 0 (default) or ≥ %d", ErrInvalidConfig, c.MaxLargeObject, 2*PageSize)
+	}
+	return nil
+}
+
+// Rand is a small deterministic generator (splitmix64) used for seeded
+// shapes; it is not safe for concurrent use.
+type Rand struct{ s uint64 }
+
+// NewRand returns a generator seeded with seed.
+func NewRand(seed uint64) *Rand { return &Rand{s: seed} }
+
+// Uint64 returns the next pseudo-random value.
+func (r *Rand) Uint64() uint64 { r.s += 0x9e3779b97f4a7c15; return mix64(r.s) }
+
+// Intn returns a value in [0, n); n must be > 0.
+func (r *Rand) Intn(n int) int { return int((r.Uint64() >> 11) % uint64(n)) }
+
+// Float64 returns a value in [0, 1).
+func (r *Rand) Float64() float64 { return float64(r.Uint64()>>11) / (1 << 53) }
+
+// SmallShape draws an object size and slot count from gcbench's size mix:
+// 70% of objects 16–128 bytes, 25% 128–1024, 5% 1–8000 bytes; about a
+// quarter of each object's words are reference slots, at most 8, and a fifth
+// of objects have none.
+func (r *Rand) SmallShape() (size, nrefs int) {
+	switch p := r.Intn(100); {
+	case p < 70:
+		size = 16 + 8*r.Intn(15)
+	case p < 95:
+		size = 128 + 8*r.Intn(113)
+	default:
+		size = 1024 + 8*r.Intn(873)
+	}
+	if words := (size - HeaderSize) / SlotSize; words > 0 && r.Intn(5) > 0 {
+		nrefs = min(8, words, 1+r.Intn(max(1, words/4)))
+	}
+	return size, nrefs
+}
+
+// openObject is an object whose slots Populate has not all filled yet.
+type openObject struct {
+	addr       Addr
+	next, refs int32
+}
+
+// Populate builds a seeded, connected old generation: large objects (arrays
+// whose first half are reference slots) and small objects from SmallShape,
+// interleaved, until the major heap and the LOS reach their fill fractions.
+// Every object is reachable: the first objects fill the root slots, every
+// later one is stored in a free slot of a random recent object, and a fifth
+// of slots also get cross links to other recent objects. Populate stores old
+// references only, so it marks no cards; it uses bounded Go memory.
+func (h *Heap) Populate(pc PopulateConfig) error {
+	if err := pc.Validate(); err != nil {
+		return err
+	}
+	if pc.MaxLargeObject == 0 {
+		pc.MaxLargeObject = 256 << 10
+	}
+	r := NewRand(pc.Seed)
+	majorTarget := int64(pc.MajorFill * float64(h.cfg.MajorHeap))
+	losTarget := int64(pc.LOSFill * float64(h.cfg.LOS))
+	var majorDone, losDone int64
+	open := make([]openObject, 0, 4096)
+	nextRoot := 0
+	attach := func(obj Addr, nrefs int) {
+		switch {
+		case nextRoot < h.cfg.Roots:
+			h.WriteRoot(nextRoot, obj)
+			nextRoot++
+		case len(open) > 0:
+			k := r.Intn(len(open))
+			o := &open[k]
+			h.storeSlot(SlotAddr(o.addr, int(o.next)), obj)
+			if o.next++; o.next == o.refs {
+				open[k] = open[len(open)-1]
+				open = open[:len(open)-1]
+			}
+		default:
+			h.WriteRoot(r.Intn(h.cfg.Roots), obj)
+		}
+		for s := 0; s < nrefs && len(open) > 0; s++ {
+			if r.Intn(5) == 0 {
+				h.storeSlot(SlotAddr(obj, s), open[r.Intn(len(open))].addr)
+			}
+		}
+		if nrefs > 0 && len(open) < cap(open) {
+			open = append(open, openObject{addr: obj, refs: int32(nrefs)})
+		}
+	}
+	for majorDone < majorTarget || losDone < losTarget {
+		large := losDone < losTarget &&
+			(majorDone >= majorTarget || float64(losDone)/float64(losTarget) <= float64(majorDone)/float64(majorTarget))
+		if large {
+			size := MaxSmallObject + 8 + 8*r.Intn((pc.MaxLargeObject-MaxSmallObject)/8)
+			nrefs := (size - HeaderSize) / SlotSize / 2
+			obj, err := h.AllocLOS(size, nrefs)
+			if errors.Is(err, ErrLOSFull) {
+				losTarget = losDone // fragmentation: stop filling the LOS
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("populating the LOS: %w", err)
+			}
+			losDone += roundUp(int64(size), PageSize)
+			attach(obj, nrefs)
+			continue
+		}
+		size, nrefs := r.SmallShape()
+		obj, err := h.AllocMajor(size, nrefs)
+		if err != nil {
+			return fmt.Errorf("populating the major heap: %w", err)
+		}
+		_, stride, _ := SizeClass(size)
+		majorDone += int64(stride)
+		attach(obj, nrefs)
+	}
+	h.mutator.Release()
+	return nil
+}

@@ -1,0 +1,247 @@
+package heap
+
+import (
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math/bits"
+)
+
+// castagnoli is the CRC-32C table: hardware-accelerated for payload bytes.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Verification failures; each wraps ErrVerify.
+var (
+	// ErrDanglingRef: a reference does not point at a valid object start in a live space.
+	ErrDanglingRef = fmt.Errorf("%w: dangling reference", ErrVerify)
+	// ErrOldToNursery: after a minor collection, an old object or root still refers to the nursery.
+	ErrOldToNursery = fmt.Errorf("%w: old-to-nursery reference after a minor collection", ErrVerify)
+	// ErrBadHeader: a reachable object's header is inconsistent or carries a stale mark or forwarding word.
+	ErrBadHeader = fmt.Errorf("%w: bad object header", ErrVerify)
+)
+
+// VerifyOptions selects the verifier's checks.
+type VerifyOptions struct {
+	// AfterMinor also requires that nothing refers into the nursery (right
+	// after a minor collection it must be empty of survivors).
+	AfterMinor bool
+	// FullHeap also checks the slots of every allocated object, reachable or
+	// not (card scanning reads unreachable objects too), not only the
+	// reachable graph. It walks the whole used heap.
+	FullHeap bool
+}
+
+// VerifyResult describes the reachable graph.
+type VerifyResult struct {
+	// Checksum covers every reachable object's size, slot count, payload
+	// and references (as positions in a breadth-first traversal from the
+	// roots in slot order), and which roots are set. It does not depend on
+	// where objects are, so it is the same after any correct collection.
+	Checksum uint64
+	// Objects and Bytes count the reachable objects.
+	Objects, Bytes int64
+}
+
+// Verify checks the heap: every reachable reference points at a valid object
+// start in a live space and every reachable header is sane; with
+// opt.AfterMinor, nothing points into the nursery; with opt.FullHeap, the
+// same for every allocated object. It returns the reachable graph's checksum.
+// Verify must not run during a collection. It uses the objects' forwarding
+// words as visit marks and restores them, and keeps its queue off the Go heap.
+func (h *Heap) Verify(opt VerifyOptions) (VerifyResult, error) {
+	if h.closed {
+		return VerifyResult{}, ErrClosed
+	}
+	res, err := h.verifyReachable(opt)
+	if err == nil && opt.FullHeap {
+		err = h.verifyAll(opt)
+	}
+	return res, err
+}
+
+// checkRef reports why a reference from slot (in holder) is invalid, or nil.
+func (h *Heap) checkRef(holder, slot, ref Addr, opt VerifyOptions) error {
+	if !h.isObjectStart(ref) {
+		return fmt.Errorf("%w: slot %#x of %s %#x holds %#x (%s), not an object start",
+			ErrDanglingRef, slot, h.SpaceOf(holder), holder, ref, h.SpaceOf(ref))
+	}
+	if opt.AfterMinor && h.InNursery(ref) {
+		return fmt.Errorf("%w: slot %#x of %s %#x holds nursery object %#x",
+			ErrOldToNursery, slot, h.SpaceOf(holder), holder, ref)
+	}
+	return nil
+}
+
+// isObjectStart reports, in O(1), whether a is the start of an allocated object.
+func (h *Heap) isObjectStart(a Addr) bool {
+	if a%8 != 0 {
+		return false
+	}
+	switch h.SpaceOf(a) {
+	case SpaceNursery:
+		w, bit := h.nurseryBit(a)
+		return a < h.nursery.bump && h.nursery.starts[w]&bit != 0
+	case SpaceMajor:
+		i := int((a - h.majorBase) / BlockSize)
+		if i >= h.major.highWater {
+			return false
+		}
+		b := &h.major.blocks[i]
+		if b.class < 0 {
+			return false
+		}
+		off := int((a - h.majorBase) % BlockSize)
+		stride := int(sizeClasses[b.class])
+		return off%stride == 0 && off/stride < int(b.bump) && *h.word(a + 8) != 0
+	case SpaceLOS:
+		if (a-h.losBase)%PageSize != 0 {
+			return false
+		}
+		k := h.los.startOf[(a-h.losBase)/PageSize]
+		return k != 0 && h.los.objs[k-1].addr == a
+	}
+	return false
+}
+
+// checkHeader validates an object's size against its space.
+func (h *Heap) checkHeader(obj Addr) error {
+	size, nrefs := h.header(obj)
+	limit := MaxSmallObject
+	switch h.SpaceOf(obj) {
+	case SpaceMajor:
+		limit = int(sizeClasses[h.major.blocks[(obj-h.majorBase)/BlockSize].class])
+	case SpaceLOS:
+		limit = int(h.los.objs[h.los.startOf[(obj-h.losBase)/PageSize]-1].pages) * PageSize
+	}
+	if size%8 != 0 || size < HeaderSize+nrefs*SlotSize || size > limit {
+		return fmt.Errorf("%w: %s object %#x has size %d with %d slots (limit %d)",
+			ErrBadHeader, h.SpaceOf(obj), obj, size, nrefs, limit)
+	}
+	return nil
+}
+
+type hasher uint64
+
+func (s *hasher) add(w uint64) { *s = hasher(bits.RotateLeft64(uint64(*s)^w, 27) * 0x100000001b3) }
+
+func (h *Heap) verifyReachable(opt VerifyOptions) (VerifyResult, error) {
+	var res VerifyResult
+	queue := h.stack()
+	n := 0
+	sum := hasher(0x6a09e667f3bcc908)
+	// visit returns obj's position in the traversal, enqueueing it the
+	// first time; word 0 holds (position+1)<<1 meanwhile.
+	visit := func(obj Addr) uint64 {
+		w := h.word(obj)
+		if *w != 0 {
+			return *w >> 1
+		}
+		queue[n] = obj
+		n++
+		*w = uint64(n) << 1
+		return uint64(n)
+	}
+	var err error
+	defer func() {
+		for _, obj := range queue[:n] {
+			*h.word(obj) = 0
+		}
+		h.releaseScratch(n)
+	}()
+	// Stale forwarding or mark words would be taken for visit marks: check
+	// each object before its first visit.
+	check := func(holder, slot, ref Addr) error {
+		if err := h.checkRef(holder, slot, ref, opt); err != nil {
+			return err
+		}
+		if w := *h.word(ref); w != 0 && (w&1 != 0 || w>>1 > uint64(n)) {
+			return fmt.Errorf("%w: %s object %#x has a stale forwarding or mark word %#x",
+				ErrBadHeader, h.SpaceOf(ref), ref, w)
+		}
+		return nil
+	}
+	for i := 0; i < h.cfg.Roots; i++ {
+		ref := h.Root(i)
+		if ref == Nil {
+			continue
+		}
+		if err = check(Nil, h.RootAddr(i), ref); err != nil {
+			return res, err
+		}
+		sum.add(uint64(i))
+		sum.add(visit(ref))
+	}
+	for k := 0; k < n; k++ {
+		obj := queue[k]
+		if err = h.checkHeader(obj); err != nil {
+			return res, err
+		}
+		size, nrefs := h.header(obj)
+		sum.add(packHeader(size, nrefs))
+		res.Objects++
+		res.Bytes += int64(size)
+		for s := 0; s < nrefs; s++ {
+			ref := h.Ref(obj, s)
+			if ref == Nil {
+				sum.add(0)
+				continue
+			}
+			if err = check(obj, SlotAddr(obj, s), ref); err != nil {
+				return res, err
+			}
+			sum.add(visit(ref))
+		}
+		off := HeaderSize + nrefs*SlotSize
+		sum.add(uint64(crc32.Update(0, castagnoli, h.bytes(obj+Addr(off), size-off))))
+	}
+	res.Checksum = mix64(uint64(sum) ^ uint64(n))
+	return res, nil
+}
+
+// verifyAll checks the slots of every allocated object and root.
+func (h *Heap) verifyAll(opt VerifyOptions) error {
+	checkSlots := func(obj Addr) error {
+		if err := h.checkHeader(obj); err != nil {
+			return err
+		}
+		_, nrefs := h.header(obj)
+		for s := 0; s < nrefs; s++ {
+			if ref := h.Ref(obj, s); ref != Nil {
+				if err := h.checkRef(obj, SlotAddr(obj, s), ref, opt); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	var errs []error
+	for i := 0; i < h.major.highWater && len(errs) == 0; i++ {
+		b := &h.major.blocks[i]
+		if b.class < 0 {
+			continue
+		}
+		start := h.majorBase + Addr(i)*BlockSize
+		for idx := 0; idx < int(b.bump); idx++ {
+			obj := start + Addr(idx*int(sizeClasses[b.class]))
+			if *h.word(obj + 8) != 0 {
+				if err := checkSlots(obj); err != nil {
+					errs = append(errs, err)
+					break
+				}
+			}
+		}
+	}
+	for _, e := range h.los.objs {
+		if e.addr != Nil && len(errs) == 0 {
+			if err := checkSlots(e.addr); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	for obj := h.nurseryBase; obj < h.nursery.bump && len(errs) == 0; obj += Addr(h.Size(obj)) {
+		if err := checkSlots(obj); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
