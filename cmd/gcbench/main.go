@@ -31,6 +31,7 @@ var commands = map[string]command{
 	// Each subcommand's file adds its line here.
 	"report":    {summary: "re-render or merge saved JSON results (FILE.json...)", run: cmdReport},
 	"readylist": {summary: "stress-epoll protocol: lock-free MPSC list vs mutex list, events/ms", run: cmdReadylist},
+	"pool":      {summary: "DedicatedThreadPool protocols: pool throughput and latency vs a goroutine per item", run: cmdPool},
 }
 
 // errUsage marks errors caused by what the user typed: exit status 2.

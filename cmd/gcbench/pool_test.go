@@ -1,0 +1,125 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var poolTiny = []string{"pool", "--items", "2000", "--round-trips", "40", "--repetitions", "2",
+	"--workers", "2", "--batch-size", "100", "--backends", "goroutines,threads", "--wakes", "targeted"}
+
+var poolTinyContenders = []string{"goroutine-per-item",
+	"goroutines/targeted/enqueue", "goroutines/targeted/batch",
+	"threads/targeted/enqueue", "threads/targeted/batch"}
+
+func TestPoolTextTable(t *testing.T) {
+	stdout, stderr, code := runBinary(t, poolTiny...)
+	require.Equal(t, 0, code, stderr)
+	assert.Empty(t, stderr)
+	lines := strings.Split(strings.TrimRight(stdout, "\n"), "\n")
+	require.Len(t, lines, 3+len(poolTinyContenders)+2, stdout) // title, blank, header, rows, blank, best
+	assert.Contains(t, lines[0], "throughput = 2000 items")
+	assert.Contains(t, lines[0], "latency = 40 sequential")
+	assert.Contains(t, lines[0], "2 workers, EnqueueBatch of 100; medians of 2 interleaved runs")
+	assert.Equal(t, []string{"contender", "throughput", "s", "ns/item", "speedup", "latency", "s", "ns/trip", "speedup"}, strings.Fields(lines[2]))
+	for i, name := range poolTinyContenders {
+		f := strings.Fields(lines[3+i])
+		require.Len(t, f, 7, lines[3+i])
+		assert.Equal(t, name, f[0])
+		for _, cell := range f[1:] {
+			v, err := strconv.ParseFloat(strings.TrimSuffix(cell, "x"), 64)
+			require.NoError(t, err, "cell %q", cell)
+			assert.GreaterOrEqual(t, v, 0.0)
+		}
+	}
+	assert.Equal(t, "1.00x", strings.Fields(lines[3])[3], "the baseline's speedup over itself")
+	assert.Empty(t, lines[len(lines)-2])
+	assert.True(t, strings.HasPrefix(lines[len(lines)-1], "best throughput batch: "), lines[len(lines)-1])
+}
+
+func TestPoolJSON(t *testing.T) {
+	stdout, stderr, code := runBinary(t, append(poolTiny, "--format", "json")...)
+	require.Equal(t, 0, code, stderr)
+	type stats struct {
+		Seconds float64
+		Speedup float64   `json:"speedup_vs_goroutines"`
+		Samples []float64 `json:"samples_seconds"`
+	}
+	var doc struct {
+		Command string
+		Report  struct {
+			Workers     int
+			Items       int `json:"throughput_items"`
+			RoundTrips  int `json:"latency_round_trips"`
+			BatchSize   int `json:"batch_size"`
+			Repetitions int
+			Rows        []struct {
+				Contender           string
+				API                 string
+				Throughput, Latency *stats
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &doc), stdout)
+	assert.Equal(t, "pool", doc.Command)
+	assert.Equal(t, 2, doc.Report.Workers)
+	assert.Equal(t, 2000, doc.Report.Items)
+	assert.Equal(t, 40, doc.Report.RoundTrips)
+	assert.Equal(t, 100, doc.Report.BatchSize)
+	var names []string
+	for _, r := range doc.Report.Rows {
+		names = append(names, r.Contender)
+		require.NotNil(t, r.Throughput)
+		require.NotNil(t, r.Latency)
+		assert.Len(t, r.Throughput.Samples, 2)
+		assert.Positive(t, r.Latency.Speedup)
+	}
+	assert.Equal(t, poolTinyContenders, names)
+}
+
+func TestPoolOneProtocolCSV(t *testing.T) {
+	stdout, stderr, code := runBinary(t, "pool", "--protocols", "latency", "--round-trips", "20", "--repetitions", "1",
+		"--backends", "goroutines", "--wakes", "spin,broadcast", "--format", "csv")
+	require.Equal(t, 0, code, stderr)
+	records, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, records, 6)
+	assert.Equal(t, []string{"contender", "latency s", "ns/trip", "speedup"}, records[0])
+	assert.Equal(t, "goroutines/broadcast/batch", records[5][0])
+}
+
+func TestPoolBadUsageExits2WithOneLine(t *testing.T) {
+	for _, args := range [][]string{
+		{"--bogus"},
+		{"--items", "0"},
+		{"--items", "many"},
+		{"--round-trips", "-3"},
+		{"--workers", "0"},
+		{"--batch-size", "0"},
+		{"--wakes", "shout"},
+		{"--backends", "fibers"},
+		{"--protocols", "bandwidth"},
+		{"--format", "yaml"},
+		{"extra"},
+	} {
+		stdout, stderr, code := runBinary(t, append([]string{"pool"}, args...)...)
+		assert.Equal(t, 2, code, "%v", args)
+		assert.Empty(t, stdout, "%v", args)
+		assert.Equal(t, 1, strings.Count(stderr, "\n"), "%v: %q", args, stderr)
+		assert.True(t, strings.HasPrefix(stderr, "gcbench pool: "), "%v: %q", args, stderr)
+	}
+}
+
+func TestPoolHelp(t *testing.T) {
+	stdout, _, code := runBinary(t, "pool", "--help")
+	assert.Equal(t, 0, code)
+	for _, flag := range []string{"--items", "--round-trips", "--repetitions", "--workers", "--batch-size", "--wakes", "--backends", "--format"} {
+		assert.Contains(t, stdout, flag)
+	}
+}
