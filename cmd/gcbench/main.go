@@ -29,9 +29,11 @@ type command struct {
 // (or `gcbench --flag…`) runs.
 var commands = map[string]command{
 	// Each subcommand's file adds its line here.
-	"report":    {summary: "re-render or merge saved JSON results (FILE.json...)", run: cmdReport},
-	"readylist": {summary: "stress-epoll protocol: lock-free MPSC list vs mutex list, events/ms", run: cmdReadylist},
-	"pool":      {summary: "DedicatedThreadPool protocols: pool throughput and latency vs a goroutine per item", run: cmdPool},
+	"report":       {summary: "re-render or merge saved JSON results (FILE.json...)", run: cmdReport},
+	"readylist":    {summary: "stress-epoll protocol: lock-free MPSC list vs mutex list, events/ms", run: cmdReadylist},
+	"pool":         {summary: "DedicatedThreadPool protocols: pool throughput and latency vs a goroutine per item", run: cmdPool},
+	"trace":        {summary: "summarize a trace file (events per kind, lost) or convert it: --perfetto OUT.json", run: cmdTrace},
+	"trace-stress": {summary: "EventPipe stress protocol: lockless vs locked buffer reservation", run: cmdTraceStress},
 }
 
 // errUsage marks errors caused by what the user typed: exit status 2.

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/gcbench/gcbench/analysis"
+	"github.com/gcbench/gcbench/trace"
+)
+
+// cmdTrace summarizes a trace file, or converts it to Perfetto's JSON.
+func cmdTrace(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := pflag.NewFlagSet("trace", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	perfetto := fs.String("perfetto", "", "write the trace as Chrome trace-event JSON to this file (open it in ui.perfetto.dev)")
+	var format analysis.Format
+	fs.Var(formatValue{&format}, "format", "summary format: "+strings.Join(analysis.FormatNames(), ", "))
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprintf(stdout, "usage: gcbench trace [flags] FILE\n\n"+
+				"Summarizes a gcbench trace file (events per kind, events lost), or with\n"+
+				"--perfetto OUT.json converts it to Chrome trace-event JSON.\n\nflags:\n%s", fs.FlagUsages())
+			return nil
+		}
+		return usagef("%v", err)
+	}
+	if fs.NArg() != 1 {
+		return usagef("want one trace FILE, got %d arguments", fs.NArg())
+	}
+	name := fs.Arg(0)
+	f, err := os.Open(name)
+	if err != nil {
+		return err // *PathError names the file
+	}
+	defer f.Close()
+	r, err := trace.Open(f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if *perfetto != "" {
+		return exportPerfetto(r, name, *perfetto, stdout)
+	}
+	s, err := trace.Summarize(r)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return writeTraceSummary(stdout, format, name, s)
+}
+
+func exportPerfetto(r *trace.Reader, in, out string, stdout io.Writer) (err error) {
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(out) // never leave half a JSON document behind
+		}
+	}()
+	if err := trace.ExportChrome(f, r); err != nil {
+		return fmt.Errorf("%s: %w", in, err)
+	}
+	read, lost := r.Totals()
+	fmt.Fprintf(stdout, "wrote %s: %d events (%d lost in the trace); open it in ui.perfetto.dev or chrome://tracing\n", out, read, lost)
+	return nil
+}
+
+func writeTraceSummary(w io.Writer, f analysis.Format, name string, s trace.Summary) error {
+	kinds := make([]trace.Kind, 0, len(s.ByKind))
+	for k := range s.ByKind {
+		kinds = append(kinds, k)
+	}
+	sort.Slice(kinds, func(i, j int) bool { return kinds[i] < kinds[j] })
+	if f == analysis.JSON {
+		byKind := map[string]uint64{}
+		for _, k := range kinds {
+			byKind[k.String()] = s.ByKind[k]
+		}
+		return writeSeedJSON(w, "trace", map[string]any{
+			"file": name, "version": s.Header.Version, "start": s.Header.Start,
+			"events": s.Events, "lost": s.Lost, "by_kind": byKind, "writers": s.Writers,
+			"first_ns": s.First.Nanoseconds(), "last_ns": s.Last.Nanoseconds(), "payload_bytes": s.Payload,
+		})
+	}
+	var rows [][]string
+	for _, k := range kinds {
+		rows = append(rows, []string{k.String(), fmt.Sprint(s.ByKind[k])})
+	}
+	rows = append(rows, []string{"total read", fmt.Sprint(s.Events)}, []string{"lost", fmt.Sprint(s.Lost)})
+	pct := 0.0
+	if s.Events+s.Lost > 0 {
+		pct = 100 * float64(s.Lost) / float64(s.Events+s.Lost)
+	}
+	title := fmt.Sprintf("%s: trace format v%d, session started %s, %d writers, events span %v, %.2f%% lost",
+		name, s.Header.Version, s.Header.Start.UTC().Format("2006-01-02 15:04:05Z"), len(s.Writers), s.Last-s.First, pct)
+	return writeSeedTable(w, f, title, []string{"kind", "events"}, rows)
+}
