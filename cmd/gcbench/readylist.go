@@ -36,7 +36,8 @@ func cmdReadylist(ctx context.Context, args []string, stdout, stderr io.Writer) 
 				"The stress-epoll protocol: each producer adds events to its own counter and\n"+
 				"pushes its node onto the ready list on the counter's 0→1 transition; one\n"+
 				"consumer pops nodes and swaps their counters to zero until it has seen every\n"+
-				"event. Reports events/ms for the lock-free MPSC list and the mutex list.\n\nflags:\n%s", fs.FlagUsages())
+				"event. Reports events/ms for the lock-free MPSC list and the mutex list, and\n"+
+				"pushes/ms: how often a counter left zero, i.e. how often the list was used.\n\nflags:\n%s", fs.FlagUsages())
 			return nil
 		}
 		return usagef("%v", err)
@@ -61,7 +62,8 @@ func cmdReadylist(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if format == analysis.JSON {
 		return writeSeedJSON(stdout, "readylist", rep)
 	}
-	header := []string{"threads", "mpsc events/ms", "mpsc run-time ms", "mutex events/ms", "mutex run-time ms", "ratio mpsc/mutex"}
+	header := []string{"threads", "mpsc events/ms", "mpsc run-time ms", "mutex events/ms", "mutex run-time ms", "ratio mpsc/mutex",
+		"mpsc pushes/ms", "mutex pushes/ms"}
 	var rows [][]string
 	for _, r := range rep.Rows {
 		rows = append(rows, []string{
@@ -69,6 +71,7 @@ func cmdReadylist(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			fmtFloat(r.MPSC.EventsPerMs, 0), fmtFloat(r.MPSC.RunTimeMs, 2),
 			fmtFloat(r.Mutex.EventsPerMs, 0), fmtFloat(r.Mutex.RunTimeMs, 2),
 			fmtFloat(r.Ratio, 2),
+			fmtFloat(r.MPSC.PushesPerMs, 0), fmtFloat(r.Mutex.PushesPerMs, 0),
 		})
 	}
 	title := fmt.Sprintf("gcbench readylist: %d events per producer, medians of %d interleaved runs; %s",

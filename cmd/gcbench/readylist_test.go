@@ -21,10 +21,11 @@ func TestReadylistTextTable(t *testing.T) {
 	require.Len(t, lines, 5, stdout) // title, blank, header, 2 rows
 	assert.Contains(t, lines[0], "500 events per producer, medians of 2 interleaved runs")
 	assert.Empty(t, lines[1])
-	assert.Equal(t, []string{"threads", "mpsc", "events/ms", "mpsc", "run-time", "ms", "mutex", "events/ms", "mutex", "run-time", "ms", "ratio", "mpsc/mutex"}, strings.Fields(lines[2]))
+	assert.Equal(t, []string{"threads", "mpsc", "events/ms", "mpsc", "run-time", "ms", "mutex", "events/ms", "mutex", "run-time", "ms", "ratio", "mpsc/mutex",
+		"mpsc", "pushes/ms", "mutex", "pushes/ms"}, strings.Fields(lines[2]))
 	for i, want := range []string{"2", "3"} {
 		f := strings.Fields(lines[3+i])
-		require.Len(t, f, 6, lines[3+i])
+		require.Len(t, f, 8, lines[3+i])
 		assert.Equal(t, want, f[0])
 		for _, cell := range f[1:] {
 			v, err := strconv.ParseFloat(cell, 64)
@@ -88,7 +89,7 @@ func TestReadylistCSVAndMarkdown(t *testing.T) {
 	}
 	require.Len(t, table, 4, stdout) // header, rule, 2 rows
 	for _, l := range table {
-		assert.Equal(t, 7, strings.Count(l, "|"), l)
+		assert.Equal(t, 9, strings.Count(l, "|"), l)
 	}
 }
 
