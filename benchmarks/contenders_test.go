@@ -90,11 +90,15 @@ var peers = []contender{
 	{"pond", newPond},
 }
 
-// ours are gcbench's pool with per-job Enqueue and with EnqueueBatch, both
-// ungated on goroutine workers.
+// ours are gcbench's pool, ungated on goroutine workers, with per-job
+// Enqueue and with EnqueueBatch, under the Targeted wake policy (the
+// design's answer to the thundering herd) and Spin (CoreCLR's spin-then-park
+// semaphore). `gcbench pool` sweeps every backend and policy.
 var ours = []contender{
-	{"gcbench-enqueue", func(w int) (runner, error) { return newOurs(w, workerpool.Targeted, 0) }},
-	{"gcbench-batch", func(w int) (runner, error) { return newOurs(w, workerpool.Targeted, batchSize) }},
+	{"gcbench-targeted-enqueue", func(w int) (runner, error) { return newOurs(w, workerpool.Targeted, 0) }},
+	{"gcbench-targeted-batch", func(w int) (runner, error) { return newOurs(w, workerpool.Targeted, batchSize) }},
+	{"gcbench-spin-enqueue", func(w int) (runner, error) { return newOurs(w, workerpool.Spin, 0) }},
+	{"gcbench-spin-batch", func(w int) (runner, error) { return newOurs(w, workerpool.Spin, batchSize) }},
 }
 
 // goroutines starts one goroutine per task and waits on a WaitGroup.
