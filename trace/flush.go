@@ -80,6 +80,8 @@ func (s *Session) setErr(err error) {
 // time, and frees the buffers that are drained and retired (all of them
 // when final). It reports whether any event was emitted.
 func (s *Session) flush(fs *flushState, final bool) bool {
+	t0 := time.Now()
+	defer func() { s.flushTime.Add(int64(time.Since(t0))) }()
 	s.flushes.Add(1)
 	fs.spans = fs.spans[:0]
 	fs.cursors = fs.cursors[:0]
@@ -175,6 +177,7 @@ func (s *Session) writeBlock(fs *flushState, h *blockHeader, body []byte) {
 	h.encode(&fs.hdr)
 	le.PutUint32(fs.hdr[36:], blockCRC(&fs.hdr, body))
 	s.blocks.Add(1)
+	s.bytesFlushed.Add(uint64(len(body)))
 	if s.err != nil {
 		return // keep draining so that the budget is released
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -15,6 +14,10 @@ var (
 	ErrInvalidOptions = errors.New("trace: invalid options")
 	ErrClosed         = errors.New("trace: session closed")
 )
+
+func errorf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalidOptions, fmt.Sprintf(format, args...))
+}
 
 // Policy selects how a writer reserves budget for a new buffer.
 type Policy int
@@ -59,12 +62,14 @@ const (
 )
 
 // Options configure a Session. The zero value is a 256 MiB lockless
-// off-heap session that flushes every 100 ms.
+// off-heap session whose manager lock is a sync.Mutex and whose reader
+// flushes every 100 ms.
 type Options struct {
 	Limit         int64         // bytes of all buffers together; 0 = DefaultLimit; else ≥ MinLimit
 	Policy        Policy        // how writers reserve budget
 	Memory        Memory        // where buffer bytes live
 	FlushInterval time.Duration // the reader's pause after each flush; 0 = DefaultFlushInterval
+	Lock          LockKind      // the manager lock's implementation; MutexLock
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -81,6 +86,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("%w: Policy %d", ErrInvalidOptions, int(o.Policy))
 	case o.Memory != OffHeap && o.Memory != GoHeap:
 		return o, fmt.Errorf("%w: Memory %d", ErrInvalidOptions, int(o.Memory))
+	case o.Lock != MutexLock && o.Lock != SpinLock:
+		return o, fmt.Errorf("%w: Lock %d", ErrInvalidOptions, int(o.Lock))
 	case o.FlushInterval < 0:
 		return o, fmt.Errorf("%w: FlushInterval %v is negative", ErrInvalidOptions, o.FlushInterval)
 	}
@@ -100,7 +107,7 @@ type Session struct {
 	alloc allocator
 
 	total atomic.Int64 // bytes reserved by live buffers
-	mu    sync.Mutex   // the manager lock; acquire through lock or lockForWriter
+	mu    managerLock  // the manager lock; acquire through lock or lockForWriter
 
 	// guarded by mu
 	writers []*Writer
@@ -119,6 +126,8 @@ type Session struct {
 	buffersAllocated   atomic.Uint64
 	buffersFreed       atomic.Uint64
 	flushes, blocks    atomic.Uint64
+	flushTime          atomic.Int64 // nanoseconds
+	bytesFlushed       atomic.Uint64
 	peak               atomic.Int64
 	allocFailures      atomic.Uint64
 }
@@ -139,6 +148,7 @@ func NewSession(w io.Writer, opt Options) (*Session, error) {
 		finished: make(chan struct{}),
 		out:      bufio.NewWriterSize(w, 1<<20),
 	}
+	s.mu.spin = opt.Lock == SpinLock
 	if opt.Memory == OffHeap {
 		s.alloc = &offHeap{}
 	} else {
@@ -191,12 +201,14 @@ type Stats struct {
 	FailedReservations uint64 // buffer reservations refused by the budget
 	BuffersAllocated   uint64
 	BuffersFreed       uint64
-	BytesReserved      int64  // budget in use now
-	PeakReserved       int64  // the most budget ever in use
-	LockAcquisitions   uint64 // manager-lock acquisitions by anyone
-	WriterLocks        uint64 // manager-lock acquisitions by writers
-	Flushes            uint64 // reader flushes
-	Blocks             uint64 // event blocks written
+	BytesReserved      int64         // budget in use now
+	PeakReserved       int64         // the most budget ever in use
+	LockAcquisitions   uint64        // manager-lock acquisitions by anyone
+	WriterLocks        uint64        // manager-lock acquisitions by writers
+	Flushes            uint64        // reader flushes
+	FlushTime          time.Duration // wall time the reader spent flushing (descheduled time included)
+	BytesFlushed       uint64        // event bytes the reader emitted
+	Blocks             uint64        // event blocks written
 }
 
 // Stats returns the current counters.
@@ -209,6 +221,8 @@ func (s *Session) Stats() Stats {
 		LockAcquisitions: s.locks.Load(),
 		WriterLocks:      s.writerLocks.Load(),
 		Flushes:          s.flushes.Load(),
+		FlushTime:        time.Duration(s.flushTime.Load()),
+		BytesFlushed:     s.bytesFlushed.Load(),
 		Blocks:           s.blocks.Load(),
 	}
 	s.lock()

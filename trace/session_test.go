@@ -123,11 +123,24 @@ func TestRoundTrip(t *testing.T) {
 // read back are exactly those whose Write returned true, and read + lost =
 // written. Run it under -race.
 func TestExactAccounting(t *testing.T) {
+	type config struct {
+		pol  Policy
+		mem  Memory
+		lock LockKind
+	}
+	var configs []config
 	for _, pol := range policies {
 		for _, mem := range memories {
-			t.Run(fmt.Sprintf("%v/%v", pol, mem), func(t *testing.T) {
+			configs = append(configs, config{pol, mem, MutexLock})
+		}
+		configs = append(configs, config{pol, OffHeap, SpinLock})
+	}
+	for _, c := range configs {
+		pol, mem := c.pol, c.mem
+		{
+			t.Run(fmt.Sprintf("%v/%v/%v", pol, mem, c.lock), func(t *testing.T) {
 				var buf bytes.Buffer
-				s, err := NewSession(&buf, Options{Limit: MinLimit * 3, Policy: pol, Memory: mem, FlushInterval: 20 * time.Millisecond})
+				s, err := NewSession(&buf, Options{Limit: MinLimit * 3, Policy: pol, Memory: mem, Lock: c.lock, FlushInterval: 20 * time.Millisecond})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -251,6 +264,7 @@ func TestOptionsValidation(t *testing.T) {
 		{Policy: 7},
 		{Memory: 3},
 		{FlushInterval: -time.Second},
+		{Lock: 9},
 	}
 	for _, o := range bad {
 		if _, err := NewSession(io.Discard, o); !errors.Is(err, ErrInvalidOptions) {

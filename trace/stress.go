@@ -25,6 +25,7 @@ type StressOptions struct {
 	Policies      []Policy      // compared side by side; Lockless, Locked
 	Memory        Memory        // where buffers live; OffHeap
 	FlushInterval time.Duration // the reader's pause; 100 ms (EventPipe's)
+	Lock          LockKind      // the manager lock; MutexLock
 	Dir           string        // directory for the per-run trace files; os.TempDir()
 	// Progress, if set, is called after each run with runs done and total.
 	Progress func(done, total int) `json:"-"`
@@ -75,7 +76,7 @@ func (o StressOptions) withDefaults() (StressOptions, error) {
 	case len(o.Policies) == 0:
 		return o, fmt.Errorf("%w: no policies", ErrInvalidOptions)
 	}
-	_, err := Options{Limit: o.Limit, Memory: o.Memory, FlushInterval: o.FlushInterval}.withDefaults()
+	_, err := Options{Limit: o.Limit, Memory: o.Memory, FlushInterval: o.FlushInterval, Lock: o.Lock}.withDefaults()
 	for _, p := range o.Policies {
 		if p != Lockless && p != Locked {
 			err = fmt.Errorf("%w: policy %d", ErrInvalidOptions, int(p))
@@ -179,6 +180,10 @@ func (r *StressResult) Metrics(p Policy) []Metric {
 		{"Event Throughput", "events/s", col(StressRun.EventThroughput)},
 		{"Data Throughput", "bytes/s", col(func(x StressRun) float64 { return x.EventThroughput() * size })},
 		{"Duration", "s", col(func(x StressRun) float64 { return x.Duration.Seconds() })},
+		{"Reader flushes", "flushes", col(func(x StressRun) float64 { return float64(x.Session.Flushes) })},
+		{"Reader drain rate", "bytes/s of flush wall time", col(func(x StressRun) float64 {
+			return float64(x.Session.BytesFlushed) / x.Session.FlushTime.Seconds()
+		})},
 		{"Host Go GC cycles", "cycles", col(func(x StressRun) float64 { return float64(x.HostGCs) })},
 		{"Host Go heap allocated", "bytes", col(func(x StressRun) float64 { return float64(x.HeapAlloc) })},
 	}
@@ -238,7 +243,7 @@ func stressRun(ctx context.Context, opt StressOptions, p Policy, it int) (Stress
 	runtime.GC() // every run starts from the same host heap
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	s, err := NewSession(f, Options{Limit: opt.Limit, Policy: p, Memory: opt.Memory, FlushInterval: opt.FlushInterval})
+	s, err := NewSession(f, Options{Limit: opt.Limit, Policy: p, Memory: opt.Memory, FlushInterval: opt.FlushInterval, Lock: opt.Lock})
 	if err != nil {
 		return run, err
 	}

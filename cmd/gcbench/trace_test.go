@@ -22,7 +22,7 @@ func TestTraceStressTable(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Empty(t, stderr)
 	for _, p := range []string{"lockless", "locked"} {
-		assert.Contains(t, stdout, "policy "+p+": 3 writers, 50-byte payloads, 400KiB limit, 20ms per run, 2 iterations, offheap buffers")
+		assert.Contains(t, stdout, "policy "+p+": 3 writers, 50-byte payloads, 400KiB limit, 20ms per run, 2 iterations, offheap buffers, mutex manager lock")
 	}
 	for _, row := range []string{"Events Read (events)", "Events Dropped (events)", "Throughput Efficiency (%)",
 		"Event Throughput (events/s)", "Data Throughput (bytes/s)", "Host Go GC cycles (cycles)"} {
@@ -34,7 +34,7 @@ func TestTraceStressTable(t *testing.T) {
 }
 
 func TestTraceStressJSON(t *testing.T) {
-	stdout, stderr, code := runBinary(t, append(traceStressTiny, "--format", "json", "--memory", "goheap", "--policies", "locked")...)
+	stdout, stderr, code := runBinary(t, append(traceStressTiny, "--format", "json", "--memory", "goheap", "--policies", "locked", "--lock", "spin")...)
 	require.Equal(t, 0, code, stderr)
 	var doc struct {
 		Command string `json:"command"`
@@ -53,7 +53,7 @@ func TestTraceStressJSON(t *testing.T) {
 		assert.Equal(t, int(trace.Locked), r.Policy)
 		assert.Positive(t, r.EventsRead)
 	}
-	assert.Len(t, doc.Report.Policies["locked"], 8)
+	assert.Len(t, doc.Report.Policies["locked"], 10)
 }
 
 func TestTraceStressBadUsage(t *testing.T) {
@@ -63,6 +63,7 @@ func TestTraceStressBadUsage(t *testing.T) {
 		{"trace-stress", "--limit", "lots"},
 		{"trace-stress", "--policies", "fast"},
 		{"trace-stress", "--memory", "disk"},
+		{"trace-stress", "--lock", "futex"},
 		{"trace-stress", "--duration", "-1s"},
 		{"trace-stress", "--payload", "70000"},
 		{"trace-stress", "extra"},

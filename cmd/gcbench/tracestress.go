@@ -28,6 +28,7 @@ func cmdTraceStress(ctx context.Context, args []string, stdout, stderr io.Writer
 	iterations := fs.Int("iterations", trace.DefaultStressIters, "runs of each policy (interleaved)")
 	policies := fs.StringSlice("policies", []string{"lockless", "locked"}, "reservation policies to compare: lockless, locked")
 	memory := fs.String("memory", "offheap", "where buffers live: offheap (mmap) or goheap")
+	lock := fs.String("lock", "mutex", "the manager lock: mutex (sync.Mutex, parks waiters) or spin (spins and yields, like EventPipe's)")
 	flushEvery := fs.Duration("flush-interval", trace.DefaultFlushInterval, "the reader's pause after each flush (EventPipe: 100ms)")
 	dir := fs.String("dir", "", "directory for the per-run trace files (default: the system temp dir)")
 	var format analysis.Format
@@ -79,6 +80,9 @@ func cmdTraceStress(ctx context.Context, args []string, stdout, stderr io.Writer
 		return usagef("--memory: %q is not offheap or goheap", *memory)
 	}
 	opt.Memory = m
+	if opt.Lock, err = trace.ParseLockKind(*lock); err != nil {
+		return usagef("--lock: %q is not mutex or spin", *lock)
+	}
 	opt.Progress = seedProgress(stderr, "trace-stress")
 
 	res, err := trace.Stress(ctx, opt)
@@ -162,8 +166,8 @@ func writeStress(w io.Writer, f analysis.Format, res *trace.StressResult) error 
 		if f == analysis.CSV {
 			continue
 		}
-		title := fmt.Sprintf("gcbench trace-stress, policy %s: %d writers, %d-byte payloads, %s limit, %v per run, %d iterations, %s buffers, flush every %v; %s",
-			p, o.Writers, o.PayloadSize, formatSize(o.Limit), o.Duration, o.Iterations, o.Memory, o.FlushInterval, describeSeedHost(seedHost()))
+		title := fmt.Sprintf("gcbench trace-stress, policy %s: %d writers, %d-byte payloads, %s limit, %v per run, %d iterations, %s buffers, %s manager lock, flush every %v; %s",
+			p, o.Writers, o.PayloadSize, formatSize(o.Limit), o.Duration, o.Iterations, o.Memory, o.Lock, o.FlushInterval, describeSeedHost(seedHost()))
 		if err := writeSeedTable(w, f, title, header, rows); err != nil {
 			return err
 		}
