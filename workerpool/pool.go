@@ -37,6 +37,7 @@ type Pool struct {
 	waking         int    // Targeted: unparked workers not yet back under mu
 	outstanding    int    // Spin: units released by enqueues and not yet taken
 	panics         []error
+	retiredThreads []int // threads of workers ended by runtime.Goexit
 	lostPanics     int
 
 	enq   counters // Enqueue/EnqueueBatch, written only under mu
@@ -400,12 +401,15 @@ func (p *Pool) shutdown() error {
 // runtime ends a locked thread just after its goroutine returns, so this
 // takes microseconds; the bound only turns a runtime surprise into an error.
 func (p *Pool) awaitThreadExit() error {
-	deadline := time.Now().Add(5 * time.Second)
+	tids := p.retiredThreads
 	for i := range p.workers {
-		tid := p.workers[i].tid
+		tids = append(tids, p.workers[i].tid)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for _, tid := range tids {
 		for tid != 0 && !p.kit.threadExited(tid) {
 			if time.Now().After(deadline) {
-				return fmt.Errorf("workerpool: close: worker %d's thread %d still running", i, tid)
+				return fmt.Errorf("workerpool: close: worker thread %d still running", tid)
 			}
 			time.Sleep(20 * time.Microsecond)
 		}

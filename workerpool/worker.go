@@ -84,6 +84,11 @@ func (p *Pool) runJob(w *worker, j jobs.Job) (pe *PanicError) {
 			p.obs.JobEnd(w.id)
 		}
 		if r == nil && !returned {
+			if w.tid != 0 { // this thread ends with this goroutine; Close waits for it too
+				p.lock(&w.c)
+				p.retiredThreads = append(p.retiredThreads, w.tid)
+				p.unlock(&w.c)
+			}
 			p.wg.Add(1)
 			goexit := &PanicError{Worker: w.id, Value: errGoexit, Stack: debug.Stack()}
 			p.kit.startWorker(func() { p.serve(w, goexit) }, &w.tid)

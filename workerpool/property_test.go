@@ -1,0 +1,172 @@
+package workerpool
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/gcbench/gcbench/jobs"
+	"pgregory.net/rapid"
+)
+
+// op is one step of a client goroutine's script.
+type op struct {
+	kind int // opEnqueue, opBatch, opStart, opJoin, opClose
+	n    int // jobs, for opEnqueue (n calls) and opBatch (one call)
+}
+
+const (
+	opEnqueue = iota
+	opBatch
+	opStart
+	opJoin
+	opClose
+)
+
+// idJob marks its own slot in a shared run-count table.
+type idJob struct {
+	runs []atomic.Int32
+	id   int
+}
+
+func (j idJob) Run(int) { j.runs[j.id].Add(1) }
+
+// TestPropertyExactlyOnce runs random scripts of Enqueue, EnqueueBatch,
+// Start, Join and Close from several goroutines at once against every
+// backend × policy, gated or not, and checks that every accepted job ran
+// exactly once, every refused one never, refusals happen only after Close,
+// and each successful Join saw its goroutine's earlier jobs finished.
+// rapid prints the failing seed and a minimal script on failure.
+func TestPropertyExactlyOnce(t *testing.T) {
+	forEachConfig(t, func(t *testing.T, b Backend, w WakePolicy) {
+		rapid.Check(t, func(rt *rapid.T) {
+			workers := rapid.IntRange(1, 4).Draw(rt, "workers")
+			gated := rapid.Bool().Draw(rt, "gated")
+			opGen := rapid.Custom(func(rt *rapid.T) op {
+				return op{
+					kind: rapid.IntRange(opEnqueue, opClose).Draw(rt, "kind"),
+					n:    rapid.IntRange(0, 40).Draw(rt, "n"),
+				}
+			})
+			scripts := rapid.SliceOfN(rapid.SliceOfN(opGen, 1, 12), 2, 5).Draw(rt, "scripts")
+
+			total := 0
+			for _, s := range scripts {
+				for _, o := range s {
+					total += o.n
+				}
+			}
+			runs := make([]atomic.Int32, total)
+			accepted := make([]atomic.Bool, total)
+			p, err := New(Options{Workers: workers, Backend: b, Wake: w, Gated: gated})
+			if err != nil {
+				rt.Fatalf("New: %v", err)
+			}
+			var closed atomic.Bool
+			ctx := timeoutCtx(t)
+			failures := make(chan string, 64)
+			fail := func(format string, args ...any) {
+				select {
+				case failures <- fmt.Sprintf(format, args...):
+				default:
+				}
+			}
+			var wg sync.WaitGroup
+			next := 0
+			for _, script := range scripts {
+				first := next
+				for _, o := range script {
+					next += o.n
+				}
+				wg.Add(1)
+				go func(script []op, id int) {
+					defer wg.Done()
+					var mine []int
+					batch := make([]jobs.Job, 0, 40)
+					check := func(err error, ids ...int) {
+						switch {
+						case err == nil:
+							for _, i := range ids {
+								accepted[i].Store(true)
+							}
+							mine = append(mine, ids...)
+						case errors.Is(err, ErrClosed):
+							if !closed.Load() {
+								fail("ErrClosed before Close")
+							}
+						default:
+							fail("enqueue: %v", err)
+						}
+					}
+					for _, o := range script {
+						switch o.kind {
+						case opEnqueue:
+							for range o.n {
+								check(p.Enqueue(idJob{runs, id}), id)
+								id++
+							}
+						case opBatch:
+							batch = batch[:0]
+							ids := make([]int, o.n)
+							for k := range o.n {
+								batch = append(batch, idJob{runs, id})
+								ids[k] = id
+								id++
+							}
+							check(p.EnqueueBatch(batch), ids...)
+						case opStart:
+							p.Start()
+						case opJoin:
+							if err := p.Join(ctx); err != nil {
+								fail("Join: %v", err)
+							}
+							for _, i := range mine {
+								if r := runs[i].Load(); r != 1 {
+									fail("after Join, own job %d ran %d times", i, r)
+								}
+							}
+						case opClose:
+							closed.Store(true)
+							if err := p.Close(); err != nil {
+								fail("Close: %v", err)
+							}
+						}
+					}
+				}(script, first)
+			}
+			wg.Wait()
+			closed.Store(true)
+			if err := p.Close(); err != nil {
+				rt.Fatalf("Close: %v", err)
+			}
+			close(failures)
+			for f := range failures {
+				rt.Fatal(f)
+			}
+			for i := range runs {
+				want := int32(0)
+				if accepted[i].Load() {
+					want = 1
+				}
+				if got := runs[i].Load(); got != want {
+					rt.Fatalf("job %d (accepted %v) ran %d times", i, accepted[i].Load(), got)
+				}
+			}
+			if got, want := p.Stats().TotalJobsRun(), countTrue(accepted); got != want {
+				rt.Fatalf("Stats counts %d jobs, %d were accepted", got, want)
+			}
+		})
+	})
+}
+
+func countTrue(bs []atomic.Bool) uint64 {
+	var n uint64
+	for i := range bs {
+		if bs[i].Load() {
+			n++
+		}
+	}
+	return n
+}
