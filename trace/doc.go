@@ -18,6 +18,8 @@
 //     the budget is exhausted every writer queues on that lock just to learn
 //     that it must drop its event (the "lock caravan"), and the reader, which
 //     needs the same lock to free buffers, starves.
+//   - The manager lock is a sync.Mutex by default; Options.Lock selects a
+//     spin lock like EventPipe's, whose waiters keep using CPU.
 //   - A writer never waits for the reader. An event that finds no buffer is
 //     dropped, but it still consumes the writer's sequence number, so the
 //     gaps in each writer's sequence are exactly its lost events:

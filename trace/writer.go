@@ -58,9 +58,12 @@ func (w *Writer) Written() uint64 { return w.seq.Load() }
 func (w *Writer) Dropped() uint64 { return w.dropped.Load() }
 
 // Write records an event and reports whether it was kept. It never waits
-// for the reader: if no buffer space can be reserved the event is dropped,
-// still consuming a sequence number so that the reader counts it as lost.
-// After the session is closed Write returns false and counts nothing.
+// for the reader to drain anything: if no buffer space can be reserved the
+// event is dropped, still consuming a sequence number so that the reader
+// counts it as lost. An event of kind 0 or with a payload over MaxPayload
+// is dropped the same way. After the session is closed Write returns false
+// and counts nothing. Write allocates nothing on the Go heap but a small
+// descriptor for each new buffer (whose bytes are off-heap by default).
 func (w *Writer) Write(kind Kind, arg uint64, payload []byte) bool {
 	s := w.s
 	if s.closed.Load() {
