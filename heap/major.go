@@ -13,8 +13,28 @@ type block struct {
 	free    Addr   // head of the free list, threaded through word 0 of free slots
 	bump    uint16 // slots carved so far; slots ≥ bump were never used
 	live    uint16 // allocated objects
+	next    int32  // next block + 1 on the list this block is on, 0 at the end
 	class   int8   // size class, -1 while the block is empty
 	hasRefs bool   // some object allocated here has reference slots
+}
+
+// blockList is an intrusive stack of blocks threaded through block.next,
+// so that moving blocks between lists never allocates.
+type blockList struct{ head int32 }
+
+func (l *blockList) push(m *majorState, i int) {
+	m.blocks[i].next = l.head
+	l.head = int32(i) + 1
+}
+
+func (l *blockList) pop(m *majorState) (int, bool) {
+	if l.head == 0 {
+		return 0, false
+	}
+	i := int(l.head) - 1
+	l.head = m.blocks[i].next
+	m.blocks[i].next = 0
+	return i, true
 }
 
 func (b *block) hasRoom(class int) bool {
@@ -25,12 +45,12 @@ func (b *block) hasRoom(class int) bool {
 type majorState struct {
 	mu        sync.Mutex
 	blocks    []block
-	dirty     []uint32 // the epoch in which each block last had marked cards
-	highWater int      // blocks [0, highWater) have been used at least once
-	used      int      // blocks holding a size class (not empty)
-	empty     []int32  // empty blocks below highWater
-	partial   [NumSizeClasses][]int32
-	skipped   []int32 // partial blocks passed over because they are being card-scanned
+	dirty     []uint32  // the epoch in which each block last had marked cards
+	highWater int       // blocks [0, highWater) have been used at least once
+	used      int       // blocks holding a size class (not empty)
+	empty     blockList // empty blocks below highWater
+	partial   [NumSizeClasses]blockList
+	skipped   blockList // partial blocks passed over because they are being card-scanned
 }
 
 func (m *majorState) init(h *Heap) {
@@ -46,20 +66,20 @@ func (h *Heap) takeBlock(class int) (int, error) {
 	m := &h.major
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for p := &m.partial[class]; len(*p) > 0; {
-		i := (*p)[len(*p)-1]
-		*p = (*p)[:len(*p)-1]
+	for {
+		i, ok := m.partial[class].pop(m)
+		if !ok {
+			break
+		}
 		if h.minorPending && m.dirty[i] == h.epoch {
-			m.skipped = append(m.skipped, i)
+			m.skipped.push(m, i)
 			continue
 		}
-		return int(i), nil
+		return i, nil
 	}
-	var i int
+	i, ok := m.empty.pop(m)
 	switch {
-	case len(m.empty) > 0:
-		i = int(m.empty[len(m.empty)-1])
-		m.empty = m.empty[:len(m.empty)-1]
+	case ok:
 	case m.highWater < len(m.blocks):
 		i = m.highWater
 		m.highWater++
@@ -132,8 +152,8 @@ func (b *AllocBuffer) Release() {
 		if c == 0 {
 			continue
 		}
-		if i := c - 1; m.blocks[i].hasRoom(class) {
-			m.partial[class] = append(m.partial[class], i)
+		if i := int(c - 1); m.blocks[i].hasRoom(class) {
+			m.partial[class].push(m, i)
 		}
 		b.cur[class] = 0
 	}

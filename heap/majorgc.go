@@ -85,14 +85,12 @@ func (h *Heap) sweepMajor(st *MajorStats) {
 	m := &h.major
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.empty = m.empty[:0]
-	for c := range m.partial {
-		m.partial[c] = m.partial[c][:0]
-	}
+	m.empty = blockList{}
+	m.partial = [NumSizeClasses]blockList{}
 	for i := 0; i < m.highWater; i++ {
 		b := &m.blocks[i]
 		if b.class < 0 {
-			m.empty = append(m.empty, int32(i))
+			m.empty.push(m, i)
 			continue
 		}
 		stride := Addr(sizeClasses[b.class])
@@ -124,9 +122,9 @@ func (h *Heap) sweepMajor(st *MajorStats) {
 			*b = block{class: -1}
 			m.used--
 			*h.blockCardWords(h.cardp, i) = [CardsPerBlock / 8]uint64{}
-			m.empty = append(m.empty, int32(i))
+			m.empty.push(m, i)
 		case b.hasRoom(int(b.class)):
-			m.partial[b.class] = append(m.partial[b.class], int32(i))
+			m.partial[b.class].push(m, i)
 		}
 	}
 }

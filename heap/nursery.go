@@ -57,11 +57,13 @@ func (h *Heap) ResetNursery() {
 	n.bump = h.nurseryBase
 	m := &h.major
 	m.mu.Lock()
-	for _, i := range m.skipped {
-		c := m.blocks[i].class
-		m.partial[c] = append(m.partial[c], i)
+	for {
+		i, ok := m.skipped.pop(m)
+		if !ok {
+			break
+		}
+		m.partial[m.blocks[i].class].push(m, i)
 	}
-	m.skipped = m.skipped[:0]
 	h.minorPending = false
 	m.mu.Unlock()
 }

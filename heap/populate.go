@@ -14,6 +14,9 @@ type PopulateConfig struct {
 	LOSFill float64
 	// MaxLargeObject caps a large object's size (default 256 KiB).
 	MaxLargeObject int
+	// Roots is how many root slots, from slot 0, hold the generation's
+	// tops (0: all of them); the rest are left nil for the mutator.
+	Roots int
 	// Seed drives the sizes and the graph's shape (not the payload, which
 	// comes from the heap's seed).
 	Seed uint64
@@ -31,6 +34,8 @@ func (c PopulateConfig) Validate() error {
 		return fmt.Errorf("%w: MajorFill = %g, want 0 ≤ MajorFill ≤ 0.95", ErrInvalidConfig, c.MajorFill)
 	case !(c.LOSFill >= 0 && c.LOSFill <= 0.95):
 		return fmt.Errorf("%w: LOSFill = %g, want 0 ≤ LOSFill ≤ 0.95", ErrInvalidConfig, c.LOSFill)
+	case c.Roots < 0:
+		return fmt.Errorf("%w: Roots = %d, want ≥ 0", ErrInvalidConfig, c.Roots)
 	case c.MaxLargeObject != 0 && c.MaxLargeObject < 2*PageSize:
 		return fmt.Errorf("%w: MaxLargeObject = %d, want 0 (default) or ≥ %d", ErrInvalidConfig, c.MaxLargeObject, 2*PageSize)
 	}
@@ -97,10 +102,13 @@ func (h *Heap) Populate(pc PopulateConfig) error {
 	losTarget := int64(pc.LOSFill * float64(h.cfg.LOS))
 	var majorDone, losDone int64
 	open := make([]openObject, 0, 4096)
-	nextRoot := 0
+	nextRoot, roots := 0, h.cfg.Roots
+	if pc.Roots > 0 {
+		roots = min(pc.Roots, roots)
+	}
 	attach := func(obj Addr, nrefs int) {
 		switch {
-		case nextRoot < h.cfg.Roots:
+		case nextRoot < roots:
 			h.WriteRoot(nextRoot, obj)
 			nextRoot++
 		case len(open) > 0:
@@ -112,7 +120,7 @@ func (h *Heap) Populate(pc PopulateConfig) error {
 				open = open[:len(open)-1]
 			}
 		default:
-			h.WriteRoot(r.Intn(h.cfg.Roots), obj)
+			h.WriteRoot(r.Intn(roots), obj)
 		}
 		for s := 0; s < nrefs && len(open) > 0; s++ {
 			if r.Intn(5) == 0 {

@@ -72,6 +72,10 @@ func (h *Heap) checkRef(holder, slot, ref Addr, opt VerifyOptions) error {
 	return nil
 }
 
+// IsObject reports, in constant time, whether a is the start of an
+// allocated object (in the nursery, the major heap or the LOS).
+func (h *Heap) IsObject(a Addr) bool { return h.isObjectStart(a) }
+
 // isObjectStart reports, in O(1), whether a is the start of an allocated object.
 func (h *Heap) isObjectStart(a Addr) bool {
 	if a%8 != 0 {
