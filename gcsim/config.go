@@ -1,0 +1,224 @@
+package gcsim
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+
+	"github.com/gcbench/gcbench/heap"
+	"github.com/gcbench/gcbench/workerpool"
+)
+
+// ErrInvalidConfig is wrapped by every error Validate returns; the message
+// names the offending field.
+var ErrInvalidConfig = errors.New("invalid gcsim configuration")
+
+// Mode is how a minor collection's jobs are dispatched.
+type Mode int
+
+const (
+	// Serial runs every job inline on the collecting goroutine (SGen's default).
+	Serial Mode = iota
+	// PerJob enqueues the jobs one at a time on the gated pool, then starts
+	// and joins it (SGen simple-par before mono/mono#20634).
+	PerJob
+	// Batch enqueues all jobs with one EnqueueBatch, then starts and joins
+	// the pool (after the fix).
+	Batch
+)
+
+var modeNames = [...]string{Serial: "serial", PerJob: "perjob", Batch: "batch"}
+
+// Modes lists every mode.
+func Modes() []Mode { return []Mode{Serial, PerJob, Batch} }
+
+func (m Mode) String() string {
+	if m >= 0 && int(m) < len(modeNames) {
+		return modeNames[m]
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+// ParseMode returns the mode named s ("serial", "perjob", "batch";
+// case-insensitive), or an error wrapping ErrInvalidConfig.
+func ParseMode(s string) (Mode, error) {
+	for m, name := range modeNames {
+		if strings.EqualFold(s, name) {
+			return Mode(m), nil
+		}
+	}
+	return 0, fmt.Errorf("%w: mode %q, want one of %s", ErrInvalidConfig, s, strings.Join(modeNames[:], ", "))
+}
+
+// Config describes a simulation. Sizes are in bytes.
+type Config struct {
+	MajorHeap, LOS, Nursery int64
+	// Roots is the number of write-barrier root slots (0: heap.DefaultRoots).
+	Roots   int
+	Workers int
+	Backend workerpool.Backend
+	Wake    workerpool.WakePolicy
+	Seed    uint64
+	// Verify runs the heap verifier before and after every collection and
+	// requires the reachable graph's checksum to be unchanged (untimed).
+	Verify  bool
+	Mutator MutatorConfig
+}
+
+// MutatorConfig shapes the untimed mutator. The defaults (DefaultMutator)
+// give a minor collection at the default heap thousands of dirty cards and a
+// survival rate of a few percent.
+type MutatorConfig struct {
+	// MajorFill and LOSFill are the fractions of the major heap and the LOS
+	// that the initial old generation fills (heap.Populate).
+	MajorFill, LOSFill float64
+	// BarrierStores is how many nursery references are stored into old
+	// slots (roots, LOS objects, major objects) per nursery fill.
+	BarrierStores int
+	// Published is how many distinct nursery objects receive those stores
+	// per fill: the survivors' seeds. Each is stored BarrierStores/Published
+	// times (a popular young object, such as a new string put in many places).
+	Published int
+	// Lifetime is how many nursery fills a reference stored into a small
+	// old object stays before the mutator clears the slot again (≥ 1): the
+	// deaths that balance the survivors, so the old generation reaches a
+	// steady state.
+	Lifetime int
+	// RootShare and LOSShare are the fractions of the barrier stores that go
+	// to root slots and to slots of large objects; the rest go to small old
+	// objects found by a random walk from the roots.
+	RootShare, LOSShare float64
+	// NurseryLinks is the probability that a reference slot of a new object
+	// points to a recently allocated nursery object, OldLinks that it points
+	// to an old object (the rest stay nil).
+	NurseryLinks, OldLinks float64
+	// LargeObjects is how many large objects are allocated per nursery fill;
+	// each replaces an older one in a "handle" root slot, so the LOS churns.
+	// MaxLargeObject caps their size (> heap.MaxSmallObject).
+	LargeObjects, MaxLargeObject int
+	// MajorGCFree triggers an untimed major collection before a mutator
+	// phase when less than this fraction of the major heap is in empty
+	// blocks (or less than a nursery's worth of worst-case promotion).
+	MajorGCFree float64
+}
+
+// DefaultMutator returns the documented defaults:
+//
+//   - MajorFill 0.6, LOSFill 0.5: the seed's 60% full major heap; half the
+//     LOS, leaving room for large-object churn without fragmentation failures.
+//   - BarrierStores 4000, Published 200, RootShare 0.05, LOSShare 0.25: at
+//     the default heap nearly every store hits a different card, so a
+//     collection scans thousands of dirty cards, while only the 200
+//     published objects and what they link to survive — 2–4% of a 4 MiB
+//     nursery with the default size mix (heap.Rand.SmallShape).
+//   - Lifetime 8: a survivor stored into an old object dies about 8
+//     collections later, so the old generation is in a steady state.
+//   - NurseryLinks 0.1, OldLinks 0.05: young objects mostly die young; the
+//     survivors drag a short chain of nursery objects with them (gray-stack
+//     work) and point at old objects (ignored by the minor collector).
+//   - LargeObjects 1 per fill, up to 64 KiB.
+//   - MajorGCFree 0.1.
+func DefaultMutator() MutatorConfig {
+	return MutatorConfig{
+		MajorFill: 0.6, LOSFill: 0.5,
+		BarrierStores: 4000, Published: 200, Lifetime: 8,
+		RootShare: 0.05, LOSShare: 0.25,
+		NurseryLinks: 0.1, OldLinks: 0.05,
+		LargeObjects: 1, MaxLargeObject: 64 << 10,
+		MajorGCFree: 0.1,
+	}
+}
+
+// DefaultConfig is the seed experiment: a 2.5 GiB major heap, a 1 GiB LOS,
+// SGen's 4 MiB nursery, one worker per CPU, OS-thread workers woken by
+// broadcast (SGen's pool), the default mutator.
+func DefaultConfig() Config {
+	hc := heap.DefaultConfig()
+	return Config{
+		MajorHeap: hc.MajorHeap, LOS: hc.LOS, Nursery: hc.Nursery,
+		Roots:   heap.DefaultRoots,
+		Workers: runtime.NumCPU(),
+		Backend: workerpool.Threads,
+		Wake:    workerpool.Broadcast,
+		Seed:    1,
+		Mutator: DefaultMutator(),
+	}
+}
+
+// heapConfig is the heap part of the configuration.
+func (c Config) heapConfig() heap.Config {
+	roots := c.Roots
+	if roots == 0 {
+		roots = heap.DefaultRoots
+	}
+	return heap.Config{MajorHeap: c.MajorHeap, LOS: c.LOS, Nursery: c.Nursery, Roots: roots, Seed: c.Seed}
+}
+
+// Validate reports the first field that cannot be used, wrapping
+// ErrInvalidConfig and naming the field.
+func (c Config) Validate() error {
+	if err := c.heapConfig().Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	bad := func(field string, v any, want string) error {
+		return fmt.Errorf("%w: %s = %v, want %s", ErrInvalidConfig, field, v, want)
+	}
+	switch {
+	case c.Roots < 0:
+		return bad("Roots", c.Roots, "≥ 0 (0 = default)")
+	case c.Roots > 0 && c.Roots < 64:
+		return bad("Roots", c.Roots, "0 (default) or ≥ 64")
+	case c.Workers < 1 || c.Workers > workerpool.MaxWorkers:
+		return bad("Workers", c.Workers, fmt.Sprintf("1..%d", workerpool.MaxWorkers))
+	}
+	if _, err := workerpool.ParseBackend(c.Backend.String()); err != nil {
+		return bad("Backend", c.Backend, "a workerpool.Backend")
+	}
+	if _, err := workerpool.ParseWakePolicy(c.Wake.String()); err != nil {
+		return bad("Wake", c.Wake, "a workerpool.WakePolicy")
+	}
+	return c.Mutator.validate()
+}
+
+func (m MutatorConfig) validate() error {
+	bad := func(field string, v any, want string) error {
+		return fmt.Errorf("%w: Mutator.%s = %v, want %s", ErrInvalidConfig, field, v, want)
+	}
+	frac := func(field string, v float64) error {
+		if !(v >= 0 && v <= 1) {
+			return bad(field, v, "0 ≤ value ≤ 1")
+		}
+		return nil
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"RootShare", m.RootShare}, {"LOSShare", m.LOSShare}, {"NurseryLinks", m.NurseryLinks},
+		{"OldLinks", m.OldLinks}, {"MajorGCFree", m.MajorGCFree}} {
+		if err := frac(f.name, f.v); err != nil {
+			return err
+		}
+	}
+	switch {
+	case !(m.MajorFill >= 0 && m.MajorFill <= 0.9):
+		return bad("MajorFill", m.MajorFill, "0 ≤ value ≤ 0.9")
+	case !(m.LOSFill >= 0 && m.LOSFill <= 0.9):
+		return bad("LOSFill", m.LOSFill, "0 ≤ value ≤ 0.9")
+	case m.BarrierStores < 0:
+		return bad("BarrierStores", m.BarrierStores, "≥ 0")
+	case m.Lifetime < 1:
+		return bad("Lifetime", m.Lifetime, "≥ 1")
+	case m.Published < 1:
+		return bad("Published", m.Published, "≥ 1")
+	case m.RootShare+m.LOSShare > 1:
+		return bad("RootShare+LOSShare", m.RootShare+m.LOSShare, "≤ 1")
+	case m.NurseryLinks+m.OldLinks > 1:
+		return bad("NurseryLinks+OldLinks", m.NurseryLinks+m.OldLinks, "≤ 1")
+	case m.LargeObjects < 0:
+		return bad("LargeObjects", m.LargeObjects, "≥ 0")
+	case m.LargeObjects > 0 && m.MaxLargeObject <= heap.MaxSmallObject+heap.PageSize:
+		return bad("MaxLargeObject", m.MaxLargeObject, fmt.Sprintf("> %d", heap.MaxSmallObject+heap.PageSize))
+	}
+	return nil
+}

@@ -1,0 +1,61 @@
+package gcsim
+
+import "github.com/gcbench/gcbench/jobs"
+
+// The three kinds of minor-collection job. Each is a pointer type built
+// once in New, so handing one to the pool converts a pointer to an
+// interface and allocates nothing.
+
+// rootsJob scans the marked cards of the write-barrier roots ("scan wbroots").
+type rootsJob struct{ s *Sim }
+
+// blockJob scans part index of parts of the major heap's blocks
+// ("scan major remsets"); the range is computed from the block count
+// snapshotted at card prep.
+type blockJob struct {
+	s            *Sim
+	index, parts int
+}
+
+// losJob scans part index of parts of the LOS object array ("scan LOS remsets").
+type losJob struct {
+	s            *Sim
+	index, parts int
+}
+
+func (s *Sim) worker(w int) *workerState { return &s.workers[w+1] }
+
+func (j *rootsJob) Run(w int) {
+	ws := j.s.worker(w)
+	ws.cards += int64(j.s.heap.ScanRootCards(ws.p))
+	ws.p.Drain()
+}
+
+func (j *blockJob) Run(w int) {
+	ws := j.s.worker(w)
+	lo, hi := jobs.Range(j.s.heap.ScanBlocks(), j.parts, j.index)
+	ws.cards += int64(j.s.heap.ScanBlockCards(lo, hi, ws.p))
+	ws.p.Drain()
+}
+
+func (j *losJob) Run(w int) {
+	ws := j.s.worker(w)
+	lo, hi := jobs.Range(j.s.heap.ScanLOSObjects(), j.parts, j.index)
+	ws.cards += int64(j.s.heap.ScanLOSCards(lo, hi, ws.p))
+	ws.p.Drain()
+}
+
+// buildJobs returns 1 + 2S jobs, S = jobs.SplitCount(workers), in SGen's
+// enqueue order: roots, then major-heap ranges, then LOS ranges.
+func (s *Sim) buildJobs() []jobs.Job {
+	parts := jobs.SplitCount(s.cfg.Workers)
+	out := make([]jobs.Job, 0, 1+2*parts)
+	out = append(out, &rootsJob{s})
+	for i := range parts {
+		out = append(out, &blockJob{s, i, parts})
+	}
+	for i := range parts {
+		out = append(out, &losJob{s, i, parts})
+	}
+	return out
+}

@@ -1,0 +1,187 @@
+package gcsim
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/gcbench/gcbench/heap"
+)
+
+// mutator is the untimed, seeded, deterministic program whose garbage the
+// simulated collector collects. Every choice it makes depends only on its
+// random generator and on the reachable graph's shape (which slots are nil,
+// which objects are large), never on addresses, so the same seed gives the
+// same graph under every dispatch mode, worker count and backend.
+//
+// Root slots are split three ways: the first three quarters hold the old
+// generation built by heap.Populate (never overwritten, so the seed's live
+// heap stays live), then roots/64 "handles" holding the churning large
+// objects, then "stack" roots that published objects overwrite.
+//
+// Stores into small old objects only fill nil slots (overwriting would cut
+// random subtrees off the old generation) and are remembered in a ring; a
+// slot filled Lifetime fills ago is cleared again, so the survivors of a
+// collection die some collections later and the old generation reaches a
+// steady state.
+type mutator struct {
+	h      *heap.Heap
+	cfg    MutatorConfig
+	rng    *heap.Rand
+	recent [256]heap.Addr // ring of recent nursery objects
+	nrec   int
+
+	baseRoots, handles int
+	undo               []undoEntry // ring of filled slots, cleared after Lifetime fills
+	nundo              int
+}
+
+// undoEntry is a slot the mutator filled: object and slot index. The object
+// may have died and its memory been reused since; clearing checks that an
+// object with that many slots still starts there.
+type undoEntry struct {
+	obj  heap.Addr
+	slot int32
+}
+
+func newMutator(h *heap.Heap, cfg MutatorConfig, seed uint64) mutator {
+	roots := h.NumRoots()
+	handles := max(1, roots/64)
+	return mutator{
+		h: h, cfg: cfg, rng: heap.NewRand(seed ^ 0x5bd1e995),
+		baseRoots: roots * 3 / 4, handles: handles,
+		undo: make([]undoEntry, max(1, cfg.BarrierStores*cfg.Lifetime)),
+	}
+}
+
+// meanSmallObject is the mean size of heap.Rand.SmallShape's mix:
+// 0.70·72 + 0.25·576 + 0.05·4512 ≈ 420 bytes.
+const meanSmallObject = 420
+
+// fill allocates into the nursery until it is full: new objects link to
+// recent nursery objects and to old objects, and every step-th object is
+// published: stored into stack roots, large objects and small old objects
+// through the write barrier.
+func (m *mutator) fill() error {
+	h, r := m.h, m.rng
+	// Count in objects rather than bytes, so that published objects follow
+	// the size mix (the object crossing a byte mark tends to be a large one).
+	step := max(1, int(h.Config().Nursery/meanSmallObject)/m.cfg.Published)
+	storesPer := m.cfg.BarrierStores / m.cfg.Published
+	extra := m.cfg.BarrierStores % m.cfg.Published
+	published := 0
+	m.recent, m.nrec = [256]heap.Addr{}, 0
+	for {
+		size, nrefs := r.SmallShape()
+		x, err := h.AllocNursery(size, nrefs)
+		if errors.Is(err, heap.ErrNurseryFull) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("mutator: %w", err)
+		}
+		for s := 0; s < nrefs; s++ {
+			switch p := r.Float64(); {
+			case p < m.cfg.NurseryLinks:
+				if y := m.recent[r.Intn(len(m.recent))]; y != heap.Nil {
+					h.WriteRef(x, s, y)
+				}
+			case p < m.cfg.NurseryLinks+m.cfg.OldLinks:
+				if y := m.walk(); y != heap.Nil {
+					h.WriteRef(x, s, y)
+				}
+			}
+		}
+		m.recent[m.nrec%len(m.recent)] = x
+		m.nrec++
+		if m.nrec%step == 0 && published < m.cfg.Published {
+			n := storesPer
+			if published < extra {
+				n++
+			}
+			published++
+			for range n {
+				m.store(x)
+			}
+		}
+	}
+}
+
+// store puts the nursery object x into an old slot through the write barrier.
+func (m *mutator) store(x heap.Addr) {
+	h, r := m.h, m.rng
+	p := r.Float64()
+	if p < m.cfg.RootShare {
+		stack := m.baseRoots + m.handles
+		h.WriteRoot(stack+r.Intn(h.NumRoots()-stack), x)
+		return
+	}
+	if p < m.cfg.RootShare+m.cfg.LOSShare {
+		if l := h.Root(m.baseRoots + r.Intn(m.handles)); h.SpaceOf(l) == heap.SpaceLOS && h.NumRefs(l) > 0 {
+			h.WriteRef(l, r.Intn(h.NumRefs(l)), x)
+			return
+		}
+	}
+	o := m.walk()
+	if o == heap.Nil {
+		return
+	}
+	n := h.NumRefs(o)
+	for k, s := 0, r.Intn(max(1, n)); k < n; k, s = k+1, (s+1)%n {
+		if h.Ref(o, s) == heap.Nil {
+			m.forget()
+			h.WriteRef(o, s, x)
+			m.undo[m.nundo%len(m.undo)] = undoEntry{o, int32(s)}
+			m.nundo++
+			return
+		}
+	}
+}
+
+// forget clears the slot filled len(undo) stores ago, if its object still exists.
+func (m *mutator) forget() {
+	if m.nundo < len(m.undo) {
+		return
+	}
+	h := m.h
+	e := m.undo[m.nundo%len(m.undo)]
+	if h.IsObject(e.obj) && int(e.slot) < h.NumRefs(e.obj) {
+		h.WriteRef(e.obj, int(e.slot), heap.Nil)
+	}
+}
+
+// walk returns an old object found by a short random walk from a random
+// root, or Nil.
+func (m *mutator) walk() heap.Addr {
+	h, r := m.h, m.rng
+	o := h.Root(r.Intn(h.NumRoots()))
+	if o == heap.Nil || h.InNursery(o) {
+		return heap.Nil
+	}
+	for d := r.Intn(8); d > 0; d-- {
+		n := h.NumRefs(o)
+		if n == 0 {
+			break
+		}
+		c := h.Ref(o, r.Intn(n))
+		if c == heap.Nil || h.InNursery(c) {
+			break
+		}
+		o = c
+	}
+	return o
+}
+
+// allocLarge allocates one large object into a random handle root,
+// replacing (and so killing) the previous one. It returns heap.ErrLOSFull
+// (wrapped) when the LOS has no room.
+func (m *mutator) allocLarge() error {
+	h, r := m.h, m.rng
+	size := heap.MaxSmallObject + 8 + 8*r.Intn((m.cfg.MaxLargeObject-heap.MaxSmallObject)/8)
+	nrefs := (size - heap.HeaderSize) / heap.SlotSize / 2
+	l, err := h.AllocLOS(size, nrefs)
+	if err != nil {
+		return err
+	}
+	h.WriteRoot(m.baseRoots+r.Intn(m.handles), l)
+	return nil
+}

@@ -1,0 +1,32 @@
+package gcsim
+
+import (
+	"time"
+
+	"github.com/gcbench/gcbench/workerpool"
+)
+
+// Record describes one timed minor collection.
+type Record struct {
+	Mode Mode
+	// Pause is the whole stop-the-world time: CardPrep + Dispatch + Join +
+	// NurseryReset. CardPrep copies and clears the cards; Dispatch is the
+	// enqueue calls and Start (0 for Serial); Join is waiting for the jobs
+	// (for Serial: running them inline); NurseryReset returns the promotion
+	// blocks and empties the nursery.
+	Pause, CardPrep, Dispatch, Join, NurseryReset time.Duration
+	// Jobs is the number of jobs (1 + 2·SplitCount(workers)); DirtyCards
+	// the marked cards they scanned.
+	Jobs, DirtyCards int
+	// PromotedObjects and PromotedBytes count the survivors copied to the major heap.
+	PromotedObjects, PromotedBytes int64
+	// Pool holds the pool's counters for this collection (zero for Serial).
+	Pool workerpool.Stats
+	// HostGCs is the number of host Go GC cycles that completed while the
+	// collection ran (read just outside the pause): a sample with HostGCs > 0
+	// may have been disturbed by the host collector.
+	HostGCs uint64
+	// MajorGCBefore is set when an untimed major collection ran in the
+	// mutator phase before this collection.
+	MajorGCBefore bool
+}

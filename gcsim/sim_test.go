@@ -1,0 +1,375 @@
+package gcsim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/gcbench/gcbench/heap"
+	"github.com/gcbench/gcbench/workerpool"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// tinyConfig is a heap small enough for -race tests, with the mutator
+// scaled to its nursery: a few hundred barrier stores and about 4% survival.
+func tinyConfig(seed uint64, majorMiB int64) Config {
+	c := DefaultConfig()
+	c.MajorHeap, c.LOS, c.Nursery, c.Roots = majorMiB<<20, majorMiB<<19, 128<<10, 512
+	c.Workers = 2
+	c.Backend = workerpool.Goroutines
+	c.Seed = seed
+	c.Verify = true
+	c.Mutator.BarrierStores = 300
+	c.Mutator.Published = 12
+	c.Mutator.MaxLargeObject = 24 << 10
+	return c
+}
+
+func newSim(t testing.TB, cfg Config) *Sim {
+	t.Helper()
+	s, err := New(cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, s.Close()) })
+	return s
+}
+
+// run does n mutator phases and collections in mode and returns the final checksum.
+func run(t testing.TB, s *Sim, modes []Mode, n int) uint64 {
+	t.Helper()
+	for i := range n {
+		require.NoError(t, s.Mutate())
+		_, err := s.Collect(modes[i%len(modes)])
+		require.NoError(t, err, "collection %d", i)
+	}
+	sum, err := s.Checksum()
+	require.NoError(t, err)
+	return sum
+}
+
+// TestChecksumsIdenticalAcrossModesWorkersBackends: for the same seed and
+// size, the reachable graph after N collections is the same whatever the
+// dispatch mode, worker count and backend; Verify (on in tinyConfig)
+// checks every collection against the graph before it.
+func TestChecksumsIdenticalAcrossModesWorkersBackends(t *testing.T) {
+	backends := []workerpool.Backend{workerpool.Goroutines}
+	if runtime.GOOS == "linux" {
+		backends = append(backends, workerpool.Threads)
+	}
+	for _, shape := range []struct {
+		seed     uint64
+		majorMiB int64
+	}{{1, 4}, {2, 6}} {
+		var want uint64
+		var wantFrom string
+		sums := map[uint64]bool{}
+		for _, backend := range backends {
+			for _, workers := range []int{1, 2, 8} {
+				for _, mode := range Modes() {
+					cfg := tinyConfig(shape.seed, shape.majorMiB)
+					cfg.Workers, cfg.Backend = workers, backend
+					name := fmt.Sprintf("seed %d, %d MiB, %s, %d workers, %s", shape.seed, shape.majorMiB, backend, workers, mode)
+					s := newSim(t, cfg)
+					got := run(t, s, []Mode{mode}, 8)
+					require.NoError(t, s.Close())
+					if want == 0 {
+						want, wantFrom = got, name
+					}
+					require.Equal(t, want, got, "%s differs from %s", name, wantFrom)
+				}
+			}
+		}
+		// Interleaving the modes on one heap gives the same graph too.
+		s := newSim(t, tinyConfig(shape.seed, shape.majorMiB))
+		assert.Equal(t, want, run(t, s, Modes(), 8), "interleaved modes")
+		sums[want] = true
+		t.Logf("seed %d, %d MiB: checksum %x", shape.seed, shape.majorMiB, want)
+	}
+}
+
+func TestSeedsGiveDifferentGraphs(t *testing.T) {
+	a := run(t, newSim(t, tinyConfig(1, 4)), []Mode{Serial}, 3)
+	b := run(t, newSim(t, tinyConfig(2, 4)), []Mode{Serial}, 3)
+	assert.NotEqual(t, a, b)
+}
+
+func TestJobListFor8Workers(t *testing.T) {
+	cfg := tinyConfig(1, 4)
+	cfg.Workers = 8
+	s := newSim(t, cfg)
+	js := s.Jobs()
+	require.Len(t, js, 65, "1 roots job + 32 block jobs + 32 LOS jobs")
+	require.IsType(t, &rootsJob{}, js[0])
+	for i := 1; i <= 32; i++ {
+		require.IsType(t, &blockJob{}, js[i])
+		assert.Equal(t, blockJob{s, i - 1, 32}, *js[i].(*blockJob))
+		require.IsType(t, &losJob{}, js[32+i])
+		assert.Equal(t, losJob{s, i - 1, 32}, *js[32+i].(*losJob))
+	}
+}
+
+// TestJobsCoverEveryBlockAndLOSObjectOnce dirties a card in every reachable
+// old object's first slot, then runs the 65 jobs: the dirty cards they
+// report must equal the distinct dirty cards exactly (a block or LOS object
+// scanned by two jobs would count twice, a missed one not at all), and the
+// collection must leave no old→nursery reference.
+func TestJobsCoverEveryBlockAndLOSObjectOnce(t *testing.T) {
+	for _, mode := range Modes() {
+		cfg := tinyConfig(3, 4)
+		cfg.Workers = 8
+		cfg.Verify = false
+		s := newSim(t, cfg)
+		h := s.Heap()
+		young, err := h.AllocNursery(64, 1)
+		require.NoError(t, err)
+		cards := map[heap.Addr]bool{}
+		blocks := map[int]bool{}
+		los := 0
+		seen := map[heap.Addr]bool{}
+		var queue []heap.Addr
+		for i := range h.NumRoots() {
+			if o := h.Root(i); o != heap.Nil && !seen[o] {
+				seen[o] = true
+				queue = append(queue, o)
+			}
+		}
+		for len(queue) > 0 {
+			o := queue[0]
+			queue = queue[1:]
+			n := h.NumRefs(o)
+			for k := range n {
+				if c := h.Ref(o, k); c != heap.Nil && !seen[c] {
+					seen[c] = true
+					queue = append(queue, c)
+				}
+			}
+			if n > 0 {
+				h.WriteRef(o, 0, young)
+				cards[heap.SlotAddr(o, 0)/heap.CardSize] = true
+				if h.SpaceOf(o) == heap.SpaceMajor {
+					blocks[h.BlockOf(o)] = true
+				} else {
+					los++
+				}
+			}
+		}
+		require.Greater(t, len(blocks), 65, "enough blocks for every job")
+		require.Greater(t, los, 32)
+		rec, err := s.Collect(mode)
+		require.NoError(t, err)
+		assert.Equal(t, len(cards), rec.DirtyCards, "%s: each dirty card scanned exactly once", mode)
+		assert.Equal(t, int64(1), rec.PromotedObjects, "one object promoted once")
+		_, err = h.Verify(heap.VerifyOptions{AfterMinor: true, FullHeap: true})
+		require.NoError(t, err)
+		if mode != Serial {
+			assert.Equal(t, uint64(65), rec.Pool.TotalJobsRun())
+		}
+	}
+}
+
+// TestPoolCountersPerCollection: on the Threads backend the enqueue side of
+// a batch collection is 1 lock acquisition and 1 wake call; per-job
+// dispatch is 65 and 65.
+func TestPoolCountersPerCollection(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the Threads backend needs Linux")
+	}
+	cfg := tinyConfig(4, 4)
+	cfg.Workers, cfg.Backend, cfg.Wake = 8, workerpool.Threads, workerpool.Broadcast
+	s := newSim(t, cfg)
+	for range 3 {
+		for _, mode := range []Mode{Batch, PerJob, Serial} {
+			require.NoError(t, s.Mutate())
+			rec, err := s.Collect(mode)
+			require.NoError(t, err)
+			switch mode {
+			case Batch:
+				assert.Equal(t, uint64(1), rec.Pool.EnqueueLockAcquisitions)
+				assert.Equal(t, uint64(1), rec.Pool.EnqueueWakeCalls)
+				assert.Equal(t, uint64(65), rec.Pool.TotalJobsRun())
+			case PerJob:
+				assert.Equal(t, uint64(65), rec.Pool.EnqueueLockAcquisitions)
+				assert.Equal(t, uint64(65), rec.Pool.EnqueueWakeCalls)
+				assert.Equal(t, uint64(65), rec.Pool.TotalJobsRun())
+			case Serial:
+				assert.Zero(t, rec.Pool.LockAcquisitions)
+				assert.Zero(t, rec.Pool.TotalJobsRun())
+			}
+			assert.Equal(t, 65, rec.Jobs)
+			assert.Positive(t, rec.DirtyCards)
+			assert.Positive(t, rec.PromotedObjects)
+			assert.Equal(t, rec.Pause, rec.CardPrep+rec.Dispatch+rec.Join+rec.NurseryReset)
+		}
+	}
+}
+
+// TestSteadyState runs 2,000 collections at a small heap: no collection
+// fails with a full heap, untimed major collections keep the major heap's
+// occupancy bounded, and the final heap verifies.
+func TestSteadyState(t *testing.T) {
+	cfg := tinyConfig(5, 16)
+	cfg.Verify = false
+	s := newSim(t, cfg)
+	_, total := s.Heap().MajorUsage()
+	maxUsed, majors := 0, 0
+	for i := range 2000 {
+		require.NoError(t, s.Mutate(), "mutator %d", i)
+		rec, err := s.Collect(Modes()[i%3])
+		require.NoError(t, err, "collection %d", i)
+		if rec.MajorGCBefore {
+			majors++
+		}
+		used, _ := s.Heap().MajorUsage()
+		maxUsed = max(maxUsed, used)
+	}
+	_, err := s.Heap().Verify(heap.VerifyOptions{AfterMinor: true, FullHeap: true})
+	require.NoError(t, err)
+	losUsed, losTotal := s.Heap().LOSUsage()
+	t.Logf("major GCs %d, max major occupancy %d/%d blocks, LOS %d/%d pages", majors, maxUsed, total, losUsed, losTotal)
+	assert.Equal(t, s.MajorGCs(), majors, "every major collection is flagged on the next record")
+	assert.Positive(t, majors, "the run must exercise major collections")
+	assert.Less(t, majors, 100, "major collections are occasional, not every round")
+	assert.LessOrEqual(t, maxUsed, total-s.minFreeBlocks(), "occupancy stays bounded")
+}
+
+func TestBadConfigsNameTheField(t *testing.T) {
+	for _, tc := range []struct {
+		field string
+		edit  func(*Config)
+	}{
+		{"MajorHeap", func(c *Config) { c.MajorHeap = 0 }},
+		{"MajorHeap", func(c *Config) { c.MajorHeap = 1000 }},
+		{"LOS", func(c *Config) { c.LOS = -1 }},
+		{"Nursery", func(c *Config) { c.Nursery = 1 }},
+		{"Roots", func(c *Config) { c.Roots = 3 }},
+		{"Workers", func(c *Config) { c.Workers = 0 }},
+		{"Workers", func(c *Config) { c.Workers = workerpool.MaxWorkers + 1 }},
+		{"Backend", func(c *Config) { c.Backend = 7 }},
+		{"Wake", func(c *Config) { c.Wake = -1 }},
+		{"Mutator.MajorFill", func(c *Config) { c.Mutator.MajorFill = 0.99 }},
+		{"Mutator.LOSFill", func(c *Config) { c.Mutator.LOSFill = -0.1 }},
+		{"Mutator.BarrierStores", func(c *Config) { c.Mutator.BarrierStores = -1 }},
+		{"Mutator.Published", func(c *Config) { c.Mutator.Published = 0 }},
+		{"Mutator.RootShare", func(c *Config) { c.Mutator.RootShare = 2 }},
+		{"Mutator.RootShare+LOSShare", func(c *Config) { c.Mutator.RootShare, c.Mutator.LOSShare = 0.6, 0.6 }},
+		{"Mutator.NurseryLinks", func(c *Config) { c.Mutator.NurseryLinks = -1 }},
+		{"Mutator.MaxLargeObject", func(c *Config) { c.Mutator.MaxLargeObject = 9000 }},
+		{"Mutator.MajorGCFree", func(c *Config) { c.Mutator.MajorGCFree = 1.5 }},
+	} {
+		cfg := tinyConfig(1, 4)
+		tc.edit(&cfg)
+		err := cfg.Validate()
+		require.ErrorIs(t, err, ErrInvalidConfig, tc.field)
+		assert.Contains(t, err.Error(), tc.field)
+		_, err = New(cfg)
+		assert.ErrorIs(t, err, ErrInvalidConfig, tc.field)
+	}
+	require.NoError(t, DefaultConfig().Validate())
+	_, err := ParseMode("fast")
+	assert.ErrorIs(t, err, ErrInvalidConfig)
+	for _, m := range Modes() {
+		got, err := ParseMode(m.String())
+		require.NoError(t, err)
+		assert.Equal(t, m, got)
+	}
+}
+
+func TestFullHeapIsAnErrorNamingTheSetting(t *testing.T) {
+	cfg := tinyConfig(1, 2)
+	cfg.Nursery = 256 << 10
+	cfg.Mutator.MajorFill = 0.9
+	cfg.Verify = false
+	s, err := New(cfg)
+	if err == nil {
+		defer s.Close()
+		for i := 0; i < 50 && err == nil; i++ {
+			if err = s.Mutate(); err == nil {
+				_, err = s.Collect(Batch)
+			}
+		}
+	}
+	require.ErrorIs(t, err, heap.ErrMajorHeapFull)
+	assert.Contains(t, err.Error(), "MajorHeap")
+	if s != nil {
+		_, err = s.Collect(Batch)
+		assert.ErrorIs(t, err, ErrBroken, "a failed simulation stays failed")
+	}
+}
+
+// TestPauseAllocatesNothing: the pause does no per-collection Go allocation.
+// Serial mode (only gcsim's and heap's code) must allocate nothing at all;
+// with a pool, the runtime may rarely allocate inside the pool's waits (a
+// sync.Cond wait refilling its per-P sudog cache), so the pool modes may
+// have at most 2 allocations in 20 pauses: far from one per pause.
+func TestPauseAllocatesNothing(t *testing.T) {
+	for _, backend := range []workerpool.Backend{workerpool.Goroutines, workerpool.Threads} {
+		if backend == workerpool.Threads && runtime.GOOS != "linux" {
+			continue
+		}
+		cfg := tinyConfig(6, 4)
+		cfg.Verify, cfg.Workers, cfg.Backend = false, 4, backend
+		s := newSim(t, cfg)
+		for _, mode := range Modes() {
+			run(t, s, []Mode{mode}, 10) // warm up: gray stacks and queues at size
+			var mallocs uint64
+			for range 20 {
+				require.NoError(t, s.Mutate())
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				var ph phases
+				require.NoError(t, s.pause(mode, &ph))
+				runtime.ReadMemStats(&after)
+				mallocs += after.Mallocs - before.Mallocs
+			}
+			if mode == Serial {
+				assert.Zero(t, mallocs, "%s/%s: Go allocations inside 20 pauses", backend, mode)
+			} else {
+				assert.Less(t, mallocs, uint64(3), "%s/%s: Go allocations inside 20 pauses", backend, mode)
+			}
+		}
+	}
+}
+
+func TestCompareInterleavesModes(t *testing.T) {
+	cfg := tinyConfig(7, 4)
+	var calls []Mode
+	res, err := Compare(context.Background(), cfg, CompareOptions{
+		Modes: []Mode{Serial, Batch, PerJob}, GCs: 4, Warmup: 2,
+		Progress: func(m Mode, done, total int) {
+			calls = append(calls, m)
+			assert.Equal(t, 4, total)
+		},
+	})
+	require.NoError(t, err)
+	require.Len(t, res.Modes, 3)
+	for i, m := range []Mode{Serial, Batch, PerJob} {
+		assert.Equal(t, m, res.Modes[i].Mode)
+		require.Len(t, res.Modes[i].Records, 4)
+		for _, r := range res.Modes[i].Records {
+			assert.Equal(t, m, r.Mode)
+			assert.Positive(t, r.Pause)
+		}
+	}
+	// Rounds rotate through [S B P]: warm-up rounds 0 and 1 are S B P and
+	// B P S; the recorded rounds 2..5 are P S B, S B P, B P S, P S B.
+	assert.Equal(t, []Mode{PerJob, Serial, Batch, Serial, Batch, PerJob, Batch, PerJob, Serial, PerJob, Serial, Batch}, calls)
+	assert.Positive(t, res.SimOverhead)
+	assert.Greater(t, res.Elapsed, res.SimOverhead)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = Compare(ctx, cfg, CompareOptions{GCs: 3})
+	assert.ErrorIs(t, err, context.Canceled)
+	_, err = Compare(context.Background(), cfg, CompareOptions{GCs: 0})
+	assert.ErrorIs(t, err, ErrInvalidConfig)
+	bad := cfg
+	bad.Workers = 0
+	_, err = Compare(context.Background(), bad, CompareOptions{GCs: 1})
+	assert.True(t, errors.Is(err, ErrInvalidConfig))
+}
