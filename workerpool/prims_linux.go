@@ -46,8 +46,12 @@ func (threadKit) newCond(m mutex) condVar {
 }
 func (threadKit) newParker() parker          { return new(futexParker) }
 func (threadKit) newSemaphore(int) semaphore { return new(futexSema) }
-func (threadKit) yield()                     { futex.Yield() }
-func (threadKit) threadExited(tid int) bool  { return !futex.ThreadAlive(tid) }
+
+// yield is runtime.Gosched even on a locked thread: a spinner that yielded
+// with sched_yield would keep its P, and with GOMAXPROCS Ps shared by more
+// threads that starves the very goroutines (enqueuer, Join) it waits for.
+func (threadKit) yield()                    { runtime.Gosched() }
+func (threadKit) threadExited(tid int) bool { return !futex.ThreadAlive(tid) }
 
 // startWorker locks the new goroutine to its thread and never unlocks it,
 // so the runtime terminates the thread when fn returns: no worker thread

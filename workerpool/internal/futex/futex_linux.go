@@ -47,13 +47,6 @@ func Wake(addr *atomic.Uint32, n int) int {
 	return int(r)
 }
 
-// Yield gives up the CPU to another runnable thread (sched_yield). A thread
-// locked to its goroutine yields this way instead of runtime.Gosched, which
-// would hand its P back and forth between OS threads.
-func Yield() {
-	unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
-}
-
 // Mutex is a futex mutex with pthread semantics and no spinning (Drepper,
 // "Futexes Are Tricky", mutex 3): the word is 0 when unlocked, 1 when locked
 // and 2 when locked with possible sleepers. The zero value is unlocked.

@@ -109,7 +109,6 @@ func TestSemaCounts(t *testing.T) {
 
 func TestThreadHelpers(t *testing.T) {
 	assert.True(t, ThreadAlive(Gettid()))
-	Yield()
 }
 
 func TestMutexSleepsWhileHeld(t *testing.T) {
