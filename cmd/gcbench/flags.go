@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dustin/go-humanize"
 	"github.com/gcbench/gcbench/analysis"
 	"golang.org/x/sys/unix"
 )
@@ -18,7 +19,7 @@ import (
 // format.
 
 // errSize marks a size the parser rejects.
-var errSize = errors.New("bad size")
+var errSize = errors.New("size")
 
 // sizeUnits maps a unit (lower case) to its multiplier. Binary units spell
 // the i ("GiB", "Gi"); "GB", "G" and friends are decimal, like disk vendors
@@ -44,11 +45,11 @@ func parseSize(s string) (int64, error) {
 	t := strings.TrimSpace(s)
 	switch {
 	case t == "":
-		return 0, fmt.Errorf("%w: empty", errSize)
+		return 0, fmt.Errorf("%w is empty", errSize)
 	case len(t) > maxSizeLen:
-		return 0, fmt.Errorf("%w: too long", errSize)
+		return 0, fmt.Errorf("%w is too long", errSize)
 	case t[0] == '-':
-		return 0, fmt.Errorf("%w: must be positive", errSize)
+		return 0, fmt.Errorf("%w must be positive", errSize)
 	}
 	i := 0
 	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
@@ -63,16 +64,16 @@ func parseSize(s string) (int64, error) {
 		}
 		frac, i = t[i+1:j], j
 		if frac == "" {
-			return 0, fmt.Errorf("%w: no digits after the decimal point", errSize)
+			return 0, fmt.Errorf("%w has no digits after the decimal point", errSize)
 		}
 	}
 	if whole == "" {
-		return 0, fmt.Errorf("%w: must start with a number, like 2.5GiB", errSize)
+		return 0, fmt.Errorf("%w must start with a number, like 2.5GiB", errSize)
 	}
 	unit := strings.ToLower(strings.TrimLeft(t[i:], " "))
 	mult, ok := sizeUnits[unit]
 	if !ok {
-		return 0, fmt.Errorf("%w: unknown unit %q (want B, KiB, MiB, GiB, TiB or decimal KB, MB, GB, TB)", errSize, t[i:])
+		return 0, fmt.Errorf("%w has an unknown unit %q (want B, KiB, MiB, GiB, TiB or decimal KB, MB, GB, TB)", errSize, t[i:])
 	}
 	// bytes = whole.frac × mult, exactly.
 	num, _ := new(big.Int).SetString(whole+frac, 10)
@@ -81,11 +82,11 @@ func parseSize(s string) (int64, error) {
 	q, r := new(big.Int).QuoRem(num, den, new(big.Int))
 	switch {
 	case r.Sign() != 0:
-		return 0, fmt.Errorf("%w: not a whole number of bytes", errSize)
+		return 0, fmt.Errorf("%w is not a whole number of bytes", errSize)
 	case q.Sign() == 0:
-		return 0, fmt.Errorf("%w: must be positive", errSize)
+		return 0, fmt.Errorf("%w must be positive", errSize)
 	case !q.IsInt64():
-		return 0, fmt.Errorf("%w: too large", errSize)
+		return 0, fmt.Errorf("%w is too large", errSize)
 	}
 	return q.Int64(), nil
 }
@@ -133,7 +134,7 @@ func (v *sizeValue) Set(s string) error {
 		return err
 	}
 	if v.limit > 0 && n > v.limit {
-		return fmt.Errorf("%w: more than this machine's available memory (%s)", errSize, formatSize(v.limit))
+		return fmt.Errorf("%w is more than this machine's available memory (%s)", errSize, humanize.IBytes(uint64(v.limit)))
 	}
 	*v.bytes = n
 	return nil

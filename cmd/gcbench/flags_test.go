@@ -101,7 +101,7 @@ func TestSizeFlagNamesFlagAndValue(t *testing.T) {
 	}
 	err := fs.Parse([]string{"--major-heap", "9GiB"})
 	if err == nil || !strings.Contains(err.Error(), "--major-heap") || !strings.Contains(err.Error(), "9GiB") ||
-		!strings.Contains(err.Error(), "available memory (8GiB)") {
+		!strings.Contains(err.Error(), "available memory (8.0 GiB)") {
 		t.Errorf("over the limit: %v", err)
 	}
 	if got := fs.Lookup("major-heap").DefValue; got != "5MiB" {

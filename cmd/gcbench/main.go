@@ -29,6 +29,7 @@ type command struct {
 // (or `gcbench --flag…`) runs.
 var commands = map[string]command{
 	// Each subcommand's file adds its line here.
+	"run":          {summary: "compare minor-collection pauses across dispatch modes (the default command)", run: cmdRun},
 	"report":       {summary: "re-render or merge saved JSON results (FILE.json...)", run: cmdReport},
 	"readylist":    {summary: "stress-epoll protocol: lock-free MPSC list vs mutex list, events/ms", run: cmdReadylist},
 	"pool":         {summary: "DedicatedThreadPool protocols: pool throughput and latency vs a goroutine per item", run: cmdPool},

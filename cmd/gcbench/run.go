@@ -1,0 +1,275 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dustin/go-humanize"
+	"github.com/gcbench/gcbench/analysis"
+	"github.com/gcbench/gcbench/gcsim"
+	"github.com/gcbench/gcbench/workerpool"
+	"github.com/spf13/pflag"
+)
+
+const runUsage = `usage: gcbench [run] [flags]
+
+Measures minor-collection pauses of a simulated generational heap, one
+collection at a time in each mode, interleaved (serial, perjob, batch,
+serial, ...), and prints the pause table: statistics per mode in
+microseconds, then the improvement of the last mode over each earlier one
+with its Mann–Whitney p-value. With no flags it runs the seed experiment:
+a 2.5 GiB major heap, a 1 GiB large-object space, 1500 collections per mode.
+
+Sizes take a unit: 2.5GiB, 2560MiB, 4MiB (binary) or 1GB, 500MB (decimal).
+
+flags:
+`
+
+// runOptions are run's parsed flags.
+type runOptions struct {
+	cfg        gcsim.Config
+	gcs        int
+	warmup     int
+	modes      []string
+	backend    string
+	wake       string
+	cpuprofile string
+	output     outputFlags
+}
+
+// parseRunFlags parses run's arguments. It returns (nil, nil) after
+// printing --help.
+func parseRunFlags(args []string, stdout io.Writer) (*runOptions, error) {
+	def := gcsim.DefaultConfig()
+	o := &runOptions{cfg: def}
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.SortFlags = false
+	avail := availableMemory()
+	fs.Var(newSizeValue(&o.cfg.MajorHeap, def.MajorHeap, avail), "major-heap", "major heap `size`: old objects in 16 KiB blocks")
+	fs.Var(newSizeValue(&o.cfg.LOS, def.LOS, avail), "los", "large-object space `size`: objects over 8000 bytes")
+	fs.Var(newSizeValue(&o.cfg.Nursery, def.Nursery, avail), "nursery", "nursery `size`: what the mutator fills between two minor collections")
+	fs.IntVar(&o.cfg.Workers, "workers", def.Workers, "collector workers, one per CPU unless set")
+	fs.IntVar(&o.gcs, "gcs", 1500, "timed minor collections per mode")
+	fs.IntVar(&o.warmup, "warmup", 50, "untimed collections per mode before timing starts")
+	fs.StringSliceVar(&o.modes, "modes", []string{"serial", "perjob", "batch"},
+		"modes to compare, in column order; the last is compared with each earlier one "+
+			"(serial: jobs run inline; perjob: one enqueue and wake per job; batch: one enqueue and wake for all)")
+	fs.StringVar(&o.backend, "backend", def.Backend.String(), "worker backend: threads (OS threads parked on futexes) or goroutines")
+	fs.StringVar(&o.wake, "wake", def.Wake.String(), "wake policy for perjob and batch: broadcast, signal, targeted or spin")
+	fs.Uint64Var(&o.cfg.Seed, "seed", def.Seed, "seed of the mutator's random choices (same seed, same heap)")
+	fs.BoolVar(&o.cfg.Verify, "verify", false, "run the heap verifier after every collection (slow; checks, does not time)")
+	o.output.register(fs)
+	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof FILE)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprint(stdout, runUsage+fs.FlagUsages())
+			return nil, nil
+		}
+		return nil, usagef("%v", err)
+	}
+	if fs.NArg() > 0 {
+		return nil, usagef("unexpected argument %q (run takes only flags)", fs.Arg(0))
+	}
+	if err := o.validate(fs, avail); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+func (o *runOptions) validate(fs *pflag.FlagSet, avail int64) error {
+	var err error
+	switch {
+	case o.cfg.Workers < 1:
+		return usagef("invalid argument \"%d\" for \"--workers\" flag: need at least 1", o.cfg.Workers)
+	case o.gcs < 1:
+		return usagef("invalid argument \"%d\" for \"--gcs\" flag: need at least 1", o.gcs)
+	case o.warmup < 0:
+		return usagef("invalid argument \"%d\" for \"--warmup\" flag: cannot be negative", o.warmup)
+	}
+	if o.cfg.Backend, err = workerpool.ParseBackend(o.backend); err != nil {
+		return usagef("invalid argument %q for \"--backend\" flag: want threads or goroutines", o.backend)
+	}
+	if o.cfg.Wake, err = workerpool.ParseWakePolicy(o.wake); err != nil {
+		return usagef("invalid argument %q for \"--wake\" flag: want broadcast, signal, targeted or spin", o.wake)
+	}
+	if len(o.modes) == 0 {
+		return usagef("invalid argument \"\" for \"--modes\" flag: name at least one mode")
+	}
+	seen := map[gcsim.Mode]bool{}
+	for _, name := range o.modes {
+		m, err := gcsim.ParseMode(name)
+		if err != nil {
+			return usagef("invalid argument %q for \"--modes\" flag: unknown mode %q (want serial, perjob, batch)",
+				strings.Join(o.modes, ","), name)
+		}
+		if seen[m] {
+			return usagef("invalid argument %q for \"--modes\" flag: %s appears twice", strings.Join(o.modes, ","), name)
+		}
+		seen[m] = true
+	}
+	if total := o.cfg.MajorHeap + o.cfg.LOS + o.cfg.Nursery; avail > 0 && total > avail {
+		return usagef("--major-heap %s + --los %s + --nursery %s = %s is more than this machine's available memory (%s)",
+			formatSize(o.cfg.MajorHeap), formatSize(o.cfg.LOS), formatSize(o.cfg.Nursery),
+			humanize.IBytes(uint64(total)), humanize.IBytes(uint64(avail)))
+	}
+	if err := o.cfg.Validate(); err != nil {
+		return configUsageError(err, fs)
+	}
+	return o.output.check(fs)
+}
+
+// configUsageError turns gcsim's complaint about a Config field into a
+// usage error that names the flag setting it.
+func configUsageError(err error, fs *pflag.FlagSet) error {
+	for field, flag := range map[string]string{"MajorHeap": "major-heap", "LOS": "los", "Nursery": "nursery", "Workers": "workers"} {
+		if strings.Contains(err.Error(), field+" =") {
+			return usagef("invalid argument %q for \"--%s\" flag: %v", fs.Lookup(flag).Value.String(), flag, err)
+		}
+	}
+	return usagef("%v", err)
+}
+
+// cmdRun is `gcbench run`, also what a bare `gcbench` runs.
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
+	o, err := parseRunFlags(args, stdout)
+	if o == nil || err != nil {
+		return err
+	}
+	if o.cpuprofile != "" {
+		stop, err := startCPUProfile(o.cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if serr := stop(); err == nil {
+				err = serr
+			}
+		}()
+	}
+	modes := make([]gcsim.Mode, len(o.modes))
+	for i, name := range o.modes {
+		modes[i], _ = gcsim.ParseMode(name) // validated
+	}
+	bar := newTerminalProgress(stderr, o.modes, o.gcs)
+	opt := gcsim.CompareOptions{Modes: modes, GCs: o.gcs, Warmup: o.warmup,
+		Progress: func(m gcsim.Mode, done, total int) { bar.update(indexOf(modes, m), done, total) }}
+	started := time.Now()
+	res, err := gcsim.Compare(ctx, o.cfg, opt)
+	bar.finish()
+	if err != nil {
+		return err
+	}
+	report, err := o.report(res, started)
+	if err != nil {
+		return err
+	}
+	return o.output.write(report, stdout)
+}
+
+func indexOf(modes []gcsim.Mode, m gcsim.Mode) int {
+	for i, x := range modes {
+		if x == m {
+			return i
+		}
+	}
+	return -1
+}
+
+func startCPUProfile(path string) (stop func() error, err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
+}
+
+// report converts gcsim's records into an analysis report.
+func (o *runOptions) report(res *gcsim.Result, started time.Time) (*analysis.Report, error) {
+	inputs := make([]analysis.ModeInput, len(res.Modes))
+	for i, mr := range res.Modes {
+		inputs[i] = modeInput(mr)
+	}
+	run, err := analysis.NewRun(seedHost(), inputs)
+	if err != nil {
+		return nil, err
+	}
+	run.Started = started.UTC().Truncate(time.Second)
+	run.Elapsed = analysis.Duration(res.Elapsed.Round(time.Millisecond))
+	run.Facts = map[string]float64{
+		"major_gcs":           float64(res.MajorGCs),
+		"sim_overhead_s":      res.SimOverhead.Seconds(),
+		"collections_timed":   float64(o.gcs * len(res.Modes)),
+		"collections_warm_up": float64(o.warmup * len(res.Modes)),
+	}
+	return analysis.NewReport("minor-collection pause", o.config(), run), nil
+}
+
+// config is the experiment's configuration as the report records it; two
+// runs merge only if these agree.
+func (o *runOptions) config() map[string]string {
+	c := o.cfg
+	return map[string]string{
+		"major_heap": formatSize(c.MajorHeap), "los": formatSize(c.LOS), "nursery": formatSize(c.Nursery),
+		"workers": strconv.Itoa(c.Workers), "gcs": strconv.Itoa(o.gcs), "warmup": strconv.Itoa(o.warmup),
+		"modes": strings.Join(o.modes, ","), "backend": c.Backend.String(), "wake": c.Wake.String(),
+		"seed": strconv.FormatUint(c.Seed, 10), "verify": strconv.FormatBool(c.Verify),
+	}
+}
+
+func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// modeInput turns one mode's records into pause samples (µs), the
+// per-collection counters, and the indices of samples the host's Go
+// collector overlapped.
+func modeInput(mr gcsim.ModeResult) analysis.ModeInput {
+	in := analysis.ModeInput{Name: mr.Mode.String(), Pauses: make([]float64, len(mr.Records)),
+		Counters: map[string][]float64{}}
+	add := func(name string, v float64) { in.Counters[name] = append(in.Counters[name], v) }
+	for i, r := range mr.Records {
+		in.Pauses[i] = micros(r.Pause)
+		if r.HostGCs > 0 {
+			in.Disturbed = append(in.Disturbed, i)
+		}
+		add("card_prep_us", micros(r.CardPrep))
+		add("dispatch_us", micros(r.Dispatch))
+		add("join_us", micros(r.Join))
+		add("nursery_reset_us", micros(r.NurseryReset))
+		add("jobs", float64(r.Jobs))
+		add("dirty_cards", float64(r.DirtyCards))
+		add("promoted_objects", float64(r.PromotedObjects))
+		add("promoted_bytes", float64(r.PromotedBytes))
+		add("host_gcs", float64(r.HostGCs))
+		add("major_gc_before", b2f(r.MajorGCBefore))
+		p := r.Pool
+		add("pool_enqueue_lock_acquisitions", float64(p.EnqueueLockAcquisitions))
+		add("pool_lock_acquisitions", float64(p.LockAcquisitions))
+		add("pool_enqueue_wake_calls", float64(p.EnqueueWakeCalls))
+		add("pool_wake_calls", float64(p.WakeCalls))
+		add("pool_workers_woken", float64(p.WorkersWoken))
+		add("pool_futile_wakeups", float64(p.FutileWakeups))
+		add("pool_futex_calls", float64(p.FutexCalls))
+	}
+	return in
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"encoding/xml"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// runTiny is a run small enough for tests: tens of MiB of heap, a few dozen
+// collections per mode.
+var runTiny = []string{"run", "--major-heap", "64MiB", "--los", "16MiB", "--nursery", "256KiB",
+	"--gcs", "24", "--warmup", "2", "--workers", "2"}
+
+func tiny(extra ...string) []string { return append(append([]string{}, runTiny...), extra...) }
+
+func TestRunTextTable(t *testing.T) {
+	stdout, stderr, code := runBinary(t, tiny()...)
+	require.Equal(t, 0, code, stderr)
+	assert.Empty(t, stderr, "no progress bar when stderr is not a terminal")
+	for _, want := range []string{"Stdev", "Avg", "TrimMean 10%", "TrimMean 25%", "Q1", "Q2", "Q3", "p99", "p-value",
+		"batch vs serial", "batch vs perjob", "major_heap=64MiB", "gcs=24"} {
+		assert.Contains(t, stdout, want)
+	}
+}
+
+func TestRunJSONAndReportRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	saved, plot := filepath.Join(dir, "run.json"), filepath.Join(dir, "run.png")
+	stdout, stderr, code := runBinary(t, tiny("--out", saved, "--plot", plot)...)
+	require.Equal(t, 0, code, stderr)
+	assert.Empty(t, stdout, "--out takes the report off standard output")
+
+	data, err := os.ReadFile(saved)
+	require.NoError(t, err)
+	var doc struct {
+		Schema string
+		Config map[string]string
+		Runs   []struct {
+			Host struct {
+				CPUModel   string `json:"cpu_model"`
+				Cores      int
+				GOMAXPROCS int
+				GoVersion  string `json:"go_version"`
+			}
+			Modes []struct {
+				Name           string
+				Pauses         []float64 `json:"pauses_us"`
+				Summary        map[string]any
+				CounterMeans   map[string]float64 `json:"counter_means"`
+				DisturbedCount *int               `json:"disturbed_count"`
+			}
+			Comparisons []struct {
+				Base, New   string
+				Improvement map[string]float64 `json:"improvement_pct"`
+				P           *float64           `json:"p_value"`
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal(data, &doc), "run --out x.json writes JSON")
+	assert.Equal(t, "gcbench/analysis/v1", doc.Schema)
+	assert.Equal(t, "64MiB", doc.Config["major_heap"])
+	require.Len(t, doc.Runs, 1)
+	run := doc.Runs[0]
+	assert.Positive(t, run.Host.Cores)
+	assert.Positive(t, run.Host.GOMAXPROCS)
+	assert.NotEmpty(t, run.Host.GoVersion)
+	require.Len(t, run.Modes, 3)
+	for i, m := range run.Modes {
+		assert.Equal(t, []string{"serial", "perjob", "batch"}[i], m.Name)
+		assert.Len(t, m.Pauses, 24)
+		for _, p := range m.Pauses {
+			assert.Positive(t, p)
+		}
+		assert.Contains(t, m.Summary, "trimmean25")
+		assert.NotNil(t, m.DisturbedCount)
+		assert.Positive(t, m.CounterMeans["jobs"], "%s ran jobs", m.Name)
+	}
+	require.Len(t, run.Comparisons, 2)
+	assert.NotNil(t, run.Comparisons[0].P)
+
+	f, err := os.Open(plot)
+	require.NoError(t, err)
+	defer f.Close()
+	_, err = png.Decode(f)
+	require.NoError(t, err, "--plot x.png writes a PNG")
+
+	again, stderr, code := runBinary(t, "report", "--format", "json", saved)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, string(data), again, "report re-renders a saved run byte for byte")
+
+	svg := filepath.Join(dir, "run.svg")
+	_, stderr, code = runBinary(t, "report", "--plot", svg, saved)
+	require.Equal(t, 0, code, stderr)
+	svgData, err := os.ReadFile(svg)
+	require.NoError(t, err)
+	dec := xml.NewDecoder(bytes.NewReader(svgData))
+	for {
+		_, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err, "SVG is well-formed XML")
+	}
+	assert.Contains(t, string(svgData[:200]), "<svg")
+}
+
+func TestRunCSVAndMarkdown(t *testing.T) {
+	stdout, stderr, code := runBinary(t, tiny("--format", "csv", "--modes", "perjob,batch", "--backend", "goroutines", "--wake", "targeted")...)
+	require.Equal(t, 0, code, stderr)
+	recs, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"statistic", "perjob", "batch", "batch vs perjob improvement %"}, recs[0])
+	for _, rec := range recs[1:9] { // the statistics rows are all numbers
+		for _, cell := range rec[1:] {
+			_, err := strconv.ParseFloat(cell, 64)
+			assert.NoError(t, err, "row %s", rec[0])
+		}
+	}
+
+	stdout, stderr, code = runBinary(t, tiny("--format", "markdown", "--modes", "serial,batch")...)
+	require.Equal(t, 0, code, stderr)
+	var rows []string
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(l, "|") {
+			rows = append(rows, l)
+		}
+	}
+	require.Len(t, rows, 2+8+3, stdout) // header, rule, statistics, p-value, n, disturbed
+	for _, l := range rows {
+		assert.Equal(t, 5, strings.Count(l, "|"), l)
+	}
+}
+
+// --verify checks the heap after every collection; a single mode gives a
+// table without comparisons.
+func TestRunVerifyOneMode(t *testing.T) {
+	stdout, stderr, code := runBinary(t, tiny("--verify", "--gcs", "3", "--warmup", "0", "--modes", "batch", "--format", "csv")...)
+	require.Equal(t, 0, code, stderr)
+	recs, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"statistic", "batch"}, recs[0])
+	assert.Equal(t, []string{"n", "3"}, recs[len(recs)-2])
+}
+
+func TestRunCPUProfile(t *testing.T) {
+	prof := filepath.Join(t.TempDir(), "cpu.pprof")
+	_, stderr, code := runBinary(t, tiny("--modes", "batch", "--cpuprofile", prof)...)
+	require.Equal(t, 0, code, stderr)
+	fi, err := os.Stat(prof)
+	require.NoError(t, err)
+	assert.Positive(t, fi.Size())
+}
+
+func TestRunBadUsageExits2WithOneLine(t *testing.T) {
+	tests := []struct {
+		args       []string
+		flag, text string
+	}{
+		{[]string{"--major-heap", "0"}, "--major-heap", `"0"`},
+		{[]string{"--major-heap", "-1GiB"}, "--major-heap", "-1GiB"},
+		{[]string{"--los", "1.5B"}, "--los", "1.5B"},
+		{[]string{"--los", "2.5XB"}, "--los", "2.5XB"},
+		{[]string{"--nursery", "lots"}, "--nursery", "lots"},
+		{[]string{"--major-heap", "1000TiB"}, "--major-heap", "available memory"},
+		{[]string{"--gcs", "0"}, "--gcs", `"0"`},
+		{[]string{"--gcs", "many"}, "--gcs", "many"},
+		{[]string{"--warmup", "-1"}, "--warmup", "-1"},
+		{[]string{"--workers", "0"}, "--workers", `"0"`},
+		{[]string{"--modes", "serial,bogus"}, "--modes", "bogus"},
+		{[]string{"--modes", "batch,batch"}, "--modes", "twice"},
+		{[]string{"--backend", "fibers"}, "--backend", "fibers"},
+		{[]string{"--wake", "shout"}, "--wake", "shout"},
+		{[]string{"--format", "xml"}, "--format", "xml"},
+		{[]string{"--plot", "pauses.gif"}, "--plot", "pauses.gif"},
+		{[]string{"--bogus"}, "--bogus", "unknown flag"},
+		{[]string{"extra"}, "", "extra"},
+	}
+	for _, tt := range tests {
+		stdout, stderr, code := runBinary(t, tiny(tt.args...)...)
+		assert.Equal(t, 2, code, "%v: %s", tt.args, stderr)
+		assert.Empty(t, stdout, "%v", tt.args)
+		assert.Equal(t, 1, strings.Count(stderr, "\n"), "%v: one line, got %q", tt.args, stderr)
+		assert.True(t, strings.HasPrefix(stderr, "gcbench run: "), "%v: %q", tt.args, stderr)
+		assert.Contains(t, stderr, tt.flag, "%v", tt.args)
+		assert.Contains(t, stderr, tt.text, "%v", tt.args)
+		assert.NotContains(t, stderr, "[running]", "%v: no Go panic", tt.args)
+	}
+	// The bare command is run: a bad flag without "run" names run too.
+	_, stderr, code := runBinary(t, "--gcs", "0")
+	assert.Equal(t, 2, code)
+	assert.True(t, strings.HasPrefix(stderr, "gcbench run: "), stderr)
+}
+
+func TestRunHelpDocumentsEveryFlag(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"run", "-h"}} {
+		stdout, stderr, code := runBinary(t, args...)
+		require.Equal(t, 0, code, stderr)
+		for _, want := range []string{
+			"--major-heap size", "(default 2.5GiB)", "--los size", "(default 1GiB)", "--nursery size", "(default 4MiB)",
+			"--workers int", "--gcs int", "(default 1500)", "--warmup int", "--modes strings", "[serial,perjob,batch]",
+			"--backend string", "(default \"threads\")", "--wake string", "(default \"broadcast\")", "--seed uint",
+			"--verify", "--format format", "(default text)", "--out FILE", "--plot FILE.png", "--cpuprofile FILE",
+			"2.5GiB, 2560MiB", "microseconds",
+		} {
+			assert.Contains(t, stdout, want, "%v", args)
+		}
+	}
+}
