@@ -17,6 +17,13 @@ type PopulateConfig struct {
 	// Roots is how many root slots, from slot 0, hold the generation's
 	// tops (0: all of them); the rest are left nil for the mutator.
 	Roots int
+	// Sample, if non-empty, receives a uniform random sample (reservoir
+	// sampling) of the objects with reference slots that Populate built;
+	// entries beyond the number of such objects are left Nil. Every built
+	// object stays reachable as long as nobody overwrites a non-nil slot or
+	// root that Populate set, so a mutator can use the sample as store
+	// targets without walking the graph.
+	Sample []Addr
 	// Seed drives the sizes and the graph's shape (not the payload, which
 	// comes from the heap's seed).
 	Seed uint64
@@ -77,19 +84,16 @@ func (r *Rand) SmallShape() (size, nrefs int) {
 	return size, nrefs
 }
 
-// openObject is an object whose slots Populate has not all filled yet.
-type openObject struct {
-	addr       Addr
-	next, refs int32
-}
-
 // Populate builds a seeded, connected old generation: large objects (arrays
 // whose first half are reference slots) and small objects from SmallShape,
 // interleaved, until the major heap and the LOS reach their fill fractions.
 // Every object is reachable: the first objects fill the root slots, every
-// later one is stored in a free slot of a random recent object, and a fifth
-// of slots also get cross links to other recent objects. Populate stores old
-// references only, so it marks no cards; it uses bounded Go memory.
+// later one is stored in a nil slot of a uniformly chosen earlier object (a
+// random recursive tree, so the graph is about ln(objects) deep and most
+// objects keep nil slots), and a fifth of slots also get cross links to
+// other earlier objects. Populate stores old references only, so it marks
+// no cards. It lists the objects in the off-heap scratch area, so its Go
+// memory use is constant.
 func (h *Heap) Populate(pc PopulateConfig) error {
 	if err := pc.Validate(); err != nil {
 		return err
@@ -101,34 +105,53 @@ func (h *Heap) Populate(pc PopulateConfig) error {
 	majorTarget := int64(pc.MajorFill * float64(h.cfg.MajorHeap))
 	losTarget := int64(pc.LOSFill * float64(h.cfg.LOS))
 	var majorDone, losDone int64
-	open := make([]openObject, 0, 4096)
+	all := h.stack() // every object with slots, in allocation order
+	n := 0
+	defer func() { h.releaseScratch(n) }()
 	nextRoot, roots := 0, h.cfg.Roots
 	if pc.Roots > 0 {
 		roots = min(pc.Roots, roots)
 	}
+	// nilSlot returns a nil slot of a random earlier object, or Nil.
+	nilSlot := func() Addr {
+		for range 4 {
+			if n == 0 {
+				return Nil
+			}
+			o := all[r.Intn(n)]
+			k := h.NumRefs(o)
+			for p, s := 0, r.Intn(k); p < min(k, 8); p, s = p+1, (s+1)%k {
+				if h.Ref(o, s) == Nil {
+					return SlotAddr(o, s)
+				}
+			}
+		}
+		return Nil
+	}
+	clear(pc.Sample)
+	reservoir := NewRand(pc.Seed ^ 0xa0761d6478bd642f) // apart from r: the graph must not depend on len(Sample)
 	attach := func(obj Addr, nrefs int) {
-		switch {
-		case nextRoot < roots:
+		if nextRoot < roots {
 			h.WriteRoot(nextRoot, obj)
 			nextRoot++
-		case len(open) > 0:
-			k := r.Intn(len(open))
-			o := &open[k]
-			h.storeSlot(SlotAddr(o.addr, int(o.next)), obj)
-			if o.next++; o.next == o.refs {
-				open[k] = open[len(open)-1]
-				open = open[:len(open)-1]
-			}
-		default:
-			h.WriteRoot(r.Intn(roots), obj)
+		} else if slot := nilSlot(); slot != Nil {
+			h.storeSlot(slot, obj)
+		} else {
+			return // rare: left unreachable, garbage for the first major collection
 		}
-		for s := 0; s < nrefs && len(open) > 0; s++ {
+		for s := 0; s < nrefs && n > 0; s++ {
 			if r.Intn(5) == 0 {
-				h.storeSlot(SlotAddr(obj, s), open[r.Intn(len(open))].addr)
+				h.storeSlot(SlotAddr(obj, s), all[r.Intn(n)])
 			}
 		}
-		if nrefs > 0 && len(open) < cap(open) {
-			open = append(open, openObject{addr: obj, refs: int32(nrefs)})
+		if nrefs > 0 {
+			if n < len(pc.Sample) {
+				pc.Sample[n] = obj
+			} else if j := reservoir.Intn(n + 1); j < len(pc.Sample) {
+				pc.Sample[j] = obj
+			}
+			all[n] = obj
+			n++
 		}
 	}
 	for majorDone < majorTarget || losDone < losTarget {
