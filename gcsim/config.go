@@ -86,8 +86,8 @@ type MutatorConfig struct {
 	// steady state.
 	Lifetime int
 	// RootShare and LOSShare are the fractions of the barrier stores that go
-	// to root slots and to slots of large objects; the rest go to small old
-	// objects found by a random walk from the roots.
+	// to root slots and to slots of large objects; the rest fill nil slots of
+	// objects drawn uniformly from the initial old generation.
 	RootShare, LOSShare float64
 	// NurseryLinks is the probability that a reference slot of a new object
 	// points to a recently allocated nursery object, OldLinks that it points

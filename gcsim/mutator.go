@@ -18,8 +18,9 @@ import (
 // heap stays live), then roots/64 "handles" holding the churning large
 // objects, then "stack" roots that published objects overwrite.
 //
-// Stores into small old objects only fill nil slots (overwriting would cut
-// random subtrees off the old generation) and are remembered in a ring; a
+// Stores into old objects go to a uniform sample of the initial old
+// generation, only fill nil slots (overwriting would cut random subtrees off
+// the old generation) and are remembered in a ring; a
 // slot filled Lifetime fills ago is cleared again, so the survivors of a
 // collection die some collections later and the old generation reaches a
 // steady state.
@@ -33,7 +34,18 @@ type mutator struct {
 	baseRoots, handles int
 	undo               []undoEntry // ring of filled slots, cleared after Lifetime fills
 	nundo              int
+
+	// sample is a uniform sample of the initial old generation's objects
+	// with slots (heap.PopulateConfig.Sample). Those objects never die: the
+	// mutator only fills their nil slots and clears what it filled. Their
+	// addresses are the same under every mode and worker count, since they
+	// were placed before the first collection.
+	sample []heap.Addr
 }
+
+// sampleSize is the number of old objects the mutator stores into: enough
+// that thousands of stores per fill land on thousands of cards.
+const sampleSize = 1 << 18
 
 // undoEntry is a slot the mutator filled: object and slot index. The object
 // may have died and its memory been reused since; clearing checks that an
@@ -49,7 +61,8 @@ func newMutator(h *heap.Heap, cfg MutatorConfig, seed uint64) mutator {
 	return mutator{
 		h: h, cfg: cfg, rng: heap.NewRand(seed ^ 0x5bd1e995),
 		baseRoots: roots * 3 / 4, handles: handles,
-		undo: make([]undoEntry, max(1, cfg.BarrierStores*cfg.Lifetime)),
+		undo:   make([]undoEntry, max(1, cfg.BarrierStores*cfg.Lifetime)),
+		sample: make([]heap.Addr, sampleSize),
 	}
 }
 
@@ -59,8 +72,8 @@ const meanSmallObject = 420
 
 // fill allocates into the nursery until it is full: new objects link to
 // recent nursery objects and to old objects, and every step-th object is
-// published: stored into stack roots, large objects and small old objects
-// through the write barrier.
+// published: stored into stack roots, large objects and old objects through
+// the write barrier.
 func (m *mutator) fill() error {
 	h, r := m.h, m.rng
 	// Count in objects rather than bytes, so that published objects follow
@@ -86,7 +99,7 @@ func (m *mutator) fill() error {
 					h.WriteRef(x, s, y)
 				}
 			case p < m.cfg.NurseryLinks+m.cfg.OldLinks:
-				if y := m.walk(); y != heap.Nil {
+				if y := m.old(); y != heap.Nil {
 					h.WriteRef(x, s, y)
 				}
 			}
@@ -121,18 +134,21 @@ func (m *mutator) store(x heap.Addr) {
 			return
 		}
 	}
-	o := m.walk()
-	if o == heap.Nil {
-		return
-	}
-	n := h.NumRefs(o)
-	for k, s := 0, r.Intn(max(1, n)); k < n; k, s = k+1, (s+1)%n {
-		if h.Ref(o, s) == heap.Nil {
-			m.forget()
-			h.WriteRef(o, s, x)
-			m.undo[m.nundo%len(m.undo)] = undoEntry{o, int32(s)}
-			m.nundo++
-			return
+	// A sampled object may have no nil slot left: try a few.
+	for range 4 {
+		o := m.old()
+		if o == heap.Nil {
+			continue
+		}
+		n := h.NumRefs(o)
+		for k, slot := 0, r.Intn(n); k < min(n, 8); k, slot = k+1, (slot+1)%n {
+			if h.Ref(o, slot) == heap.Nil {
+				m.forget()
+				h.WriteRef(o, slot, x)
+				m.undo[m.nundo%len(m.undo)] = undoEntry{o, int32(slot)}
+				m.nundo++
+				return
+			}
 		}
 	}
 }
@@ -149,26 +165,22 @@ func (m *mutator) forget() {
 	}
 }
 
-// walk returns an old object found by a short random walk from a random
-// root, or Nil.
-func (m *mutator) walk() heap.Addr {
-	h, r := m.h, m.rng
-	o := h.Root(r.Intn(h.NumRoots()))
-	if o == heap.Nil || h.InNursery(o) {
+// trimSample drops the sample's unused tail (a small heap has fewer objects).
+func (m *mutator) trimSample() {
+	for i, a := range m.sample {
+		if a == heap.Nil {
+			m.sample = m.sample[:i]
+			return
+		}
+	}
+}
+
+// old returns a random object of the initial old generation (or Nil).
+func (m *mutator) old() heap.Addr {
+	if len(m.sample) == 0 {
 		return heap.Nil
 	}
-	for d := r.Intn(8); d > 0; d-- {
-		n := h.NumRefs(o)
-		if n == 0 {
-			break
-		}
-		c := h.Ref(o, r.Intn(n))
-		if c == heap.Nil || h.InNursery(c) {
-			break
-		}
-		o = c
-	}
-	return o
+	return m.sample[m.rng.Intn(len(m.sample))]
 }
 
 // allocLarge allocates one large object into a random handle root,

@@ -56,11 +56,12 @@ func New(cfg Config) (*Sim, error) {
 	s := &Sim{cfg: cfg, heap: h, gcRead: []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}}
 	s.mut = newMutator(h, cfg.Mutator, cfg.Seed)
 	pc := heap.PopulateConfig{MajorFill: cfg.Mutator.MajorFill, LOSFill: cfg.Mutator.LOSFill,
-		MaxLargeObject: cfg.Mutator.MaxLargeObject, Roots: s.mut.baseRoots, Seed: cfg.Seed}
+		MaxLargeObject: cfg.Mutator.MaxLargeObject, Roots: s.mut.baseRoots, Sample: s.mut.sample, Seed: cfg.Seed}
 	if err := h.Populate(pc); err != nil {
 		h.Close()
 		return nil, fmt.Errorf("gcsim: building the initial heap (MajorHeap, LOS, Mutator.MajorFill, Mutator.LOSFill): %w", err)
 	}
+	s.mut.trimSample()
 	s.pool, err = workerpool.New(workerpool.Options{Workers: cfg.Workers, Backend: cfg.Backend, Wake: cfg.Wake, Gated: true})
 	if err != nil {
 		h.Close()
