@@ -277,8 +277,9 @@ func (p *Pool) openGateLocked(c *counters) deferredWake {
 // If ctx ends first, Join returns an error wrapping ctx.Err() and keeps the
 // panics for the next Join.
 //
-// On a gated pool Join opens the gate if it is closed (a Join would
-// otherwise wait for jobs that may not run), and the gate closes again when
+// On a gated pool Join opens the gate if it is closed and jobs it waits for
+// are queued (it would otherwise wait for jobs that may not run), and the
+// gate closes again when
 // the last concurrent Join returns, so that the next round's enqueues wait
 // for the next Start. After Close, Join returns at once.
 func (p *Pool) Join(ctx context.Context) error {
@@ -286,7 +287,7 @@ func (p *Pool) Join(ctx context.Context) error {
 	p.lock(c)
 	target := p.pushed
 	p.joining++
-	if !p.gateOpen {
+	if !p.gateOpen && !p.doneUpToLocked(target) {
 		d := p.openGateLocked(c)
 		p.unlock(c)
 		p.wakeAfterUnlock(d, c)

@@ -340,3 +340,15 @@ func TestObserverSeesEveryEvent(t *testing.T) {
 	assert.EqualValues(t, s.WorkersWoken, obs.woken.Load())
 	assert.EqualValues(t, s.FutileWakeups, obs.futile.Load())
 }
+
+func TestJoinWithNothingPendingWakesNobody(t *testing.T) {
+	forEachConfig(t, func(t *testing.T, b Backend, w WakePolicy) {
+		p := newPool(t, Options{Workers: 2, Backend: b, Wake: w, Gated: true})
+		waitParked(t, p)
+		before := p.Stats()
+		require.NoError(t, p.Join(timeoutCtx(t)))
+		d := p.Stats().Sub(before)
+		assert.Zero(t, d.WakeCalls)
+		assert.EqualValues(t, 1, d.LockAcquisitions)
+	})
+}
