@@ -352,3 +352,25 @@ func TestJoinWithNothingPendingWakesNobody(t *testing.T) {
 		assert.EqualValues(t, 1, d.LockAcquisitions)
 	})
 }
+
+// Steady-state rounds allocate nothing: the ring is reused, jobs are stored
+// as the caller's interface values, and Join without a cancelable context
+// registers no callback.
+func TestRoundsDoNotAllocate(t *testing.T) {
+	forEachConfig(t, func(t *testing.T, b Backend, w WakePolicy) {
+		p := newPool(t, Options{Workers: 2, Backend: b, Wake: w, Gated: true})
+		var j countJob
+		batch := []jobs.Job{&j, &j, &j, &j, &j, &j, &j, &j}
+		ctx := context.Background()
+		round := func() {
+			_ = p.EnqueueBatch(batch)
+			for _, x := range batch {
+				_ = p.Enqueue(x)
+			}
+			p.Start()
+			_ = p.Join(ctx)
+		}
+		round() // grow the ring once
+		assert.Zero(t, testing.AllocsPerRun(50, round))
+	})
+}
