@@ -105,25 +105,31 @@ func (h *Heap) Populate(pc PopulateConfig) error {
 	majorTarget := int64(pc.MajorFill * float64(h.cfg.MajorHeap))
 	losTarget := int64(pc.LOSFill * float64(h.cfg.LOS))
 	var majorDone, losDone int64
-	all := h.stack() // every object with slots, in allocation order
-	n := 0
+	all := h.stack() // earlier objects that may have nil slots
+	n, seen := 0, 0
 	defer func() { h.releaseScratch(n) }()
 	nextRoot, roots := 0, h.cfg.Roots
 	if pc.Roots > 0 {
 		roots = min(pc.Roots, roots)
 	}
-	// nilSlot returns a nil slot of a random earlier object, or Nil.
+	// nilSlot returns a nil slot of a random earlier object, or Nil. An
+	// object found full is dropped from the candidates.
 	nilSlot := func() Addr {
-		for range 4 {
+		for range 8 {
 			if n == 0 {
 				return Nil
 			}
-			o := all[r.Intn(n)]
+			j := r.Intn(n)
+			o := all[j]
 			k := h.NumRefs(o)
 			for p, s := 0, r.Intn(k); p < min(k, 8); p, s = p+1, (s+1)%k {
 				if h.Ref(o, s) == Nil {
 					return SlotAddr(o, s)
 				}
+			}
+			if k <= 8 {
+				n--
+				all[j] = all[n]
 			}
 		}
 		return Nil
@@ -145,11 +151,12 @@ func (h *Heap) Populate(pc PopulateConfig) error {
 			}
 		}
 		if nrefs > 0 {
-			if n < len(pc.Sample) {
-				pc.Sample[n] = obj
-			} else if j := reservoir.Intn(n + 1); j < len(pc.Sample) {
+			if seen < len(pc.Sample) {
+				pc.Sample[seen] = obj
+			} else if j := reservoir.Intn(seen + 1); j < len(pc.Sample) {
 				pc.Sample[j] = obj
 			}
+			seen++
 			all[n] = obj
 			n++
 		}
