@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -53,10 +54,11 @@ func (r *Report) SavePlot(path string) (err error) {
 // a merged report): overlaid pause histograms over shared bins, box plots,
 // and empirical CDFs. Boxes and CDFs use the package's quantile definition
 // (a box's edges are the table's Q1 and Q3, its line the median; whiskers
-// reach the furthest samples within 1.5 IQR). Long tails would squash the
-// bodies of the distributions, so the histogram's axis stops at the pooled
-// p99 and the other two at the pooled p99.9; panel titles say so. format is
-// "png" or "svg".
+// reach the furthest samples within 1.5 IQR). Pause distributions have long
+// tails that would squash their bodies: the histogram's axis stops at the
+// pooled p99 (its label counts what it leaves out), and the box plots and
+// CDFs show every sample on a logarithmic pause axis (linear if a sample is
+// 0). format is "png" or "svg".
 func (r *Report) WritePlot(w io.Writer, format string) error {
 	series := r.series()
 	if len(series) == 0 {
@@ -67,17 +69,19 @@ func (r *Report) WritePlot(w io.Writer, format string) error {
 		pooled = append(pooled, s.mode.Pauses...)
 	}
 	slices.Sort(pooled)
-	p99, p999 := Quantile(pooled, 0.99), Quantile(pooled, 0.999)
+	p99 := Quantile(pooled, 0.99)
+	lo, hi := pooled[0], pooled[len(pooled)-1]
+	logScale := lo > 0
 
 	hist, err := histogramPanel(series, pooled[0], p99)
 	if err != nil {
 		return err
 	}
-	box, err := boxPanel(series, p999)
+	box, err := boxPanel(series, lo, hi, logScale)
 	if err != nil {
 		return err
 	}
-	cdf, err := cdfPanel(series, pooled[0], p999)
+	cdf, err := cdfPanel(series, lo, hi, logScale)
 	if err != nil {
 		return err
 	}
@@ -113,12 +117,13 @@ type series struct {
 
 func (r *Report) series() []series {
 	var out []series
+	labels := r.runLabels()
 	for ri := range r.Runs {
 		run := &r.Runs[ri]
 		for mi := range run.Modes {
 			label := run.Modes[mi].Name
-			if len(r.Runs) > 1 {
-				label = run.Host.Label() + "/" + label
+			if labels[ri] != "" {
+				label = labels[ri] + "/" + label
 			}
 			out = append(out, series{label: label, mode: &run.Modes[mi]})
 		}
@@ -170,10 +175,9 @@ func histogramPanel(ss []series, lo, hi float64) (*plot.Plot, error) {
 }
 
 // boxPanel draws one box per series with the package's quantiles.
-func boxPanel(ss []series, top float64) (*plot.Plot, error) {
+func boxPanel(ss []series, lo, hi float64, logScale bool) (*plot.Plot, error) {
 	p := plot.New()
 	names := make([]string, len(ss))
-	bottom := math.Inf(1)
 	for i, s := range ss {
 		b, err := plotter.NewBoxPlot(vg.Points(40), float64(i), plotter.Values(s.mode.Pauses))
 		if err != nil {
@@ -183,13 +187,16 @@ func boxPanel(ss []series, top float64) (*plot.Plot, error) {
 		b.FillColor = seriesColor(i, 0x60)
 		p.Add(b)
 		names[i] = s.label
-		bottom = min(bottom, s.mode.Summary.Min)
 	}
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.6, float64(len(ss))-0.4 // room for the outer boxes
-	p.Title.Text = "box plots: box Q1–Q3, line median, whiskers 1.5 IQR"
-	p.Y.Label.Text = fmt.Sprintf("pause (µs), cut at pooled p99.9 (%.1f)", top)
-	p.Y.Min, p.Y.Max = bottom, top
+	p.Title.Text = "box plots: box Q1–Q3, line median, whiskers 1.5 IQR, circles beyond"
+	p.Y.Label.Text = "pause (µs)"
+	p.Y.Min, p.Y.Max = lo, hi
+	if logScale {
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, ticks125{}
+		p.Y.Label.Text += ", log scale"
+	}
 	p.Add(plotter.NewGrid())
 	return p, nil
 }
@@ -216,7 +223,7 @@ func useQuantiles(b *plotter.BoxPlot, s Summary) {
 
 // cdfPanel draws each series' empirical CDF as a step function: at pause x
 // the line is at the fraction of collections whose pause is ≤ x.
-func cdfPanel(ss []series, lo, hi float64) (*plot.Plot, error) {
+func cdfPanel(ss []series, lo, hi float64, logScale bool) (*plot.Plot, error) {
 	p := plot.New()
 	for i, s := range ss {
 		sorted := slices.Clone(s.mode.Pauses)
@@ -239,11 +246,38 @@ func cdfPanel(ss []series, lo, hi float64) (*plot.Plot, error) {
 		p.Legend.Add(s.label, l)
 	}
 	p.Title.Text = "empirical CDFs"
-	p.X.Label.Text = fmt.Sprintf("pause (µs), cut at the pooled p99.9 (%.1f)", hi)
+	p.X.Label.Text = "pause (µs)"
+	if logScale {
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, ticks125{}
+		p.X.Label.Text += ", log scale"
+	}
 	p.Y.Label.Text = "fraction of collections ≤ x"
 	p.X.Min, p.X.Max = lo, hi
 	p.Y.Min, p.Y.Max = 0, 1
 	p.Legend.Top = false // bottom right: where every CDF is already near 1 is the top right
 	p.Add(plotter.NewGrid())
 	return p, nil
+}
+
+// ticks125 marks a logarithmic axis at 1, 2 and 5 times each power of ten
+// (labelled) and at the other integer multiples (unlabelled, unless the
+// axis spans less than a decade), so short ranges still get labels.
+type ticks125 struct{}
+
+func (ticks125) Ticks(min, max float64) []plot.Tick {
+	var ticks []plot.Tick
+	for decade := math.Pow(10, math.Floor(math.Log10(min))); decade <= max; decade *= 10 {
+		for m := 1.0; m < 10; m++ {
+			v := m * decade
+			if v < min || v > max {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if m == 1 || m == 2 || m == 5 || max/min < 10 { // label all within one decade
+				t.Label = strconv.FormatFloat(v, 'f', -1, 64)
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	return ticks
 }

@@ -222,6 +222,17 @@ func FuzzReadJSON(f *testing.F) {
 	})
 }
 
+func TestMergedRunsOfOneHostAreNumbered(t *testing.T) {
+	m, err := Merge(fixtureReport(t), fixtureReport(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := strings.SplitN(string(render(t, m, CSV)), "\n", 2)[0]
+	if !strings.Contains(head, "bench-a #1/serial") || !strings.Contains(head, "bench-a #2/batch") {
+		t.Errorf("CSV header %q does not tell the runs apart", head)
+	}
+}
+
 func TestMergeRequiresSameConfiguration(t *testing.T) {
 	a, b := fixtureReport(t), fixtureReport(t)
 	b.Config["gcs"] = "100"

@@ -24,14 +24,35 @@ type column struct {
 	cmp  *Comparison // improvement column
 }
 
+// runLabels names each run in headings: nothing for a single run, else
+// its host's label, numbered ("vm #2") when two runs share a host.
+func (r *Report) runLabels() []string {
+	labels := make([]string, len(r.Runs))
+	if len(r.Runs) < 2 {
+		return labels
+	}
+	count := map[string]int{}
+	for _, run := range r.Runs {
+		count[run.Host.Label()]++
+	}
+	seen := map[string]int{}
+	for i, run := range r.Runs {
+		l := run.Host.Label()
+		seen[l]++
+		if count[l] > 1 {
+			l = fmt.Sprintf("%s #%d", l, seen[l])
+		}
+		labels[i] = l
+	}
+	return labels
+}
+
 func (r *Report) columns() []column {
 	var cols []column
+	labels := r.runLabels()
 	for ri := range r.Runs {
 		run := &r.Runs[ri]
-		host := ""
-		if len(r.Runs) > 1 {
-			host = run.Host.Label()
-		}
+		host := labels[ri]
 		for mi := range run.Modes {
 			cols = append(cols, column{host: host, mode: &run.Modes[mi]})
 		}
@@ -205,11 +226,12 @@ func (run Run) describeHost() string {
 
 func (r *Report) writeMedianCIs(b *strings.Builder) {
 	var parts []string
-	for _, run := range r.Runs {
+	labels := r.runLabels()
+	for ri, run := range r.Runs {
 		for _, m := range run.Modes {
 			name := m.Name
-			if len(r.Runs) > 1 {
-				name = run.Host.Label() + "/" + m.Name
+			if labels[ri] != "" {
+				name = labels[ri] + "/" + m.Name
 			}
 			if ci := m.Summary.MedianCI; ci != nil {
 				parts = append(parts, fmt.Sprintf("%s %.1f [%.1f, %.1f]", name, m.Summary.Median, ci.Lo, ci.Hi))

@@ -30,6 +30,7 @@ func TestParseSizeRejects(t *testing.T) {
 		"0":                     "positive",
 		"0GiB":                  "positive",
 		"0.0001B":               "whole number",
+		"1.":                    "decimal point",
 		"-1GiB":                 "positive",
 		"1.5B":                  "whole number",
 		"1.5":                   "whole number",

@@ -104,8 +104,8 @@ func (o *runOptions) validate(fs *pflag.FlagSet, avail int64) error {
 		return usagef("invalid argument \"\" for \"--modes\" flag: name at least one mode")
 	}
 	seen := map[gcsim.Mode]bool{}
-	for _, name := range o.modes {
-		m, err := gcsim.ParseMode(name)
+	for i, name := range o.modes {
+		m, err := gcsim.ParseMode(strings.TrimSpace(name))
 		if err != nil {
 			return usagef("invalid argument %q for \"--modes\" flag: unknown mode %q (want serial, perjob, batch)",
 				strings.Join(o.modes, ","), name)
@@ -114,6 +114,7 @@ func (o *runOptions) validate(fs *pflag.FlagSet, avail int64) error {
 			return usagef("invalid argument %q for \"--modes\" flag: %s appears twice", strings.Join(o.modes, ","), name)
 		}
 		seen[m] = true
+		o.modes[i] = m.String() // canonical, for columns and the configuration
 	}
 	if total := o.cfg.MajorHeap + o.cfg.LOS + o.cfg.Nursery; avail > 0 && total > avail {
 		return usagef("--major-heap %s + --los %s + --nursery %s = %s is more than this machine's available memory (%s)",
