@@ -1,70 +1,62 @@
 package jobs
 
 import (
-	"fmt"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"testing"
 )
 
-// BenchmarkCompletionList measures one push and its pop through each list
-// kind with several producers pushing at once and one consumer draining:
-// the cost of the list itself, which the stress-epoll protocol (gcbench
-// readylist) mostly hides behind its producers' counters. Each producer
-// cycles through its own ring of nodes and reuses a node only after the
-// consumer has popped it.
-func BenchmarkCompletionList(b *testing.B) {
+// BenchmarkCompletionListPush measures producers contending on one list:
+// every goroutine of b.RunParallel pushes fresh nodes as fast as it can,
+// with no consumer, which is the cost the lock-free list was built to cut
+// (epoll's producers all took the ready list's lock). Raise -cpu to add
+// producers. The nodes are preallocated; the list is drained and counted
+// after the timer stops.
+func BenchmarkCompletionListPush(b *testing.B) {
 	for _, k := range listKinds {
-		for _, producers := range []int{1, 2, 8} {
-			b.Run(fmt.Sprintf("kind=%s/producers=%d", k.name, producers), func(b *testing.B) {
-				benchPushPop(b, k.new(), producers)
-			})
-		}
-	}
-}
-
-// benchNode is a ring slot: the node and whether it is still queued.
-type benchNode struct {
-	node   Node[item]
-	queued atomic.Bool
-	_      [64 - 32 - 4]byte
-}
-
-func benchPushPop(b *testing.B, l CompletionList[item], producers int) {
-	const ring = 256
-	rings := make([][]benchNode, producers)
-	for p := range rings {
-		rings[p] = make([]benchNode, ring)
-		for i := range rings[p] {
-			rings[p][i].node.Value = item{p, i}
-		}
-	}
-	total := b.N
-	var wg sync.WaitGroup
-	b.ResetTimer()
-	for p := range producers {
-		lo, hi := total*p/producers, total*(p+1)/producers
-		wg.Go(func() {
-			r := rings[p]
-			for i := range hi - lo {
-				n := &r[i%ring]
-				for n.queued.Load() {
-					runtime.Gosched() // the consumer is behind: let it run
+		b.Run("kind="+k.name, func(b *testing.B) {
+			l := k.new()
+			const chunk = 256
+			// Each producer claims chunks of nodes and may leave its last
+			// chunk partly unused.
+			nodes := make([]Node[item], b.N+chunk*(runtime.GOMAXPROCS(0)+1))
+			for i := range nodes {
+				nodes[i].Value = item{seq: i} // fault the pages in before timing
+			}
+			var next atomic.Int64
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				i, end := 0, 0
+				for pb.Next() {
+					if i == end {
+						i = int(next.Add(chunk)) - chunk
+						end = i + chunk
+					}
+					l.Push(&nodes[i])
+					i++
 				}
-				n.queued.Store(true)
-				l.Push(&n.node)
+			})
+			b.StopTimer()
+			if got := l.PopAll(func(*Node[item]) {}); got != b.N {
+				b.Fatalf("popped %d of %d", got, b.N)
 			}
 		})
 	}
-	for got := 0; got < total; {
-		n, st := l.TryPop()
-		if st != Popped {
-			runtime.Gosched()
-			continue
-		}
-		rings[n.Value.producer][n.Value.seq].queued.Store(false)
-		got++
+}
+
+// BenchmarkCompletionListPushPop measures one uncontended push and pop: the
+// list's fixed cost on the consumer's own goroutine.
+func BenchmarkCompletionListPushPop(b *testing.B) {
+	for _, k := range listKinds {
+		b.Run("kind="+k.name, func(b *testing.B) {
+			l := k.new()
+			var n Node[item]
+			for b.Loop() {
+				l.Push(&n)
+				if _, st := l.TryPop(); st != Popped {
+					b.Fatal(st)
+				}
+			}
+		})
 	}
-	wg.Wait()
 }
