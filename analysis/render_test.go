@@ -146,7 +146,7 @@ func TestJSONRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(first, &generic); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"schema", "title", "config", "runs"} {
+	for _, k := range []string{"schema", "title", "unit", "config", "runs"} {
 		if _, ok := generic[k]; !ok {
 			t.Errorf("JSON lacks %q", k)
 		}
@@ -181,11 +181,12 @@ func TestReadJSONRejects(t *testing.T) {
 		"garbage":    {"not json", ErrSchema},
 		"empty":      {"", ErrSchema},
 		"wrong kind": {`{"schema":"other/v9","runs":[]}`, ErrSchema},
-		"no runs":    {`{"schema":"` + Schema + `","runs":[]}`, ErrInvalidInput},
-		"no modes":   {`{"schema":"` + Schema + `","runs":[{"modes":[]}]}`, ErrInvalidInput},
-		"empty mode": {`{"schema":"` + Schema + `","runs":[{"modes":[{"name":"a","pauses_us":[]}]}]}`, ErrInvalidInput},
-		"bad index":  {`{"schema":"` + Schema + `","runs":[{"modes":[{"name":"a","pauses_us":[1],"disturbed":[1]}]}]}`, ErrInvalidInput},
-		"bad elapsed": {`{"schema":"` + Schema + `","runs":[{"elapsed":"soon","modes":[{"name":"a","pauses_us":[1]}]}]}`,
+		"wrong unit": {`{"schema":"` + Schema + `","unit":"ms","runs":[]}`, ErrSchema},
+		"no runs":    {`{"schema":"` + Schema + `","unit":"µs","runs":[]}`, ErrInvalidInput},
+		"no modes":   {`{"schema":"` + Schema + `","unit":"µs","runs":[{"modes":[]}]}`, ErrInvalidInput},
+		"empty mode": {`{"schema":"` + Schema + `","unit":"µs","runs":[{"modes":[{"name":"a","pauses_us":[]}]}]}`, ErrInvalidInput},
+		"bad index":  {`{"schema":"` + Schema + `","unit":"µs","runs":[{"modes":[{"name":"a","pauses_us":[1],"disturbed":[1]}]}]}`, ErrInvalidInput},
+		"bad elapsed": {`{"schema":"` + Schema + `","unit":"µs","runs":[{"elapsed":"soon","modes":[{"name":"a","pauses_us":[1]}]}]}`,
 			ErrSchema},
 	}
 	for name, tt := range tests {
@@ -197,7 +198,7 @@ func TestReadJSONRejects(t *testing.T) {
 
 func FuzzReadJSON(f *testing.F) {
 	f.Add(string(render(&testing.T{}, fixtureReport(f), JSON)))
-	f.Add(`{"schema":"` + Schema + `","runs":[{"modes":[{"name":"a","pauses_us":[1,2,3],"disturbed":[0]}]}]}`)
+	f.Add(`{"schema":"` + Schema + `","unit":"µs","runs":[{"modes":[{"name":"a","pauses_us":[1,2,3],"disturbed":[0]}]}]}`)
 	f.Fuzz(func(t *testing.T, in string) {
 		r, err := ReadJSON(strings.NewReader(in))
 		if err != nil {

@@ -24,6 +24,9 @@ var (
 	ErrConfigMismatch = errors.New("analysis: reports have different configurations")
 )
 
+// Unit is the unit of every pause and pause statistic in a Report.
+const Unit = "µs"
+
 // MaxPause bounds a pause sample (µs, about 31 years) so that every
 // statistic of a sample stays finite.
 const MaxPause = 1e15
@@ -37,6 +40,9 @@ type Report struct {
 	Schema string `json:"schema"`
 	// Title says what the samples are ("minor-collection pause").
 	Title string `json:"title"`
+	// Unit is the unit of pauses and of every summary statistic: always
+	// Unit ("µs"); improvements are percentages, p-values probabilities.
+	Unit string `json:"unit"`
 	// Config holds the experiment's settings as name → value; reports merge
 	// only when their Configs are equal.
 	Config map[string]string `json:"config"`
@@ -203,7 +209,7 @@ func (r Run) ModeNames() []string {
 
 // NewReport returns a Report of one run.
 func NewReport(title string, config map[string]string, run Run) *Report {
-	return &Report{Schema: Schema, Title: title, Config: maps.Clone(config), Runs: []Run{run}}
+	return &Report{Schema: Schema, Title: title, Unit: Unit, Config: maps.Clone(config), Runs: []Run{run}}
 }
 
 // Merge combines reports of the same configuration (equal Config, equal
@@ -215,7 +221,7 @@ func Merge(reports ...*Report) (*Report, error) {
 		return nil, fmt.Errorf("%w: nothing to merge", ErrInvalidInput)
 	}
 	first := reports[0]
-	out := &Report{Schema: Schema, Title: first.Title, Config: maps.Clone(first.Config)}
+	out := &Report{Schema: Schema, Title: first.Title, Unit: Unit, Config: maps.Clone(first.Config)}
 	for i, r := range reports {
 		if r.Title != first.Title {
 			return nil, fmt.Errorf("%w: report %d measures %q, report 1 %q", ErrConfigMismatch, i+1, r.Title, first.Title)
@@ -271,6 +277,9 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 	}
 	if r.Schema != Schema {
 		return nil, fmt.Errorf("%w: schema %q, want %q", ErrSchema, r.Schema, Schema)
+	}
+	if r.Unit != Unit {
+		return nil, fmt.Errorf("%w: unit %q, want %q", ErrSchema, r.Unit, Unit)
 	}
 	if len(r.Runs) == 0 {
 		return nil, fmt.Errorf("%w: no runs", ErrInvalidInput)
