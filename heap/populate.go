@@ -84,7 +84,7 @@ func (r *Rand) SmallShape() (size, nrefs int) {
 	return size, nrefs
 }
 
-// Populate builds a seeded, connected old generation: large objects (arrays
+// Populate builds a seeded, connected old generation in an empty heap: large objects (arrays
 // whose first half are reference slots) and small objects from SmallShape,
 // interleaved, until the major heap and the LOS reach their fill fractions.
 // Every object is reachable: the first objects fill the root slots, every
@@ -107,7 +107,7 @@ func (h *Heap) Populate(pc PopulateConfig) error {
 	var majorDone, losDone int64
 	all := h.stack() // earlier objects that may have nil slots
 	n, seen := 0, 0
-	defer func() { h.releaseScratch(n) }()
+	defer func() { h.releaseScratch(seen) }() // seen ≥ the most entries ever listed
 	nextRoot, roots := 0, h.cfg.Roots
 	if pc.Roots > 0 {
 		roots = min(pc.Roots, roots)
