@@ -24,6 +24,30 @@ type Completion struct {
 // Duration is how long the job ran.
 func (c Completion) Duration() time.Duration { return c.End.Sub(c.Start) }
 
+// Timed wraps a job so that each run hands a Completion record to a
+// completion list: the job's index, the worker, and when it started and
+// ended. The record travels in the Timed's own node, so timing a round's
+// jobs allocates nothing; the same Timed can run again once the consumer
+// has popped its previous record (drain every round before the next).
+// The record is pushed even if the job panics, so that a consumer draining
+// a known count is never left waiting for it.
+type Timed struct {
+	Job   Job
+	Index int                        // reported as Completion.Job
+	Done  CompletionList[Completion] // where the record goes
+	node  Node[Completion]
+}
+
+// Run runs the wrapped job and pushes its completion record.
+func (t *Timed) Run(worker int) {
+	start := time.Now()
+	defer func() {
+		t.node.Value = Completion{Job: t.Index, Worker: worker, Start: start, End: time.Now()}
+		t.Done.Push(&t.node)
+	}()
+	t.Job.Run(worker)
+}
+
 // Node is the intrusive link of a completion list: the producer owns it,
 // embeds or preallocates it beside its record, and pushes the node itself, so
 // a push allocates nothing. A node is in at most one list at a time; once the

@@ -33,3 +33,24 @@ func ExampleMPSCList() {
 	fmt.Println(n, err, longest)
 	// Output: 4 <nil> 4ms
 }
+
+// Wrap a round's jobs in Timed so that each run reports which worker ran it
+// and for how long; the coordinator drains the records after the round.
+func ExampleTimed() {
+	done := new(jobs.MPSCList[jobs.Completion])
+	timed := make([]jobs.Timed, 3)
+	for i := range timed {
+		timed[i] = jobs.Timed{Job: jobs.Func(func(int) {}), Index: i, Done: done}
+	}
+	var wg sync.WaitGroup
+	for i := range timed {
+		wg.Go(func() { timed[i].Run(i) }) // a pool would pass its worker index
+	}
+	wg.Wait()
+	perWorker := make([]int, 3)
+	n, _ := done.Drain(context.Background(), len(timed), func(n *jobs.Node[jobs.Completion]) {
+		perWorker[n.Value.Worker]++
+	})
+	fmt.Println(n, perWorker)
+	// Output: 3 [1 1 1]
+}

@@ -385,3 +385,53 @@ func TestCompletionListConcurrentProperty(t *testing.T) {
 		})
 	})
 }
+
+func TestTimedPushesOneRecordPerRun(t *testing.T) {
+	forEachKindOf[Completion](t, func(t *testing.T, l CompletionList[Completion]) {
+		const n = 50
+		timed := make([]Timed, n)
+		ran := make([]atomic.Int32, n)
+		for i := range timed {
+			timed[i] = Timed{Job: Func(func(int) { ran[i].Add(1) }), Index: i, Done: l}
+		}
+		for round := range 3 { // the same records, round after round
+			var wg sync.WaitGroup
+			for i := range timed {
+				wg.Go(func() { timed[i].Run(i % 4) })
+			}
+			wg.Wait()
+			seen := make([]bool, n)
+			got, err := l.Drain(context.Background(), n, func(nd *Node[Completion]) {
+				c := nd.Value
+				require.False(t, seen[c.Job], "round %d: job %d reported twice", round, c.Job)
+				seen[c.Job] = true
+				assert.Equal(t, c.Job%4, c.Worker)
+				assert.False(t, c.End.Before(c.Start))
+			})
+			require.NoError(t, err)
+			require.Equal(t, n, got)
+			_, st := l.TryPop()
+			require.Equal(t, Empty, st, "exactly one record per run")
+		}
+		for i := range ran {
+			assert.Equal(t, int32(3), ran[i].Load())
+		}
+	})
+}
+
+func TestTimedReportsAPanickingJob(t *testing.T) {
+	var l MPSCList[Completion]
+	timed := &Timed{Job: Func(func(int) { panic("boom") }), Index: 7, Done: &l}
+	assert.PanicsWithValue(t, "boom", func() { timed.Run(Inline) })
+	got, err := l.Drain(context.Background(), 1, func(n *Node[Completion]) {
+		assert.Equal(t, 7, n.Value.Job)
+		assert.Equal(t, Inline, n.Value.Worker)
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 1, got)
+}
+
+func forEachKindOf[T any](t *testing.T, test func(t *testing.T, l CompletionList[T])) {
+	t.Run("mpsc", func(t *testing.T) { test(t, new(MPSCList[T])) })
+	t.Run("mutex", func(t *testing.T) { test(t, new(MutexList[T])) })
+}
