@@ -49,3 +49,12 @@ func (a *arena) unmap() error {
 	}
 	return nil
 }
+
+// physicalMemory returns the machine's RAM in bytes, or 0 if unknown.
+func physicalMemory() int64 {
+	var si unix.Sysinfo_t
+	if err := unix.Sysinfo(&si); err != nil {
+		return 0
+	}
+	return int64(si.Totalram) * int64(si.Unit)
+}

@@ -18,3 +18,5 @@ func mapArena(size int64) (arena, error) {
 func (a *arena) base() unsafe.Pointer { return nil }
 func (a *arena) release(off, n int64) {}
 func (a *arena) unmap() error         { return nil }
+
+func physicalMemory() int64 { return 0 }

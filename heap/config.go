@@ -21,6 +21,8 @@ var (
 	ErrNurseryFull = errors.New("nursery full")
 	// ErrBadObject: a requested object size or slot count is impossible.
 	ErrBadObject = errors.New("bad object shape")
+	// ErrTooLarge: the heap is larger than this machine's memory; lower MajorHeap or LOS.
+	ErrTooLarge = errors.New("heap larger than this machine's memory (lower the major heap or LOS size)")
 	// ErrClosed: the heap was closed.
 	ErrClosed = errors.New("heap closed")
 	// ErrVerify: the verifier found a broken heap (wrapped by the specific cause).
