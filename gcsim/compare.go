@@ -65,7 +65,7 @@ func Compare(ctx context.Context, cfg Config, opt CompareOptions) (*Result, erro
 	defer s.Close()
 	res := &Result{Config: cfg, Modes: make([]ModeResult, len(modes))}
 	for i, m := range modes {
-		res.Modes[i] = ModeResult{Mode: m, Records: make([]Record, 0, opt.GCs)}
+		res.Modes[i] = ModeResult{Mode: m, Records: make([]Record, 0, min(opt.GCs, 1<<16))}
 	}
 	var paused time.Duration
 	for round := range opt.Warmup + opt.GCs {

@@ -208,20 +208,22 @@ func (m MutatorConfig) validate() error {
 		return bad("MajorFill", m.MajorFill, "0 ≤ value ≤ 0.9")
 	case !(m.LOSFill >= 0 && m.LOSFill <= 0.9):
 		return bad("LOSFill", m.LOSFill, "0 ≤ value ≤ 0.9")
-	case m.BarrierStores < 0:
-		return bad("BarrierStores", m.BarrierStores, "≥ 0")
-	case m.Lifetime < 1:
-		return bad("Lifetime", m.Lifetime, "≥ 1")
+	case m.BarrierStores < 0 || m.BarrierStores > 1<<24:
+		return bad("BarrierStores", m.BarrierStores, "0..16777216")
+	case m.Lifetime < 1 || m.Lifetime > 1<<16:
+		return bad("Lifetime", m.Lifetime, "1..65536")
+	case int64(m.BarrierStores)*int64(m.Lifetime) > 1<<24:
+		return bad("BarrierStores×Lifetime", int64(m.BarrierStores)*int64(m.Lifetime), "≤ 16777216 (the mutator remembers that many slots)")
 	case m.Published < 1:
 		return bad("Published", m.Published, "≥ 1")
 	case m.RootShare+m.LOSShare > 1:
 		return bad("RootShare+LOSShare", m.RootShare+m.LOSShare, "≤ 1")
 	case m.NurseryLinks+m.OldLinks > 1:
 		return bad("NurseryLinks+OldLinks", m.NurseryLinks+m.OldLinks, "≤ 1")
-	case m.LargeObjects < 0:
-		return bad("LargeObjects", m.LargeObjects, "≥ 0")
-	case m.LargeObjects > 0 && m.MaxLargeObject <= heap.MaxSmallObject+heap.PageSize:
-		return bad("MaxLargeObject", m.MaxLargeObject, fmt.Sprintf("> %d", heap.MaxSmallObject+heap.PageSize))
+	case m.LargeObjects < 0 || m.LargeObjects > 1<<16:
+		return bad("LargeObjects", m.LargeObjects, "0..65536")
+	case m.MaxLargeObject <= heap.MaxSmallObject+heap.PageSize || m.MaxLargeObject > 1<<30:
+		return bad("MaxLargeObject", m.MaxLargeObject, fmt.Sprintf("%d..%d", heap.MaxSmallObject+heap.PageSize+1, 1<<30))
 	}
 	return nil
 }

@@ -261,6 +261,11 @@ func TestBadConfigsNameTheField(t *testing.T) {
 		{"Mutator.NurseryLinks", func(c *Config) { c.Mutator.NurseryLinks = -1 }},
 		{"Mutator.MaxLargeObject", func(c *Config) { c.Mutator.MaxLargeObject = 9000 }},
 		{"Mutator.MajorGCFree", func(c *Config) { c.Mutator.MajorGCFree = 1.5 }},
+		{"Mutator.Lifetime", func(c *Config) { c.Mutator.Lifetime = 0 }},
+		{"Mutator.BarrierStores", func(c *Config) { c.Mutator.BarrierStores = 1 << 30 }},
+		{"Mutator.BarrierStores×Lifetime", func(c *Config) { c.Mutator.BarrierStores, c.Mutator.Lifetime = 1 << 20, 1 << 10 }},
+		{"Mutator.LargeObjects", func(c *Config) { c.Mutator.LargeObjects = -1 }},
+		{"Mutator.MaxLargeObject", func(c *Config) { c.Mutator.MaxLargeObject = 1 << 40 }},
 	} {
 		cfg := tinyConfig(1, 4)
 		tc.edit(&cfg)
@@ -372,4 +377,13 @@ func TestCompareInterleavesModes(t *testing.T) {
 	bad.Workers = 0
 	_, err = Compare(context.Background(), bad, CompareOptions{GCs: 1})
 	assert.True(t, errors.Is(err, ErrInvalidConfig))
+}
+
+func TestHeapLargerThanTheMachineIsAnError(t *testing.T) {
+	cfg := tinyConfig(1, 4)
+	cfg.MajorHeap = 1 << 44
+	require.NoError(t, cfg.Validate(), "valid in itself")
+	_, err := New(cfg)
+	require.ErrorIs(t, err, heap.ErrTooLarge)
+	assert.Contains(t, err.Error(), "MajorHeap")
 }
