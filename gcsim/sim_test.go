@@ -263,7 +263,7 @@ func TestBadConfigsNameTheField(t *testing.T) {
 		{"Mutator.MajorGCFree", func(c *Config) { c.Mutator.MajorGCFree = 1.5 }},
 		{"Mutator.Lifetime", func(c *Config) { c.Mutator.Lifetime = 0 }},
 		{"Mutator.BarrierStores", func(c *Config) { c.Mutator.BarrierStores = 1 << 30 }},
-		{"Mutator.BarrierStores×Lifetime", func(c *Config) { c.Mutator.BarrierStores, c.Mutator.Lifetime = 1 << 20, 1 << 10 }},
+		{"Mutator.BarrierStores×Lifetime", func(c *Config) { c.Mutator.BarrierStores, c.Mutator.Lifetime = 1<<20, 1<<10 }},
 		{"Mutator.LargeObjects", func(c *Config) { c.Mutator.LargeObjects = -1 }},
 		{"Mutator.MaxLargeObject", func(c *Config) { c.Mutator.MaxLargeObject = 1 << 40 }},
 	} {
