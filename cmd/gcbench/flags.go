@@ -121,6 +121,7 @@ func formatSize(n int64) string {
 type sizeValue struct {
 	bytes *int64
 	limit int64
+	text  string // as the user typed it, for error messages
 }
 
 func newSizeValue(p *int64, def, limit int64) *sizeValue {
@@ -136,7 +137,7 @@ func (v *sizeValue) Set(s string) error {
 	if v.limit > 0 && n > v.limit {
 		return fmt.Errorf("%w is more than this machine's available memory (%s)", errSize, humanize.IBytes(uint64(v.limit)))
 	}
-	*v.bytes = n
+	*v.bytes, v.text = n, s
 	return nil
 }
 

@@ -132,7 +132,11 @@ func (o *runOptions) validate(fs *pflag.FlagSet, avail int64) error {
 func configUsageError(err error, fs *pflag.FlagSet) error {
 	for field, flag := range map[string]string{"MajorHeap": "major-heap", "LOS": "los", "Nursery": "nursery", "Workers": "workers"} {
 		if strings.Contains(err.Error(), field+" =") {
-			return usagef("invalid argument %q for \"--%s\" flag: %v", fs.Lookup(flag).Value.String(), flag, err)
+			shown := fs.Lookup(flag).Value.String()
+			if sv, ok := fs.Lookup(flag).Value.(*sizeValue); ok && sv.text != "" {
+				shown = sv.text
+			}
+			return usagef("invalid argument %q for \"--%s\" flag: %v", shown, flag, err)
 		}
 	}
 	return usagef("%v", err)

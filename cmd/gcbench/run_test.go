@@ -172,6 +172,7 @@ func TestRunBadUsageExits2WithOneLine(t *testing.T) {
 		{[]string{"--los", "1.5B"}, "--los", "1.5B"},
 		{[]string{"--los", "2.5XB"}, "--los", "2.5XB"},
 		{[]string{"--nursery", "lots"}, "--nursery", "lots"},
+		{[]string{"--nursery", "65537B"}, "--nursery", `"65537B"`}, // gcsim's own check, reported against the flag
 		{[]string{"--major-heap", "1000TiB"}, "--major-heap", "available memory"},
 		{[]string{"--gcs", "0"}, "--gcs", `"0"`},
 		{[]string{"--gcs", "many"}, "--gcs", "many"},
