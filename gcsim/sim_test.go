@@ -21,7 +21,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // scaled to its nursery: a few hundred barrier stores and about 4% survival.
 func tinyConfig(seed uint64, majorMiB int64) Config {
 	c := DefaultConfig()
-	c.MajorHeap, c.LOS, c.Nursery, c.Roots = majorMiB<<20, majorMiB<<19, 128<<10, 512
+	c.MajorHeap, c.LOS, c.Nursery, c.Roots = majorMiB<<20, majorMiB<<18, 128<<10, 512
 	c.Workers = 2
 	c.Backend = workerpool.Goroutines
 	c.Seed = seed
@@ -122,7 +122,7 @@ func TestJobListFor8Workers(t *testing.T) {
 func TestJobsCoverEveryBlockAndLOSObjectOnce(t *testing.T) {
 	for _, mode := range Modes() {
 		cfg := tinyConfig(3, 4)
-		cfg.Workers = 8
+		cfg.Workers, cfg.LOS = 8, 2<<20
 		cfg.Verify = false
 		s := newSim(t, cfg)
 		h := s.Heap()
@@ -214,7 +214,7 @@ func TestPoolCountersPerCollection(t *testing.T) {
 // occupancy bounded, and the final heap verifies.
 func TestSteadyState(t *testing.T) {
 	cfg := tinyConfig(5, 16)
-	cfg.Verify = false
+	cfg.Verify, cfg.LOS = false, 8<<20
 	s := newSim(t, cfg)
 	_, total := s.Heap().MajorUsage()
 	maxUsed, majors := 0, 0
