@@ -33,8 +33,8 @@
 // The major heap is an array of 16 KiB blocks. A block holds objects of one
 // size class (see SizeClasses) at a fixed stride, has its own free list and a
 // has-references flag. Blocks are handed out whole, under one lock, to
-// allocation buffers (AllocBuffer): the mutator's and one per collector
-// worker, so promotion allocates without any lock per object.
+// allocation buffers: the mutator's and one inside each collector worker's
+// Promoter, so promotion allocates without any lock per object.
 //
 // The large-object space (LOS) holds objects larger than MaxSmallObject
 // (8000 bytes, SGen's SGEN_MAX_SMALL_OBJ_SIZE), each page-aligned, listed in

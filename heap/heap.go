@@ -25,6 +25,7 @@ const (
 	SpaceLOS                  // page-aligned large objects
 )
 
+// String returns the space's name.
 func (s Space) String() string {
 	switch s {
 	case SpaceRoots:
@@ -64,7 +65,7 @@ type Heap struct {
 	los     losState
 
 	allocSeq uint64 // allocation sequence number: payload seeds
-	mutator  *AllocBuffer
+	mutator  *allocBuffer
 
 	// epoch counts PrepareCards calls: a block whose dirty epoch equals it
 	// is being card-scanned and must not be handed to a promotion buffer.
@@ -118,7 +119,7 @@ func New(cfg Config) (*Heap, error) {
 	h.nursery.init(h)
 	h.major.init(h)
 	h.los.init(h)
-	h.mutator = h.NewAllocBuffer()
+	h.mutator = h.newAllocBuffer()
 	return h, nil
 }
 

@@ -7,7 +7,7 @@ import (
 
 // block is a major block's metadata. It lives on the Go heap (a few bytes
 // per 16 KiB block) and has no pointers, so the host collector never scans
-// it. A block is owned by at most one AllocBuffer at a time; ownership
+// it. A block is owned by at most one allocBuffer at a time; ownership
 // passes under majorState.mu.
 type block struct {
 	free    Addr   // head of the free list, threaded through word 0 of free slots
@@ -92,20 +92,20 @@ func (h *Heap) takeBlock(class int) (int, error) {
 	return i, nil
 }
 
-// AllocBuffer allocates major-heap objects from blocks it owns, one block
+// An allocBuffer allocates major-heap objects from blocks it owns, one block
 // per size class at a time, without any lock per object. The mutator has
 // one; a collector worker has one inside its Promoter.
-type AllocBuffer struct {
+type allocBuffer struct {
 	h   *Heap
 	cur [NumSizeClasses]int32 // owned block + 1, or 0
 }
 
-// NewAllocBuffer returns an empty allocation buffer.
-func (h *Heap) NewAllocBuffer() *AllocBuffer { return &AllocBuffer{h: h} }
+// newAllocBuffer returns an empty allocation buffer.
+func (h *Heap) newAllocBuffer() *allocBuffer { return &allocBuffer{h: h} }
 
 // alloc returns the address of a free slot of the class, taking a new
 // block when the current one is full.
-func (b *AllocBuffer) alloc(class int, refs bool) (Addr, error) {
+func (b *allocBuffer) alloc(class int, refs bool) (Addr, error) {
 	h := b.h
 	for {
 		if i := int(b.cur[class]) - 1; i >= 0 {
@@ -134,7 +134,7 @@ func (b *AllocBuffer) alloc(class int, refs bool) (Addr, error) {
 }
 
 // unalloc returns a slot just taken by alloc to its block's free list.
-func (b *AllocBuffer) unalloc(a Addr) {
+func (b *allocBuffer) unalloc(a Addr) {
 	h := b.h
 	blk := &h.major.blocks[(a-h.majorBase)/BlockSize]
 	*h.word(a + 8) = 0
@@ -143,9 +143,9 @@ func (b *AllocBuffer) unalloc(a Addr) {
 	blk.live--
 }
 
-// Release returns the buffer's blocks to the shared lists under one lock
+// release returns the buffer's blocks to the shared lists under one lock
 // acquisition; blocks with free slots become available to other buffers.
-func (b *AllocBuffer) Release() {
+func (b *allocBuffer) release() {
 	m := &b.h.major
 	m.mu.Lock()
 	for class, c := range b.cur {

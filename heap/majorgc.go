@@ -39,7 +39,7 @@ func (h *Heap) MajorCollect() (MajorStats, error) {
 	if h.NurseryUsed() != 0 || h.minorPending {
 		return st, fmt.Errorf("major collection with a non-empty nursery: collect the nursery first")
 	}
-	h.mutator.Release()
+	h.mutator.release()
 	n := h.mark()
 	h.releaseScratch(n)
 	h.sweepMajor(&st)

@@ -188,6 +188,6 @@ func (h *Heap) Populate(pc PopulateConfig) error {
 		majorDone += int64(stride)
 		attach(obj, nrefs)
 	}
-	h.mutator.Release()
+	h.mutator.release()
 	return nil
 }

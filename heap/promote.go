@@ -10,7 +10,7 @@ import "sync/atomic"
 // keeps its capacity).
 type Promoter struct {
 	h    *Heap
-	buf  AllocBuffer
+	buf  allocBuffer
 	gray []Addr
 	err  error
 
@@ -19,7 +19,7 @@ type Promoter struct {
 
 // NewPromoter returns a Promoter for this heap.
 func (h *Heap) NewPromoter() *Promoter {
-	return &Promoter{h: h, buf: AllocBuffer{h: h}, gray: make([]Addr, 0, 1024)}
+	return &Promoter{h: h, buf: allocBuffer{h: h}, gray: make([]Addr, 0, 1024)}
 }
 
 // VisitSlot promotes the nursery object the slot refers to, if any, and
@@ -89,7 +89,7 @@ func (p *Promoter) Err() error { return p.err }
 // lock acquisition) so that the blocks can be card-scanned and swept; call
 // it for every Promoter after the collection's workers are done and before
 // ResetNursery.
-func (p *Promoter) Release() { p.buf.Release() }
+func (p *Promoter) Release() { p.buf.release() }
 
 // TakeCounts returns the objects and bytes promoted since the last call and
 // resets the counts.
