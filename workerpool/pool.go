@@ -20,7 +20,7 @@ type Pool struct {
 	kit     kit
 	mu      mutex   // the queue lock
 	work    condVar // workers wait here (Broadcast, Signal)
-	done    condVar // Join waits here, parked by the Go scheduler on both backends
+	done    condVar // Join waits here
 	sema    *unfairSema
 	workers []worker
 
@@ -87,7 +87,7 @@ func New(opts Options) (*Pool, error) {
 	}
 	p.mu = k.newMutex()
 	p.work = k.newCond(p.mu)
-	p.done = k.newJoinCond(p.mu, &p.coord)
+	p.done = k.newCond(p.mu)
 	switch opts.Wake {
 	case Targeted:
 		p.idle = make([]int, 0, opts.Workers)

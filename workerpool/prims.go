@@ -39,11 +39,6 @@ type semaphore interface {
 type kit interface {
 	newMutex() mutex
 	newCond(m mutex) condVar
-	// newJoinCond builds the condition Join sleeps on. Join's caller is an
-	// ordinary goroutine, not a worker, so both backends park it with the
-	// Go scheduler: a goroutine blocked in a futex syscall would keep its P
-	// until sysmon retakes it. Futex calls of the lock go to c.
-	newJoinCond(m mutex, c *counters) condVar
 	newParker() parker
 	newSemaphore(capacity int) semaphore
 	// startWorker runs fn on a new worker; for Threads, on a new OS thread
@@ -107,11 +102,10 @@ func (s goSema) release(n int) int {
 	return 0
 }
 
-func (goKit) newMutex() mutex                            { return new(goMutex) }
-func (goKit) newCond(m mutex) condVar                    { return &goCond{c: sync.Cond{L: &m.(*goMutex).Mutex}} }
-func (k goKit) newJoinCond(m mutex, _ *counters) condVar { return k.newCond(m) }
-func (goKit) newParker() parker                          { return make(goParker, 1) }
-func (goKit) newSemaphore(capacity int) semaphore        { return make(goSema, capacity) }
-func (goKit) startWorker(fn func(), tid *int)            { go fn() }
-func (goKit) yield()                                     { runtime.Gosched() }
-func (goKit) threadExited(int) bool                      { return true }
+func (goKit) newMutex() mutex                     { return new(goMutex) }
+func (goKit) newCond(m mutex) condVar             { return &goCond{c: sync.Cond{L: &m.(*goMutex).Mutex}} }
+func (goKit) newParker() parker                   { return make(goParker, 1) }
+func (goKit) newSemaphore(capacity int) semaphore { return make(goSema, capacity) }
+func (goKit) startWorker(fn func(), tid *int)     { go fn() }
+func (goKit) yield()                              { runtime.Gosched() }
+func (goKit) threadExited(int) bool               { return true }

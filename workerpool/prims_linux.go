@@ -4,7 +4,6 @@ package workerpool
 
 import (
 	"runtime"
-	"sync"
 
 	"github.com/gcbench/gcbench/workerpool/internal/futex"
 )
@@ -29,20 +28,6 @@ func (c *futexCond) wait() int { return c.Wait(c.m) }
 
 func (c *futexCond) wake(n int) int {
 	return c.Wake(min(n, futex.WakeAll))
-}
-
-// countingLocker lets a sync.Cond use the futex queue lock, counting the
-// lock's system calls.
-type countingLocker struct {
-	m *futex.Mutex
-	c *counters
-}
-
-func (l countingLocker) Lock()   { l.c.addFutex(l.m.Lock()) }
-func (l countingLocker) Unlock() { l.c.addFutex(l.m.Unlock()) }
-
-func (threadKit) newJoinCond(m mutex, c *counters) condVar {
-	return &goCond{c: sync.Cond{L: countingLocker{&m.(*futexMutex).Mutex, c}}}
 }
 
 type futexParker struct{ futex.Event }
