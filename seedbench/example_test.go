@@ -1,0 +1,48 @@
+package seedbench_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gcbench/gcbench/seedbench"
+	"github.com/gcbench/gcbench/workerpool"
+)
+
+// Run the stress-epoll protocol at a small size and read the ratio of the
+// lock-free list's events/ms to the mutex list's at each producer count.
+func ExampleCompareReadyList() {
+	rep, err := seedbench.CompareReadyList(context.Background(), seedbench.ReadyListOptions{
+		Producers: []int{8, 16}, Events: 10_000, Repetitions: 3,
+	})
+	if err != nil {
+		panic(err)
+	}
+	for _, row := range rep.Rows {
+		fmt.Println(row.Producers, len(row.MPSC.Samples), row.Ratio > 0)
+	}
+	// Output:
+	// 8 3 true
+	// 16 3 true
+}
+
+// Compare one wake policy's Enqueue and EnqueueBatch with a goroutine per
+// item, and find the fastest batch configuration.
+func ExampleComparePool() {
+	rep, err := seedbench.ComparePool(context.Background(), seedbench.PoolOptions{
+		Items: 10_000, RoundTrips: 100, Repetitions: 1,
+		Backends: []workerpool.Backend{workerpool.Goroutines},
+		Wakes:    []workerpool.WakePolicy{workerpool.Targeted},
+	})
+	if err != nil {
+		panic(err)
+	}
+	for _, row := range rep.Rows {
+		fmt.Println(row.Contender)
+	}
+	fmt.Println("best batch:", rep.Best(seedbench.Throughput, "batch").Contender)
+	// Output:
+	// goroutine-per-item
+	// goroutines/targeted/enqueue
+	// goroutines/targeted/batch
+	// best batch: goroutines/targeted/batch
+}
