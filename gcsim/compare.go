@@ -24,9 +24,10 @@ type Result struct {
 	MajorGCs int
 	// Elapsed is the wall time of the whole run, New and Close included.
 	Elapsed time.Duration
-	// SimOverhead is the time spent outside pauses (building the heap,
-	// mutator phases, major collections, verification, bookkeeping): divide
-	// by the number of collections for the cost per collection.
+	// SimOverhead is Elapsed minus the recorded pauses: building the heap,
+	// mutator phases, major collections, verification, warm-up collections
+	// and bookkeeping. Divide by the number of recorded collections for
+	// what a run costs per collection beyond its pauses.
 	SimOverhead time.Duration
 }
 
