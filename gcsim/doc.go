@@ -26,6 +26,13 @@
 // to run inside a measurement, and Record.HostGCs flags a sample when it
 // did anyway.
 //
+// Every job runs wrapped in a jobs.Timed that pushes a completion record
+// (job, worker, start, end) onto a lock-free MPSC list from the worker that
+// ran it; after the pause the collecting goroutine drains exactly one
+// record per job and Record gets the per-job mean and maximum duration and
+// the load imbalance across workers (completions.go defines it; 1.0 is an
+// even split). Sim.Completions returns the last collection's records.
+//
 // Compare runs several modes interleaved in rotating rounds on one evolving
 // heap, so machine drift hits every mode alike.
 //

@@ -18,6 +18,16 @@ type Record struct {
 	// Jobs is the number of jobs (1 + 2·SplitCount(workers)); DirtyCards
 	// the marked cards they scanned.
 	Jobs, DirtyCards int
+	// JobMean and JobMax are the mean and the longest duration of one job
+	// of this collection, from the per-job completion records (Completions).
+	JobMean, JobMax time.Duration
+	// JobWorkers is how many workers ran at least one job (1 for Serial).
+	JobWorkers int
+	// Imbalance is the load imbalance among JobWorkers: the busiest
+	// worker's busy time (the sum of its jobs' durations) divided by the
+	// mean busy time of the workers that ran jobs. 1.0 is a perfectly even
+	// split; it is 1 for Serial.
+	Imbalance float64
 	// PromotedObjects and PromotedBytes count the survivors copied to the major heap.
 	PromotedObjects, PromotedBytes int64
 	// Pool holds the pool's counters for this collection (zero for Serial).

@@ -29,6 +29,16 @@ type Sim struct {
 	workers []workerState // index worker+1; 0 is the collecting goroutine (Inline)
 	gcRead  []metrics.Sample
 
+	// Completion records (completions.go): dispatch[i] = &timed[i], which
+	// runs jobs[i] and pushes its record onto done.
+	timed       []jobs.Timed
+	dispatch    []jobs.Job
+	done        jobs.MPSCList[jobs.Completion]
+	completions []jobs.Completion // the last collection's records
+	busy        []time.Duration   // per worker+1: busy time in the last collection
+	ran         []int             // per worker+1: jobs run in the last collection
+	visit       func(*jobs.Node[jobs.Completion])
+
 	majorPending bool // a major collection ran since the last Collect
 	majorGCs     int
 	checksum     uint64 // reachable-graph checksum before the pending collection (Verify)
@@ -72,6 +82,7 @@ func New(cfg Config) (*Sim, error) {
 		s.workers[i].p = h.NewPromoter()
 	}
 	s.jobs = s.buildJobs()
+	s.setupCompletions()
 	return s, nil
 }
 
@@ -92,7 +103,8 @@ func (s *Sim) Heap() *heap.Heap { return s.heap }
 func (s *Sim) Config() Config { return s.cfg }
 
 // Jobs returns the minor collection's jobs, in enqueue order: the roots job,
-// then the S major-heap jobs, then the S LOS jobs.
+// then the S major-heap jobs, then the S LOS jobs. (The pause dispatches
+// them wrapped in jobs.Timed, which reports each run; see Completions.)
 func (s *Sim) Jobs() []jobs.Job { return s.jobs }
 
 // MajorGCs is the number of untimed major collections run so far.
@@ -219,6 +231,10 @@ func (s *Sim) Collect(mode Mode) (Record, error) {
 	var ph phases
 	err := s.pause(mode, &ph)
 	rec.HostGCs = s.hostGCs() - gcs
+	if e := s.drainCompletions(err); e != nil {
+		err = e
+	}
+	s.summarizeCompletions(&rec)
 	rec.CardPrep, rec.Dispatch, rec.Join, rec.NurseryReset = ph[1].Sub(ph[0]), ph[2].Sub(ph[1]), ph[3].Sub(ph[2]), ph[4].Sub(ph[3])
 	rec.Pause = ph[4].Sub(ph[0])
 	rec.MajorGCBefore, s.majorPending = s.majorPending, false
@@ -274,11 +290,11 @@ func (s *Sim) pause(mode Mode, ph *phases) (err error) {
 	switch mode {
 	case Serial:
 		ph[2] = ph[1]
-		for _, j := range s.jobs {
+		for _, j := range s.dispatch {
 			j.Run(jobs.Inline)
 		}
 	case PerJob:
-		for _, j := range s.jobs {
+		for _, j := range s.dispatch {
 			if err = s.pool.Enqueue(j); err != nil {
 				break
 			}
@@ -289,7 +305,7 @@ func (s *Sim) pause(mode Mode, ph *phases) (err error) {
 			err = e
 		}
 	case Batch:
-		err = s.pool.EnqueueBatch(s.jobs)
+		err = s.pool.EnqueueBatch(s.dispatch)
 		s.pool.Start()
 		ph[2] = time.Now()
 		if e := s.pool.Join(context.Background()); e != nil && err == nil {

@@ -85,6 +85,19 @@ func TestRunJSONAndReportRoundTrip(t *testing.T) {
 		assert.Contains(t, m.Summary, "trimmean25")
 		assert.NotNil(t, m.DisturbedCount)
 		assert.Positive(t, m.CounterMeans["jobs"], "%s ran jobs", m.Name)
+		// Per-job completion records: durations, workers, load imbalance
+		// (max busy / mean busy over the workers that ran jobs, ≥ 1).
+		assert.Positive(t, m.CounterMeans["job_mean_us"], m.Name)
+		assert.GreaterOrEqual(t, m.CounterMeans["job_max_us"], m.CounterMeans["job_mean_us"], m.Name)
+		assert.GreaterOrEqual(t, m.CounterMeans["load_imbalance"], 1.0, m.Name)
+		if m.Name == "serial" {
+			assert.Equal(t, 1.0, m.CounterMeans["job_workers"], "serial runs every job inline")
+			assert.Equal(t, 1.0, m.CounterMeans["load_imbalance"])
+		} else {
+			assert.GreaterOrEqual(t, m.CounterMeans["job_workers"], 1.0, m.Name)
+			assert.LessOrEqual(t, m.CounterMeans["job_workers"], 2.0, m.Name)
+			assert.LessOrEqual(t, m.CounterMeans["load_imbalance"], 2.0, "%s: at most the 2 workers", m.Name)
+		}
 	}
 	require.Len(t, run.Comparisons, 2)
 	assert.NotNil(t, run.Comparisons[0].P)
