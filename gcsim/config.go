@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gcbench/gcbench/heap"
+	"github.com/gcbench/gcbench/trace"
 	"github.com/gcbench/gcbench/workerpool"
 )
 
@@ -64,6 +65,13 @@ type Config struct {
 	// requires the reachable graph's checksum to be unchanged (untimed).
 	Verify  bool
 	Mutator MutatorConfig
+	// Trace, if non-nil, receives the simulation's events: collection
+	// start and end around every minor pause (just outside the timed
+	// interval), the pool's job, enqueue and wake events, and job start and
+	// end for Serial's inline jobs, through a trace.Observer registered in
+	// New. The caller owns the session and closes it after the Sim. When nil,
+	// tracing costs one nil check per hook.
+	Trace *trace.Session
 }
 
 // MutatorConfig shapes the untimed mutator. The defaults (DefaultMutator)

@@ -33,6 +33,11 @@
 // the load imbalance across workers (completions.go defines it; 1.0 is an
 // even split). Sim.Completions returns the last collection's records.
 //
+// With Config.Trace set, the Sim records collection start and end around
+// every pause, and job start and end for every job (the pool's workers
+// through workerpool.Options.Observer, Serial's inline jobs itself), into a
+// trace.Session.
+//
 // Compare runs several modes interleaved in rotating rounds on one evolving
 // heap, so machine drift hits every mode alike.
 //

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gcbench/gcbench/heap"
 	"github.com/gcbench/gcbench/jobs"
+	"github.com/gcbench/gcbench/trace"
 	"github.com/gcbench/gcbench/workerpool"
 )
 
@@ -38,6 +39,9 @@ type Sim struct {
 	busy        []time.Duration   // per worker+1: busy time in the last collection
 	ran         []int             // per worker+1: jobs run in the last collection
 	visit       func(*jobs.Node[jobs.Completion])
+
+	obs         *trace.Observer // nil unless Config.Trace is set
+	collections uint64          // minor collections started, numbering trace events
 
 	majorPending bool // a major collection ran since the last Collect
 	majorGCs     int
@@ -72,7 +76,15 @@ func New(cfg Config) (*Sim, error) {
 		return nil, fmt.Errorf("gcsim: building the initial heap (MajorHeap, LOS, Mutator.MajorFill, Mutator.LOSFill): %w", err)
 	}
 	s.mut.trimSample()
-	s.pool, err = workerpool.New(workerpool.Options{Workers: cfg.Workers, Backend: cfg.Backend, Wake: cfg.Wake, Gated: true})
+	popt := workerpool.Options{Workers: cfg.Workers, Backend: cfg.Backend, Wake: cfg.Wake, Gated: true}
+	if cfg.Trace != nil {
+		if s.obs, err = trace.NewObserver(cfg.Trace, cfg.Workers); err != nil {
+			h.Close()
+			return nil, fmt.Errorf("gcsim: registering trace writers (Trace): %w", err)
+		}
+		popt.Observer = s.obs // only when set: a nil *Observer in the interface would not be nil
+	}
+	s.pool, err = workerpool.New(popt)
 	if err != nil {
 		h.Close()
 		return nil, fmt.Errorf("gcsim: starting the worker pool: %w", err)
@@ -229,7 +241,14 @@ func (s *Sim) Collect(mode Mode) (Record, error) {
 	gcs := s.hostGCs()
 
 	var ph phases
+	s.collections++
+	if s.obs != nil {
+		s.obs.CollectionStart(s.collections)
+	}
 	err := s.pause(mode, &ph)
+	if s.obs != nil {
+		s.obs.CollectionEnd(s.collections)
+	}
 	rec.HostGCs = s.hostGCs() - gcs
 	if e := s.drainCompletions(err); e != nil {
 		err = e
@@ -290,6 +309,10 @@ func (s *Sim) pause(mode Mode, ph *phases) (err error) {
 	switch mode {
 	case Serial:
 		ph[2] = ph[1]
+		if s.obs != nil {
+			s.runInlineTraced()
+			break
+		}
 		for _, j := range s.dispatch {
 			j.Run(jobs.Inline)
 		}
@@ -319,4 +342,14 @@ func (s *Sim) pause(mode Mode, ph *phases) (err error) {
 	s.heap.ResetNursery()
 	ph[4] = time.Now()
 	return err
+}
+
+// runInlineTraced is Serial's job loop with job events, as the pool's
+// workers report them, so that every mode's trace shows its jobs.
+func (s *Sim) runInlineTraced() {
+	for _, j := range s.dispatch {
+		s.obs.JobStart(jobs.Inline)
+		j.Run(jobs.Inline)
+		s.obs.JobEnd(jobs.Inline)
+	}
 }

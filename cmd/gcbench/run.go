@@ -14,6 +14,7 @@ import (
 	"github.com/dustin/go-humanize"
 	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/gcsim"
+	"github.com/gcbench/gcbench/trace"
 	"github.com/gcbench/gcbench/workerpool"
 	"github.com/spf13/pflag"
 )
@@ -41,6 +42,7 @@ type runOptions struct {
 	backend    string
 	wake       string
 	cpuprofile string
+	trace      string
 	output     outputFlags
 }
 
@@ -68,6 +70,8 @@ func parseRunFlags(args []string, stdout io.Writer) (*runOptions, error) {
 	fs.BoolVar(&o.cfg.Verify, "verify", false, "run the heap verifier after every collection (slow; checks, does not time)")
 	o.output.register(fs)
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof FILE)")
+	fs.StringVar(&o.trace, "trace", "", "write an event trace of the run to `FILE`: collections, jobs per worker, enqueues, wakes "+
+		"(gcbench trace FILE summarizes it, gcbench trace --perfetto OUT.json FILE converts it; tracing adds to the pauses)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			fmt.Fprint(stdout, runUsage+fs.FlagUsages())
@@ -166,13 +170,28 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	bar := newTerminalProgress(stderr, o.modes, o.gcs)
 	opt := gcsim.CompareOptions{Modes: modes, GCs: o.gcs, Warmup: o.warmup,
 		Progress: func(m gcsim.Mode, done, total int) { bar.update(indexOf(modes, m), done, total) }}
+	facts := map[string]float64{}
+	var finishTrace func() error
+	if o.trace != "" {
+		if o.cfg.Trace, finishTrace, err = startTrace(o.trace); err != nil {
+			return err
+		}
+	}
 	started := time.Now()
 	res, err := gcsim.Compare(ctx, o.cfg, opt)
 	bar.finish()
+	if finishTrace != nil {
+		if terr := finishTrace(); err == nil {
+			err = terr
+		}
+		st := o.cfg.Trace.Stats()
+		facts["trace_events_written"] = float64(st.Written)
+		facts["trace_events_dropped"] = float64(st.Dropped)
+	}
 	if err != nil {
 		return err
 	}
-	report, err := o.report(res, started)
+	report, err := o.report(res, started, facts)
 	if err != nil {
 		return err
 	}
@@ -186,6 +205,30 @@ func indexOf(modes []gcsim.Mode, m gcsim.Mode) int {
 		}
 	}
 	return -1
+}
+
+// startTrace creates path and a trace session streaming to it. finish
+// closes the session, which drains every buffer and writes the end of the
+// stream, and then the file.
+func startTrace(path string) (s *trace.Session, finish func() error, err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--trace: %w", err) // *PathError names the file
+	}
+	if s, err = trace.NewSession(f, trace.Options{}); err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("--trace %s: %w", path, err)
+	}
+	return s, func() error {
+		err := s.Close()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("--trace %s: %w", path, err)
+		}
+		return nil
+	}, nil
 }
 
 func startCPUProfile(path string) (stop func() error, err error) {
@@ -204,7 +247,7 @@ func startCPUProfile(path string) (stop func() error, err error) {
 }
 
 // report converts gcsim's records into an analysis report.
-func (o *runOptions) report(res *gcsim.Result, started time.Time) (*analysis.Report, error) {
+func (o *runOptions) report(res *gcsim.Result, started time.Time, facts map[string]float64) (*analysis.Report, error) {
 	inputs := make([]analysis.ModeInput, len(res.Modes))
 	for i, mr := range res.Modes {
 		inputs[i] = modeInput(mr)
@@ -220,6 +263,9 @@ func (o *runOptions) report(res *gcsim.Result, started time.Time) (*analysis.Rep
 		"sim_overhead_s":      res.SimOverhead.Seconds(),
 		"collections_timed":   float64(o.gcs * len(res.Modes)),
 		"collections_warm_up": float64(o.warmup * len(res.Modes)),
+	}
+	for k, v := range facts {
+		run.Facts[k] = v
 	}
 	return analysis.NewReport("minor-collection pause", o.config(), run), nil
 }

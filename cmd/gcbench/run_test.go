@@ -224,10 +224,86 @@ func TestRunHelpDocumentsEveryFlag(t *testing.T) {
 			"--major-heap size", "(default 2.5GiB)", "--los size", "(default 1GiB)", "--nursery size", "(default 4MiB)",
 			"--workers int", "--gcs int", "(default 1500)", "--warmup int", "--modes strings", "[serial,perjob,batch]",
 			"--backend string", "(default \"threads\")", "--wake string", "(default \"broadcast\")", "--seed uint",
-			"--verify", "--format format", "(default text)", "--out FILE", "--plot FILE.png", "--cpuprofile FILE",
+			"--verify", "--format format", "(default text)", "--out FILE", "--plot FILE.png", "--cpuprofile FILE", "--trace FILE",
 			"2.5GiB, 2560MiB", "microseconds",
 		} {
 			assert.Contains(t, stdout, want, "%v", args)
 		}
 	}
+}
+
+// TestRunTrace: run --trace writes a trace that gcbench trace reads whole —
+// every collection and every job of every mode, events read + lost = the
+// events the run wrote — and converts to Perfetto JSON.
+func TestRunTrace(t *testing.T) {
+	dir := t.TempDir()
+	file, saved := filepath.Join(dir, "run.gctrace"), filepath.Join(dir, "run.json")
+	const gcs, warmup, modes, jobs = 3, 1, 3, 17 // 2 workers: 1 + 8 + 8 jobs
+	const collections = (gcs + warmup) * modes
+	_, stderr, code := runBinary(t, tiny("--gcs", "3", "--warmup", "1", "--trace", file, "--out", saved)...)
+	require.Equal(t, 0, code, stderr)
+
+	data, err := os.ReadFile(saved)
+	require.NoError(t, err)
+	var run struct {
+		Runs []struct {
+			Facts map[string]float64
+		}
+	}
+	require.NoError(t, json.Unmarshal(data, &run))
+	require.Len(t, run.Runs, 1)
+	written := run.Runs[0].Facts["trace_events_written"]
+	assert.Positive(t, written)
+
+	stdout, stderr, code := runBinary(t, "trace", "--format", "json", file)
+	require.Equal(t, 0, code, stderr)
+	var sum struct {
+		Report struct {
+			Events uint64            `json:"events"`
+			Lost   uint64            `json:"lost"`
+			ByKind map[string]uint64 `json:"by_kind"`
+		} `json:"report"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &sum), stdout)
+	r := sum.Report
+	assert.Equal(t, written, float64(r.Events+r.Lost), "read + lost = written")
+	assert.Equal(t, run.Runs[0].Facts["trace_events_dropped"], float64(r.Lost))
+	// A few thousand events stay far below the 256 MiB budget: none lost.
+	require.Zero(t, r.Lost)
+	assert.Equal(t, uint64(collections), r.ByKind["collection-start"])
+	assert.Equal(t, uint64(collections), r.ByKind["collection-end"])
+	assert.Equal(t, uint64(collections*jobs), r.ByKind["job-start"], "serial's inline jobs and the pool's")
+	assert.Equal(t, uint64(collections*jobs), r.ByKind["job-end"])
+	assert.Equal(t, uint64((gcs+warmup)*(jobs+1)), r.ByKind["enqueue"], "perjob: one per job; batch: one")
+
+	out := filepath.Join(dir, "out.json")
+	stdout, stderr, code = runBinary(t, "trace", "--perfetto", out, file)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "wrote "+out)
+	pdata, err := os.ReadFile(out)
+	require.NoError(t, err)
+	var doc struct {
+		TraceEvents []struct {
+			Name string `json:"name"`
+			Ph   string `json:"ph"`
+		} `json:"traceEvents"`
+	}
+	require.NoError(t, json.Unmarshal(pdata, &doc), "Perfetto export is JSON")
+	spans := map[string]int{}
+	for _, ev := range doc.TraceEvents {
+		if ev.Ph == "B" {
+			spans[ev.Name]++
+		}
+	}
+	assert.Equal(t, collections, spans["collection"])
+	assert.Equal(t, collections*jobs, spans["job"])
+}
+
+func TestRunTraceUnwritableFile(t *testing.T) {
+	stdout, stderr, code := runBinary(t, tiny("--trace", filepath.Join(t.TempDir(), "no", "such", "dir", "x.gctrace"))...)
+	assert.Equal(t, 1, code, stderr)
+	assert.Empty(t, stdout)
+	assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
+	assert.Contains(t, stderr, "--trace")
+	assert.Contains(t, stderr, "no such file")
 }
