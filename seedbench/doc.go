@@ -5,7 +5,9 @@
 //
 //   - the ready-list protocol of Linux's stress-epoll (RunReadyList,
 //     CompareReadyList): many producers, one consumer, jobs.MPSCList beside
-//     jobs.MutexList;
+//     a mutex-guarded list, with producers touching the list only when
+//     their counter leaves zero (Transition) or on every event, as epoll's
+//     ep_poll_callback does (Callback);
 //   - the throughput and latency protocols of Akka.NET's DedicatedThreadPool
 //     (RunPool, ComparePool): workerpool in every wake policy and backend,
 //     per-job Enqueue and EnqueueBatch, beside a goroutine per item.

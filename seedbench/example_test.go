@@ -8,8 +8,9 @@ import (
 	"github.com/gcbench/gcbench/workerpool"
 )
 
-// Run the stress-epoll protocol at a small size and read the ratio of the
-// lock-free list's events/ms to the mutex list's at each producer count.
+// Run the stress-epoll protocol at a small size, in both variants, and read
+// the ratio of the lock-free list's events/ms to the mutex list's at each
+// producer count.
 func ExampleCompareReadyList() {
 	rep, err := seedbench.CompareReadyList(context.Background(), seedbench.ReadyListOptions{
 		Producers: []int{8, 16}, Events: 10_000, Repetitions: 3,
@@ -18,11 +19,13 @@ func ExampleCompareReadyList() {
 		panic(err)
 	}
 	for _, row := range rep.Rows {
-		fmt.Println(row.Producers, len(row.MPSC.Samples), row.Ratio > 0)
+		fmt.Println(row.Variant, row.Producers, len(row.MPSC.Samples), row.Ratio > 0)
 	}
 	// Output:
-	// 8 3 true
-	// 16 3 true
+	// transition 8 3 true
+	// transition 16 3 true
+	// callback 8 3 true
+	// callback 16 3 true
 }
 
 // Compare one wake policy's Enqueue and EnqueueBatch with a goroutine per

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/gcbench/gcbench/jobs"
 )
@@ -54,17 +56,61 @@ func (k ListKind) newList() jobs.CompletionList[int] {
 	return new(jobs.MPSCList[int])
 }
 
+// ReadyVariant says which events go through the ready list's "ready" path.
+type ReadyVariant int
+
+const (
+	// Transition is the protocol as issue 7 words it: a producer touches
+	// the list only on its counter's 0→1 transition, so the list sees one
+	// push per batch of events the consumer has not swapped yet — far
+	// fewer than one per event — and events/ms mostly measures the
+	// producers' own counter increments.
+	Transition ReadyVariant = iota
+	// Callback models ep_poll_callback, which the kernel runs for every
+	// eventfd write: every event goes through the ready path, which
+	// deduplicates (is the node linked already?) and links the node if it
+	// is not. Mutex: lock, check and link, unlock, per event (the
+	// spinlock-guarded ready list before Linux 5.1). MPSC: a CAS on the
+	// node's own linked flag per event and a push only when it wins, no
+	// lock (the lockless append after 5.1; see runCallback for what the
+	// model leaves out).
+	Callback
+)
+
+var variantNames = [...]string{Transition: "transition", Callback: "callback"}
+
+func (v ReadyVariant) String() string {
+	if v < 0 || int(v) >= len(variantNames) {
+		return fmt.Sprintf("ReadyVariant(%d)", int(v))
+	}
+	return variantNames[v]
+}
+
+// ParseReadyVariant returns the variant named s ("transition" or
+// "callback").
+func ParseReadyVariant(s string) (ReadyVariant, error) {
+	for i, n := range variantNames {
+		if strings.EqualFold(s, n) {
+			return ReadyVariant(i), nil
+		}
+	}
+	return 0, fmt.Errorf("%w: unknown ready-list variant %q (want transition or callback)", ErrInvalidOptions, s)
+}
+
 // ReadyListRun is one run of the stress-epoll protocol.
 type ReadyListRun struct {
 	Kind      ListKind
-	Producers int // producer goroutines, ≥ 1
-	Events    int // events each producer generates, ≥ 1
+	Variant   ReadyVariant // zero: Transition
+	Producers int          // producer goroutines, ≥ 1
+	Events    int          // events each producer generates, ≥ 1
 }
 
 func (r ReadyListRun) validate() error {
 	switch {
 	case r.Kind != MPSC && r.Kind != Mutex:
 		return fmt.Errorf("%w: list kind %v", ErrInvalidOptions, r.Kind)
+	case r.Variant != Transition && r.Variant != Callback:
+		return fmt.Errorf("%w: ready-list variant %v", ErrInvalidOptions, r.Variant)
 	case r.Producers < 1:
 		return fmt.Errorf("%w: producers = %d, want ≥ 1", ErrInvalidOptions, r.Producers)
 	case r.Events < 1:
@@ -76,9 +122,10 @@ func (r ReadyListRun) validate() error {
 // ReadyListSample is what one run measured.
 type ReadyListSample struct {
 	Kind      ListKind
+	Variant   ReadyVariant
 	Producers int
 	Events    int64         // all producers' events, every one counted by the consumer
-	Pops      int64         // nodes the consumer popped (= pushes: 0→1 transitions)
+	Pops      int64         // nodes the consumer popped (= pushes, i.e. links)
 	Elapsed   time.Duration // from the start signal until the consumer had seen every event
 }
 
@@ -87,19 +134,161 @@ func (s ReadyListSample) EventsPerMs() float64 {
 	return float64(s.Events) / (float64(s.Elapsed) / float64(time.Millisecond))
 }
 
-// readyProducer is an eventfd stand-in: a counter the producer increments
-// and the consumer swaps to zero, and the list node the producer pushes when
-// its counter leaves zero. Padded so that producers do not share lines.
-type readyProducer struct {
+// readyItem is an eventfd stand-in and its epitem: a counter the producer
+// increments and the consumer swaps to zero, plus the producer's links in
+// each kind of ready list.
+type readyItem struct {
 	count atomic.Int64
-	node  jobs.Node[int]
-	_     [128 - 8 - 24]byte
+	node  jobs.Node[int] // jobs' lists; Value is the item's index
+	// claimed is the lock-free callback's "linked" state: set by the CAS
+	// that wins the right to push node, cleared by the consumer.
+	claimed atomic.Bool
+	// linked and next are the locked callback's list, under its mutex.
+	linked bool
+	next   *readyItem
+}
+
+// readyProducer pads a readyItem so that producers do not share lines.
+type readyProducer struct {
+	readyItem
+	_ [128 - unsafe.Sizeof(readyItem{})%128]byte
+}
+
+// readyPath is how events reach the consumer in one variant and list kind.
+// produce runs a producer's whole loop, so the per-event work is direct
+// calls with no interface dispatch; pop is the consumer's: it removes one
+// ready item, leaves it unlinked (free to be linked again), and reports
+// false when nothing could be popped now.
+type readyPath interface {
+	produce(p *readyItem, events int)
+	pop() (*readyItem, bool)
+}
+
+func newReadyPath(r ReadyListRun, ps []readyProducer) readyPath {
+	switch {
+	case r.Variant == Transition:
+		return &transitionPath{list: r.Kind.newList(), ps: ps}
+	case r.Kind == MPSC:
+		return &lockfreeCallback{ps: ps}
+	}
+	return new(lockedCallback)
+}
+
+// transitionPath pushes an item only when its counter leaves zero; the
+// consumer's swap to zero re-arms it.
+type transitionPath struct {
+	list jobs.CompletionList[int]
+	ps   []readyProducer
+}
+
+func (t *transitionPath) produce(p *readyItem, events int) {
+	for range events {
+		if p.count.Add(1) == 1 {
+			t.list.Push(&p.node)
+		}
+	}
+}
+
+func (t *transitionPath) pop() (*readyItem, bool) {
+	n, st := t.list.TryPop()
+	if st != jobs.Popped {
+		return nil, false
+	}
+	return &t.ps[n.Value].readyItem, true
+}
+
+// lockfreeCallback is ep_poll_callback after Linux 5.1, per event: claim
+// the item with a CAS on its own linked flag (the kernel CASes epi->next)
+// and push it on the MPSC list (one swap) only if the claim wins. The
+// consumer clears the claim after popping and before swapping the counter,
+// as epoll unlinks before it reads: an event added after the swap then
+// finds the item unclaimed and links it again, so none is stranded.
+//
+// What the model leaves out: the kernel also takes the read side of
+// ep->lock around every callback (two atomic adds on one shared word),
+// because its consumer needs the write side as a barrier against in-flight
+// appends. jobs.MPSCList needs no such barrier (TryPop reports Pending
+// instead), so producers here share no word except the list's head, and
+// the kernel reads the linked state before its CAS where this CASes
+// unconditionally.
+type lockfreeCallback struct {
+	list jobs.MPSCList[int]
+	ps   []readyProducer
+}
+
+func (l *lockfreeCallback) produce(p *readyItem, events int) {
+	for range events {
+		p.count.Add(1)
+		if p.claimed.CompareAndSwap(false, true) {
+			l.list.Push(&p.node)
+		}
+	}
+}
+
+func (l *lockfreeCallback) pop() (*readyItem, bool) {
+	n, st := l.list.TryPop()
+	if st != jobs.Popped {
+		return nil, false
+	}
+	p := &l.ps[n.Value].readyItem
+	p.claimed.Store(false)
+	return p, true
+}
+
+// lockedCallback is ep_poll_callback before Linux 5.1, per event: take the
+// list's lock, link the item at the tail unless it is linked already, and
+// unlock. The dedup check and the link must be one critical section, which
+// jobs.MutexList's API cannot express, so this is the same mutex-guarded
+// intrusive FIFO with the linked flag under the same mutex (one lock per
+// event, as epoll's spinlock). The consumer unlinks under the lock, then
+// swaps the counter.
+//
+// A sync.Mutex is not the kernel's spinlock: a goroutine that fails to
+// take it spins briefly and then parks, and a holder can be preempted,
+// where the kernel holds the spinlock with interrupts off.
+type lockedCallback struct {
+	mu         sync.Mutex
+	head, tail *readyItem
+}
+
+func (l *lockedCallback) produce(p *readyItem, events int) {
+	for range events {
+		p.count.Add(1)
+		l.mu.Lock()
+		if !p.linked {
+			p.linked, p.next = true, nil
+			if l.tail == nil {
+				l.head = p
+			} else {
+				l.tail.next = p
+			}
+			l.tail = p
+		}
+		l.mu.Unlock()
+	}
+}
+
+func (l *lockedCallback) pop() (*readyItem, bool) {
+	l.mu.Lock()
+	p := l.head
+	if p == nil {
+		l.mu.Unlock()
+		return nil, false
+	}
+	l.head = p.next
+	if l.head == nil {
+		l.tail = nil
+	}
+	p.linked = false
+	l.mu.Unlock()
+	return p, true
 }
 
 // RunReadyList runs the stress-epoll protocol once: Producers goroutines
-// each add 1 to their own counter Events times, pushing their node onto the
-// list whenever the counter goes from 0 to 1; one consumer (the calling
-// goroutine) pops nodes, swaps each node's counter to 0 and sums, until it
+// each add 1 to their own counter Events times, and their items reach the
+// list as the Variant says (on the counter's 0→1 transition, or through
+// the callback's ready path on every event); one consumer (the calling
+// goroutine) pops items, swaps each item's counter to 0 and sums, until it
 // has seen every event. Time runs from the start signal (producers wait on
 // it, started) to the consumer's last event. While the list is empty the
 // consumer yields its processor, as epoll_wait would sleep.
@@ -110,8 +299,8 @@ func RunReadyList(ctx context.Context, r ReadyListRun) (ReadyListSample, error) 
 	if err := ctx.Err(); err != nil {
 		return ReadyListSample{}, fmt.Errorf("readylist: %w", err)
 	}
-	list := r.Kind.newList()
 	ps := make([]readyProducer, r.Producers)
+	path := newReadyPath(r, ps)
 	start := make(chan struct{})
 	var ready, wg sync.WaitGroup
 	for i := range ps {
@@ -121,11 +310,7 @@ func RunReadyList(ctx context.Context, r ReadyListRun) (ReadyListSample, error) 
 		wg.Go(func() {
 			ready.Done()
 			<-start
-			for range r.Events {
-				if p.count.Add(1) == 1 {
-					list.Push(&p.node)
-				}
-			}
+			path.produce(&p.readyItem, r.Events)
 		})
 	}
 	ready.Wait()
@@ -136,9 +321,8 @@ func RunReadyList(ctx context.Context, r ReadyListRun) (ReadyListSample, error) 
 	t0 := time.Now()
 	close(start)
 	for sum < total {
-		n, st := list.TryPop()
-		if st == jobs.Popped {
-			sum += ps[n.Value].count.Swap(0)
+		if p, ok := path.pop(); ok {
+			sum += p.count.Swap(0)
 			pops++
 			continue
 		}
@@ -146,7 +330,7 @@ func RunReadyList(ctx context.Context, r ReadyListRun) (ReadyListSample, error) 
 			select {
 			case <-done:
 				wg.Wait() // producers run a bounded loop
-				return ReadyListSample{}, fmt.Errorf("readylist: %w", ctx.Err())
+				return ReadyListSample{}, fmt.Errorf("readylist %v/%v: %d of %d events seen: %w", r.Variant, r.Kind, sum, total, ctx.Err())
 			default:
 			}
 		}
@@ -154,7 +338,7 @@ func RunReadyList(ctx context.Context, r ReadyListRun) (ReadyListSample, error) 
 	}
 	elapsed := time.Since(t0)
 	wg.Wait()
-	return ReadyListSample{Kind: r.Kind, Producers: r.Producers, Events: sum, Pops: pops, Elapsed: elapsed}, nil
+	return ReadyListSample{Kind: r.Kind, Variant: r.Variant, Producers: r.Producers, Events: sum, Pops: pops, Elapsed: elapsed}, nil
 }
 
 // ReadyListOptions configures CompareReadyList. The zero value reproduces
@@ -163,6 +347,9 @@ type ReadyListOptions struct {
 	Producers   []int // producer counts to sweep; default 8, 16, 32
 	Events      int   // events per producer; default 1,000,000 (stress-epoll's ITERS)
 	Repetitions int   // runs of each kind at each producer count; default 5
+	// Variants to run; default Transition and Callback, so the table shows
+	// how much of the difference the dedup-per-event path makes.
+	Variants []ReadyVariant
 	// Progress, if set, is called after each run with the runs done and the
 	// total, from the calling goroutine.
 	Progress func(done, total int)
@@ -188,6 +375,17 @@ func (o ReadyListOptions) withDefaults() (ReadyListOptions, error) {
 	if o.Repetitions == 0 {
 		o.Repetitions = DefaultReadyListRepetitions
 	}
+	if len(o.Variants) == 0 {
+		o.Variants = []ReadyVariant{Transition, Callback}
+	}
+	for i, v := range o.Variants {
+		if v != Transition && v != Callback {
+			return o, fmt.Errorf("%w: ready-list variant %v", ErrInvalidOptions, v)
+		}
+		if slices.Contains(o.Variants[:i], v) {
+			return o, fmt.Errorf("%w: ready-list variant %v given twice", ErrInvalidOptions, v)
+		}
+	}
 	for _, p := range o.Producers {
 		if p < 1 {
 			return o, fmt.Errorf("%w: producers = %d, want ≥ 1", ErrInvalidOptions, p)
@@ -202,16 +400,17 @@ func (o ReadyListOptions) withDefaults() (ReadyListOptions, error) {
 	return o, nil
 }
 
-// ReadyListReport is the seed's table: per producer count, both kinds'
-// medians and the ratio between them.
+// ReadyListReport is the seed's table: per variant and producer count, both
+// kinds' medians and the ratio between them.
 type ReadyListReport struct {
 	Events      int            `json:"events_per_producer"`
 	Repetitions int            `json:"repetitions"`
 	Rows        []ReadyListRow `json:"rows"`
 }
 
-// ReadyListRow is one producer count.
+// ReadyListRow is one variant at one producer count.
 type ReadyListRow struct {
+	Variant   string         `json:"variant"` // "transition" or "callback"
 	Producers int            `json:"producers"`
 	MPSC      ReadyListStats `json:"mpsc"`
 	Mutex     ReadyListStats `json:"mutex"`
@@ -224,51 +423,58 @@ type ReadyListRow struct {
 type ReadyListStats struct {
 	EventsPerMs float64   `json:"events_per_ms"` // median
 	RunTimeMs   float64   `json:"run_time_ms"`   // median
-	PushesPerMs float64   `json:"pushes_per_ms"` // median 0→1 transitions per ms
+	PushesPerMs float64   `json:"pushes_per_ms"` // median links (pushes) per ms
 	Samples     []float64 `json:"events_per_ms_samples"`
 }
 
-// CompareReadyList runs both list kinds at every producer count, interleaved:
-// each repetition runs every (count, kind) pair once, alternating which kind
-// goes first, so that drift on a shared machine hits both alike.
+// CompareReadyList runs both list kinds in every variant at every producer
+// count, interleaved: each repetition runs every (variant, count, kind)
+// once, alternating which kind goes first, so that drift on a shared
+// machine hits both alike.
 func CompareReadyList(ctx context.Context, opt ReadyListOptions) (*ReadyListReport, error) {
 	opt, err := opt.withDefaults()
 	if err != nil {
 		return nil, err
 	}
 	type key struct {
+		variant   ReadyVariant
 		producers int
 		kind      ListKind
 	}
 	samples := map[key][]ReadyListSample{}
-	total, done := opt.Repetitions*len(opt.Producers)*2, 0
+	total, done := opt.Repetitions*len(opt.Variants)*len(opt.Producers)*2, 0
 	for rep := range opt.Repetitions {
-		for _, p := range opt.Producers {
-			kinds := [2]ListKind{MPSC, Mutex}
-			if rep%2 == 1 {
-				kinds = [2]ListKind{Mutex, MPSC}
-			}
-			for _, k := range kinds {
-				s, err := RunReadyList(ctx, ReadyListRun{Kind: k, Producers: p, Events: opt.Events})
-				if err != nil {
-					return nil, err
+		for _, v := range opt.Variants {
+			for _, p := range opt.Producers {
+				kinds := [2]ListKind{MPSC, Mutex}
+				if rep%2 == 1 {
+					kinds = [2]ListKind{Mutex, MPSC}
 				}
-				samples[key{p, k}] = append(samples[key{p, k}], s)
-				if done++; opt.Progress != nil {
-					opt.Progress(done, total)
+				for _, k := range kinds {
+					s, err := RunReadyList(ctx, ReadyListRun{Kind: k, Variant: v, Producers: p, Events: opt.Events})
+					if err != nil {
+						return nil, err
+					}
+					samples[key{v, p, k}] = append(samples[key{v, p, k}], s)
+					if done++; opt.Progress != nil {
+						opt.Progress(done, total)
+					}
 				}
 			}
 		}
 	}
 	rep := &ReadyListReport{Events: opt.Events, Repetitions: opt.Repetitions}
-	for _, p := range opt.Producers {
-		row := ReadyListRow{
-			Producers: p,
-			MPSC:      summarizeReadyList(samples[key{p, MPSC}]),
-			Mutex:     summarizeReadyList(samples[key{p, Mutex}]),
+	for _, v := range opt.Variants {
+		for _, p := range opt.Producers {
+			row := ReadyListRow{
+				Variant:   v.String(),
+				Producers: p,
+				MPSC:      summarizeReadyList(samples[key{v, p, MPSC}]),
+				Mutex:     summarizeReadyList(samples[key{v, p, Mutex}]),
+			}
+			row.Ratio = row.MPSC.EventsPerMs / row.Mutex.EventsPerMs
+			rep.Rows = append(rep.Rows, row)
 		}
-		row.Ratio = row.MPSC.EventsPerMs / row.Mutex.EventsPerMs
-		rep.Rows = append(rep.Rows, row)
 	}
 	return rep, nil
 }

@@ -28,16 +28,22 @@ func cmdReadylist(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	producers := fs.IntSlice("producers", seedbench.DefaultReadyListProducers, "producer goroutine counts to sweep")
 	events := fs.Int("events", seedbench.DefaultReadyListEvents, "events each producer generates")
 	reps := fs.Int("repetitions", seedbench.DefaultReadyListRepetitions, "runs of each list kind at each producer count (interleaved)")
+	variant := fs.String("variant", "both", "which events use the ready list: transition (only a counter's 0→1), callback (every event, as ep_poll_callback), or both")
 	var format analysis.Format
 	fs.Var(formatValue{&format}, "format", "output format: "+strings.Join(analysis.FormatNames(), ", "))
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			fmt.Fprintf(stdout, "usage: gcbench readylist [flags]\n\n"+
-				"The stress-epoll protocol: each producer adds events to its own counter and\n"+
-				"pushes its node onto the ready list on the counter's 0→1 transition; one\n"+
-				"consumer pops nodes and swaps their counters to zero until it has seen every\n"+
-				"event. Reports events/ms for the lock-free MPSC list and the mutex list, and\n"+
-				"pushes/ms: how often a counter left zero, i.e. how often the list was used.\n\nflags:\n%s", fs.FlagUsages())
+				"The stress-epoll protocol: each producer adds events to its own counter; one\n"+
+				"consumer pops nodes from the ready list, unlinks them and swaps their counters\n"+
+				"to zero until it has seen every event. Two variants:\n"+
+				"  transition  a producer pushes its node only on its counter's 0→1 transition\n"+
+				"              (the list sees a small fraction of the events);\n"+
+				"  callback    every event goes through the ready path, as ep_poll_callback does\n"+
+				"              for every eventfd write: mutex = lock, link unless linked, unlock;\n"+
+				"              mpsc = a CAS on the node's linked flag, push only if it wins.\n"+
+				"Reports events/ms for the lock-free MPSC list and the mutex list, their ratio,\n"+
+				"and pushes/ms: how often a node was linked, i.e. how often the list grew.\n\nflags:\n%s", fs.FlagUsages())
 			return nil
 		}
 		return usagef("%v", err)
@@ -46,6 +52,16 @@ func cmdReadylist(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
 	opt := seedbench.ReadyListOptions{Producers: *producers, Events: *events, Repetitions: *reps}
+	switch v := strings.ToLower(strings.TrimSpace(*variant)); v {
+	case "both":
+		opt.Variants = []seedbench.ReadyVariant{seedbench.Transition, seedbench.Callback}
+	default:
+		rv, err := seedbench.ParseReadyVariant(v)
+		if err != nil {
+			return usagef("--variant: %q, want transition, callback or both", *variant)
+		}
+		opt.Variants = []seedbench.ReadyVariant{rv}
+	}
 	for _, p := range opt.Producers {
 		if p < 1 {
 			return usagef("--producers: %d, want ≥ 1", p)
@@ -62,11 +78,12 @@ func cmdReadylist(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if format == analysis.JSON {
 		return writeSeedJSON(stdout, "readylist", rep)
 	}
-	header := []string{"threads", "mpsc events/ms", "mpsc run-time ms", "mutex events/ms", "mutex run-time ms", "ratio mpsc/mutex",
+	header := []string{"variant", "threads", "mpsc events/ms", "mpsc run-time ms", "mutex events/ms", "mutex run-time ms", "ratio mpsc/mutex",
 		"mpsc pushes/ms", "mutex pushes/ms"}
 	var rows [][]string
 	for _, r := range rep.Rows {
 		rows = append(rows, []string{
+			r.Variant,
 			strconv.Itoa(r.Producers),
 			fmtFloat(r.MPSC.EventsPerMs, 0), fmtFloat(r.MPSC.RunTimeMs, 2),
 			fmtFloat(r.Mutex.EventsPerMs, 0), fmtFloat(r.Mutex.RunTimeMs, 2),

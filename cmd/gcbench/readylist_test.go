@@ -18,16 +18,16 @@ func TestReadylistTextTable(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Empty(t, stderr, "no progress output when stderr is not a terminal")
 	lines := strings.Split(strings.TrimRight(stdout, "\n"), "\n")
-	require.Len(t, lines, 5, stdout) // title, blank, header, 2 rows
+	require.Len(t, lines, 7, stdout) // title, blank, header, 2 variants × 2 counts
 	assert.Contains(t, lines[0], "500 events per producer, medians of 2 interleaved runs")
 	assert.Empty(t, lines[1])
-	assert.Equal(t, []string{"threads", "mpsc", "events/ms", "mpsc", "run-time", "ms", "mutex", "events/ms", "mutex", "run-time", "ms", "ratio", "mpsc/mutex",
+	assert.Equal(t, []string{"variant", "threads", "mpsc", "events/ms", "mpsc", "run-time", "ms", "mutex", "events/ms", "mutex", "run-time", "ms", "ratio", "mpsc/mutex",
 		"mpsc", "pushes/ms", "mutex", "pushes/ms"}, strings.Fields(lines[2]))
-	for i, want := range []string{"2", "3"} {
+	for i, want := range [][2]string{{"transition", "2"}, {"transition", "3"}, {"callback", "2"}, {"callback", "3"}} {
 		f := strings.Fields(lines[3+i])
-		require.Len(t, f, 8, lines[3+i])
-		assert.Equal(t, want, f[0])
-		for _, cell := range f[1:] {
+		require.Len(t, f, 9, lines[3+i])
+		assert.Equal(t, want[:], f[:2])
+		for _, cell := range f[2:] {
 			v, err := strconv.ParseFloat(cell, 64)
 			require.NoError(t, err, "cell %q", cell)
 			assert.GreaterOrEqual(t, v, 0.0)
@@ -47,6 +47,7 @@ func TestReadylistJSON(t *testing.T) {
 			Events      int `json:"events_per_producer"`
 			Repetitions int
 			Rows        []struct {
+				Variant     string
 				Producers   int
 				MPSC, Mutex struct {
 					EventsPerMs float64   `json:"events_per_ms"`
@@ -61,9 +62,10 @@ func TestReadylistJSON(t *testing.T) {
 	assert.Positive(t, doc.Host.GOMAXPROCS)
 	assert.Equal(t, 500, doc.Report.Events)
 	assert.Equal(t, 2, doc.Report.Repetitions)
-	require.Len(t, doc.Report.Rows, 2)
+	require.Len(t, doc.Report.Rows, 4)
 	for i, r := range doc.Report.Rows {
-		assert.Equal(t, []int{2, 3}[i], r.Producers)
+		assert.Equal(t, []string{"transition", "transition", "callback", "callback"}[i], r.Variant)
+		assert.Equal(t, []int{2, 3, 2, 3}[i], r.Producers)
 		assert.Len(t, r.MPSC.Samples, 2)
 		assert.Len(t, r.Mutex.Samples, 2)
 		assert.InDelta(t, r.MPSC.EventsPerMs/r.Mutex.EventsPerMs, r.Ratio, 1e-9)
@@ -75,9 +77,9 @@ func TestReadylistCSVAndMarkdown(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	records, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
 	require.NoError(t, err)
-	require.Len(t, records, 3)
-	assert.Equal(t, "threads", records[0][0])
-	assert.Equal(t, "3", records[2][0])
+	require.Len(t, records, 5)
+	assert.Equal(t, []string{"variant", "threads"}, records[0][:2])
+	assert.Equal(t, []string{"callback", "3"}, records[4][:2])
 
 	stdout, stderr, code = runBinary(t, append(readylistTiny, "--format", "markdown")...)
 	require.Equal(t, 0, code, stderr)
@@ -87,9 +89,22 @@ func TestReadylistCSVAndMarkdown(t *testing.T) {
 			table = append(table, l)
 		}
 	}
-	require.Len(t, table, 4, stdout) // header, rule, 2 rows
+	require.Len(t, table, 6, stdout) // header, rule, 4 rows
 	for _, l := range table {
-		assert.Equal(t, 9, strings.Count(l, "|"), l)
+		assert.Equal(t, 10, strings.Count(l, "|"), l)
+	}
+}
+
+func TestReadylistOneVariant(t *testing.T) {
+	for _, v := range []string{"transition", "callback", "Callback"} {
+		stdout, stderr, code := runBinary(t, append(readylistTiny, "--variant", v, "--format", "csv")...)
+		require.Equal(t, 0, code, stderr)
+		records, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
+		require.NoError(t, err)
+		require.Len(t, records, 3, stdout)
+		for _, r := range records[1:] {
+			assert.Equal(t, strings.ToLower(v), r[0])
+		}
 	}
 }
 
@@ -101,6 +116,8 @@ func TestReadylistBadUsageExits2WithOneLine(t *testing.T) {
 		{"--events", "0"},
 		{"--repetitions", "-1"},
 		{"--format", "xml"},
+		{"--variant", "edge"},
+		{"--variant", ""},
 		{"extra"},
 	} {
 		stdout, stderr, code := runBinary(t, append([]string{"readylist"}, args...)...)
@@ -115,5 +132,7 @@ func TestReadylistHelp(t *testing.T) {
 	stdout, _, code := runBinary(t, "readylist", "--help")
 	assert.Equal(t, 0, code)
 	assert.Contains(t, stdout, "--producers")
+	assert.Contains(t, stdout, "--variant")
+	assert.Contains(t, stdout, "ep_poll_callback")
 	assert.Contains(t, stdout, "--format")
 }
