@@ -54,5 +54,6 @@
 // (8 workers) GOMAXPROCS=9 removed the long tail and reproduced SGen's
 // futile broadcast wake-ups (about 270 futile wake-ups per per-job
 // collection). To model SGen's pthread pool, where only the kernel
-// schedules threads, run with GOMAXPROCS ≥ Workers+1.
+// schedules threads, run with GOMAXPROCS ≥ Workers+1; gcbench run sets
+// Workers+1 for the Threads backend unless --gomaxprocs says otherwise.
 package gcsim

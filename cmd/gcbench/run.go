@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,6 +45,7 @@ type runOptions struct {
 	wake       string
 	cpuprofile string
 	trace      string
+	gomaxprocs int
 	output     outputFlags
 }
 
@@ -67,6 +70,10 @@ func parseRunFlags(args []string, stdout io.Writer) (*runOptions, error) {
 	fs.StringVar(&o.backend, "backend", def.Backend.String(), "worker backend: threads (OS threads parked on futexes) or goroutines")
 	fs.StringVar(&o.wake, "wake", def.Wake.String(), "wake policy for perjob and batch: broadcast, signal, targeted or spin")
 	fs.Uint64Var(&o.cfg.Seed, "seed", def.Seed, "seed of the mutator's random choices (same seed, same heap)")
+	fs.IntVar(&o.gomaxprocs, "gomaxprocs", 0, "GOMAXPROCS during the run; 0 = auto: workers+1 when --backend is threads and "+
+		"perjob or batch runs (a woken worker thread then finds a free P at once, as SGen's pthreads find a core, "+
+		"instead of waiting up to 10 ms for the runtime to retake one), else the runtime's default. "+
+		"The report's host line gives the value in force")
 	fs.BoolVar(&o.cfg.Verify, "verify", false, "run the heap verifier after every collection (slow; checks, does not time)")
 	o.output.register(fs)
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof FILE)")
@@ -97,6 +104,10 @@ func (o *runOptions) validate(fs *pflag.FlagSet, avail int64) error {
 		return usagef("invalid argument \"%d\" for \"--gcs\" flag: need at least 1", o.gcs)
 	case o.warmup < 0:
 		return usagef("invalid argument \"%d\" for \"--warmup\" flag: cannot be negative", o.warmup)
+	case o.gomaxprocs < 0:
+		return usagef("invalid argument \"%d\" for \"--gomaxprocs\" flag: cannot be negative (0 = auto)", o.gomaxprocs)
+	case o.gomaxprocs > maxRunGOMAXPROCS:
+		return usagef("invalid argument \"%d\" for \"--gomaxprocs\" flag: at most %d", o.gomaxprocs, maxRunGOMAXPROCS)
 	}
 	if o.cfg.Backend, err = workerpool.ParseBackend(o.backend); err != nil {
 		return usagef("invalid argument %q for \"--backend\" flag: want threads or goroutines", o.backend)
@@ -167,6 +178,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	for i, name := range o.modes {
 		modes[i], _ = gcsim.ParseMode(name) // validated
 	}
+	if prev, n := runtime.GOMAXPROCS(0), o.procs(modes); n != prev {
+		runtime.GOMAXPROCS(n)
+		defer runtime.GOMAXPROCS(prev) // after the report, whose host records n
+	}
 	bar := newTerminalProgress(stderr, o.modes, o.gcs)
 	opt := gcsim.CompareOptions{Modes: modes, GCs: o.gcs, Warmup: o.warmup,
 		Progress: func(m gcsim.Mode, done, total int) { bar.update(indexOf(modes, m), done, total) }}
@@ -196,6 +211,24 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 		return err
 	}
 	return o.output.write(report, stdout)
+}
+
+// maxRunGOMAXPROCS bounds --gomaxprocs: one P per worker of the largest pool
+// plus the collecting goroutine's.
+const maxRunGOMAXPROCS = workerpool.MaxWorkers + 1
+
+// procs is the GOMAXPROCS the run uses: --gomaxprocs, or in auto mode
+// workers+1 when Threads workers run (gcsim's package documentation
+// explains why: at GOMAXPROCS = cores the Threads backend measures the Go
+// runtime's P hand-off rather than kernel wakes), else the current value.
+func (o *runOptions) procs(modes []gcsim.Mode) int {
+	if o.gomaxprocs > 0 {
+		return o.gomaxprocs
+	}
+	if o.cfg.Backend == workerpool.Threads && slices.ContainsFunc(modes, func(m gcsim.Mode) bool { return m != gcsim.Serial }) {
+		return o.cfg.Workers + 1
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 func indexOf(modes []gcsim.Mode, m gcsim.Mode) int {
@@ -279,6 +312,7 @@ func (o *runOptions) config() map[string]string {
 		"workers": strconv.Itoa(c.Workers), "gcs": strconv.Itoa(o.gcs), "warmup": strconv.Itoa(o.warmup),
 		"modes": strings.Join(o.modes, ","), "backend": c.Backend.String(), "wake": c.Wake.String(),
 		"seed": strconv.FormatUint(c.Seed, 10), "verify": strconv.FormatBool(c.Verify),
+		"gomaxprocs": o.gomaxprocsSetting(),
 	}
 }
 
@@ -327,4 +361,13 @@ func b2f(b bool) float64 {
 		return 1
 	}
 	return 0
+}
+
+// gomaxprocsSetting is --gomaxprocs as the configuration records it: what
+// was asked for ("auto" or a number); the host records the value in force.
+func (o *runOptions) gomaxprocsSetting() string {
+	if o.gomaxprocs == 0 {
+		return "auto"
+	}
+	return strconv.Itoa(o.gomaxprocs)
 }

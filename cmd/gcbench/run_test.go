@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -191,6 +192,9 @@ func TestRunBadUsageExits2WithOneLine(t *testing.T) {
 		{[]string{"--gcs", "many"}, "--gcs", "many"},
 		{[]string{"--warmup", "-1"}, "--warmup", "-1"},
 		{[]string{"--workers", "0"}, "--workers", `"0"`},
+		{[]string{"--gomaxprocs", "-1"}, "--gomaxprocs", `"-1"`},
+		{[]string{"--gomaxprocs", "100000"}, "--gomaxprocs", `"100000"`},
+		{[]string{"--gomaxprocs", "two"}, "--gomaxprocs", "two"},
 		{[]string{"--modes", "serial,bogus"}, "--modes", "bogus"},
 		{[]string{"--modes", "batch,batch"}, "--modes", "twice"},
 		{[]string{"--backend", "fibers"}, "--backend", "fibers"},
@@ -225,6 +229,7 @@ func TestRunHelpDocumentsEveryFlag(t *testing.T) {
 			"--workers int", "--gcs int", "(default 1500)", "--warmup int", "--modes strings", "[serial,perjob,batch]",
 			"--backend string", "(default \"threads\")", "--wake string", "(default \"broadcast\")", "--seed uint",
 			"--verify", "--format format", "(default text)", "--out FILE", "--plot FILE.png", "--cpuprofile FILE", "--trace FILE",
+			"--gomaxprocs int", "workers+1",
 			"2.5GiB, 2560MiB", "microseconds",
 		} {
 			assert.Contains(t, stdout, want, "%v", args)
@@ -306,4 +311,48 @@ func TestRunTraceUnwritableFile(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
 	assert.Contains(t, stderr, "--trace")
 	assert.Contains(t, stderr, "no such file")
+}
+
+// TestRunGOMAXPROCS: the saved report's host records the GOMAXPROCS in
+// force during the run, and its configuration what was asked for.
+func TestRunGOMAXPROCS(t *testing.T) {
+	tests := []struct {
+		args    []string
+		setting string
+		want    int // 0: the runtime's default, which is at most the CPU count
+	}{
+		{[]string{"--backend", "threads", "--workers", "2", "--modes", "serial,batch"}, "auto", 3},
+		{[]string{"--backend", "threads", "--workers", "3", "--modes", "perjob"}, "auto", 4},
+		{[]string{"--backend", "threads", "--workers", "2", "--modes", "serial"}, "auto", 0},
+		{[]string{"--backend", "goroutines", "--workers", "8", "--modes", "batch"}, "auto", 0},
+		{[]string{"--backend", "goroutines", "--workers", "2", "--modes", "batch", "--gomaxprocs", "5"}, "5", 5},
+		{[]string{"--backend", "threads", "--workers", "2", "--modes", "batch", "--gomaxprocs", "1"}, "1", 1},
+	}
+	for _, tt := range tests {
+		saved := filepath.Join(t.TempDir(), "run.json")
+		args := tiny(append([]string{"--gcs", "2", "--warmup", "0", "--out", saved}, tt.args...)...)
+		_, stderr, code := runBinary(t, args...)
+		require.Equal(t, 0, code, "%v: %s", tt.args, stderr)
+		data, err := os.ReadFile(saved)
+		require.NoError(t, err)
+		var doc struct {
+			Config map[string]string
+			Runs   []struct {
+				Host struct{ GOMAXPROCS int }
+			}
+		}
+		require.NoError(t, json.Unmarshal(data, &doc))
+		require.Len(t, doc.Runs, 1)
+		assert.Equal(t, tt.setting, doc.Config["gomaxprocs"], "%v", tt.args)
+		got := doc.Runs[0].Host.GOMAXPROCS
+		if tt.want > 0 {
+			assert.Equal(t, tt.want, got, "%v", tt.args)
+			continue
+		}
+		if env, err := strconv.Atoi(os.Getenv("GOMAXPROCS")); err == nil && env > 0 {
+			assert.Equal(t, env, got, "%v: the runtime's default honours $GOMAXPROCS", tt.args)
+		} else {
+			assert.True(t, got >= 1 && got <= runtime.NumCPU(), "%v: runtime default, got %d", tt.args, got)
+		}
+	}
 }
