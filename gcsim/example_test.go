@@ -1,10 +1,12 @@
 package gcsim_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
 	"github.com/gcbench/gcbench/gcsim"
+	"github.com/gcbench/gcbench/trace"
 	"github.com/gcbench/gcbench/workerpool"
 )
 
@@ -30,4 +32,77 @@ func ExampleCompare() {
 	// Output:
 	// perjob: 20 collections, 17 jobs each, 17 enqueue lock acquisition(s)
 	// batch: 20 collections, 17 jobs each, 1 enqueue lock acquisition(s)
+}
+
+// smallConfig is a heap small enough for an example.
+func smallConfig() gcsim.Config {
+	cfg := gcsim.DefaultConfig()
+	cfg.MajorHeap, cfg.LOS, cfg.Nursery = 16<<20, 8<<20, 256<<10
+	cfg.Workers, cfg.Backend = 2, workerpool.Goroutines
+	cfg.Mutator.BarrierStores, cfg.Mutator.Published = 400, 20
+	cfg.Mutator.MaxLargeObject = 32 << 10
+	return cfg
+}
+
+// Every job of a collection reports which worker ran it and when; the
+// record summarizes them as per-job durations and load imbalance.
+func ExampleSim_Completions() {
+	s, err := gcsim.New(smallConfig())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer s.Close()
+	if err := s.Mutate(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	rec, err := s.Collect(gcsim.Batch)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	jobs, onPool := map[int]bool{}, 0
+	for _, c := range s.Completions() {
+		jobs[c.Job] = true
+		if c.Worker >= 0 && !c.End.Before(c.Start) {
+			onPool++
+		}
+	}
+	fmt.Println(len(s.Completions()), len(jobs), onPool, rec.JobWorkers <= 2, rec.Imbalance >= 1)
+	// Output: 17 17 17 true true
+}
+
+// Tracing a comparison: collections and every job of every mode land in a
+// trace.Session, which gcbench trace summarizes or converts for Perfetto.
+func ExampleConfig_trace() {
+	var file bytes.Buffer
+	sess, err := trace.NewSession(&file, trace.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	cfg := smallConfig()
+	cfg.Trace = sess
+	_, err = gcsim.Compare(context.Background(), cfg, gcsim.CompareOptions{
+		Modes: []gcsim.Mode{gcsim.Serial, gcsim.Batch}, GCs: 2})
+	if cerr := sess.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r, err := trace.Open(&file)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	sum, err := trace.Summarize(r)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(sum.ByKind[trace.KindCollectionStart], sum.ByKind[trace.KindJobStart], sum.Lost)
+	// Output: 4 68 0
 }
