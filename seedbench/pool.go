@@ -294,7 +294,11 @@ func (o PoolOptions) Contenders() []PoolContender {
 
 // PoolReport is the protocols' table: one row per contender.
 type PoolReport struct {
-	Workers     int       `json:"workers"`
+	Workers int `json:"workers"`
+	// GOMAXPROCS is the runtime's setting when the runs started: on the
+	// Threads backend it decides whether a woken worker finds a P at once
+	// (GOMAXPROCS ≥ Workers+1) or may wait for sysmon to retake one.
+	GOMAXPROCS  int       `json:"gomaxprocs"`
 	Items       int       `json:"throughput_items"`
 	RoundTrips  int       `json:"latency_round_trips"`
 	BatchSize   int       `json:"batch_size"` // 0: all items in one EnqueueBatch
@@ -332,6 +336,7 @@ func ComparePool(ctx context.Context, opt PoolOptions) (*PoolReport, error) {
 		return nil, err
 	}
 	cs := opt.Contenders()
+	procs := runtime.GOMAXPROCS(0)
 	samples := make(map[PoolProtocol][][]float64)
 	for _, p := range opt.Protocols {
 		samples[p] = make([][]float64, len(cs))
@@ -356,7 +361,7 @@ func ComparePool(ctx context.Context, opt PoolOptions) (*PoolReport, error) {
 			}
 		}
 	}
-	rep := &PoolReport{Workers: opt.Workers, Items: opt.Items, RoundTrips: opt.RoundTrips, BatchSize: opt.BatchSize, Repetitions: opt.Repetitions}
+	rep := &PoolReport{Workers: opt.Workers, GOMAXPROCS: procs, Items: opt.Items, RoundTrips: opt.RoundTrips, BatchSize: opt.BatchSize, Repetitions: opt.Repetitions}
 	for i, c := range cs {
 		row := PoolRow{Contender: c.String(), API: c.api()}
 		if !c.Baseline {

@@ -2,6 +2,7 @@ package seedbench
 
 import (
 	"context"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -66,7 +67,7 @@ func TestComparePoolTable(t *testing.T) {
 	})
 	require.NoError(t, err)
 	assert.Equal(t, 20, calls)
-	assert.Equal(t, PoolReport{Workers: 2, Items: 500, RoundTrips: 40, BatchSize: 64, Repetitions: 2, Rows: rep.Rows}, *rep)
+	assert.Equal(t, PoolReport{Workers: 2, GOMAXPROCS: runtime.GOMAXPROCS(0), Items: 500, RoundTrips: 40, BatchSize: 64, Repetitions: 2, Rows: rep.Rows}, *rep)
 	var names []string
 	for _, row := range rep.Rows {
 		names = append(names, row.Contender)

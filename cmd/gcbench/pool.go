@@ -24,6 +24,7 @@ func cmdPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	trips := fs.Int("round-trips", seedbench.DefaultPoolRoundTrips, "sequential submit-and-wait round trips of the latency protocol")
 	reps := fs.Int("repetitions", seedbench.DefaultPoolRepetitions, "runs of each contender and protocol (interleaved)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "pool workers")
+	procs := fs.Int("gomaxprocs", 0, "GOMAXPROCS for the run (0: the runtime's default); on the threads backend, workers+1 models dedicated pthreads")
 	batch := fs.Int("batch-size", seedbench.DefaultPoolBatchSize, "items per EnqueueBatch call in the throughput protocol (-1: all in one call)")
 	protocols := fs.StringSlice("protocols", []string{"throughput", "latency"}, "protocols to run: throughput, latency")
 	backends := fs.StringSlice("backends", []string{"goroutines", "threads"}, "pool backends: goroutines, threads")
@@ -37,7 +38,14 @@ func cmdPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 				"wait for all) and latency (--round-trips sequential submit-and-wait), for each\n"+
 				"backend and wake policy with per-item Enqueue and with EnqueueBatch, beside a\n"+
 				"goroutine per item + WaitGroup. Medians of interleaved runs; speedup = the\n"+
-				"goroutine baseline's time over the contender's.\n\nflags:\n%s", fs.FlagUsages())
+				"goroutine baseline's time over the contender's.\n\n"+
+				"GOMAXPROCS: a threads-backend worker is a goroutine locked to its own OS\n"+
+				"thread and still needs one of the runtime's GOMAXPROCS Ps to run. With\n"+
+				"GOMAXPROCS = cores, a thread woken from its futex can wait for a P that a\n"+
+				"futex-blocked thread holds until sysmon retakes it (20 µs to 10 ms).\n"+
+				"--gomaxprocs N sets it for the run (shown in the host line and the JSON);\n"+
+				"--gomaxprocs = workers+1 models dedicated pthreads, which only the kernel\n"+
+				"schedules.\n\nflags:\n%s", fs.FlagUsages())
 			return nil
 		}
 		return usagef("%v", err)
@@ -53,6 +61,8 @@ func cmdPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return usagef("--workers: %d, want 1..%d", *workers, workerpool.MaxWorkers)
 	case *batch < 1 && *batch != -1:
 		return usagef("--batch-size: %d, want ≥ 1, or -1 for all items in one call", *batch)
+	case *procs < 0 || *procs > maxGOMAXPROCS:
+		return usagef("--gomaxprocs: %d, want 0 (the runtime's default) to %d", *procs, maxGOMAXPROCS)
 	}
 	var err error
 	if opt.Protocols, err = parseEach(*protocols, "--protocols", seedbench.ParsePoolProtocol); err != nil {
@@ -64,6 +74,11 @@ func cmdPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if opt.Wakes, err = parseEach(*wakes, "--wakes", workerpool.ParseWakePolicy); err != nil {
 		return err
 	}
+	if *procs > 0 {
+		// Process-wide, and set before any pool exists; the host line and
+		// the report read it back.
+		runtime.GOMAXPROCS(*procs)
+	}
 	opt.Progress = seedProgress(stderr, "pool")
 	rep, err := seedbench.ComparePool(ctx, opt)
 	if err != nil {
@@ -74,6 +89,10 @@ func cmdPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	return writePoolTable(stdout, format, rep, opt.Protocols)
 }
+
+// maxGOMAXPROCS bounds --gomaxprocs: one P per pool worker plus one for
+// the submitting goroutine is the most a pool run can use.
+const maxGOMAXPROCS = workerpool.MaxWorkers + 1
 
 // parseEach parses every value of a list flag, or returns a usage error
 // naming the flag; an empty list is an error too.

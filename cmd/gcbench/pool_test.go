@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -102,6 +104,9 @@ func TestPoolBadUsageExits2WithOneLine(t *testing.T) {
 		{"--round-trips", "-3"},
 		{"--workers", "0"},
 		{"--batch-size", "0"},
+		{"--gomaxprocs", "-1"},
+		{"--gomaxprocs", "4098"},
+		{"--gomaxprocs", "two"},
 		{"--wakes", "shout"},
 		{"--backends", "fibers"},
 		{"--protocols", "bandwidth"},
@@ -116,10 +121,49 @@ func TestPoolBadUsageExits2WithOneLine(t *testing.T) {
 	}
 }
 
+func TestPoolGOMAXPROCSIsSetAndRecorded(t *testing.T) {
+	args := []string{"pool", "--protocols", "latency", "--round-trips", "20", "--repetitions", "1",
+		"--workers", "2", "--backends", "threads", "--wakes", "targeted", "--gomaxprocs", "3"}
+	stdout, stderr, code := runBinary(t, args...)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, strings.SplitN(stdout, "\n", 2)[0], "GOMAXPROCS 3,", "the host line")
+
+	stdout, stderr, code = runBinary(t, append(args, "--format", "json")...)
+	require.Equal(t, 0, code, stderr)
+	var doc struct {
+		Host struct {
+			GOMAXPROCS int `json:"gomaxprocs"`
+		}
+		Report struct {
+			GOMAXPROCS int `json:"gomaxprocs"`
+			Workers    int
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &doc), stdout)
+	assert.Equal(t, 3, doc.Host.GOMAXPROCS)
+	assert.Equal(t, 3, doc.Report.GOMAXPROCS, "the setting the runs saw")
+	assert.Equal(t, 2, doc.Report.Workers)
+
+	// 0 leaves the runtime's default, which the GOMAXPROCS variable sets.
+	cmd := exec.Command(gcbenchBin, "pool", "--protocols", "latency", "--round-trips", "5", "--repetitions", "1",
+		"--workers", "1", "--backends", "goroutines", "--wakes", "spin", "--gomaxprocs", "0", "--format", "json")
+	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+	out, err := cmd.Output()
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(out, &doc), string(out))
+	assert.Equal(t, 1, doc.Host.GOMAXPROCS)
+	assert.Equal(t, 1, doc.Report.GOMAXPROCS)
+
+	stdout, stderr, code = runBinary(t, "pool", "--gomaxprocs", "-2")
+	assert.Equal(t, 2, code)
+	assert.Empty(t, stdout)
+	assert.Equal(t, "gcbench pool: --gomaxprocs: -2, want 0 (the runtime's default) to 4097\n", stderr)
+}
+
 func TestPoolHelp(t *testing.T) {
 	stdout, _, code := runBinary(t, "pool", "--help")
 	assert.Equal(t, 0, code)
-	for _, flag := range []string{"--items", "--round-trips", "--repetitions", "--workers", "--batch-size", "--wakes", "--backends", "--format"} {
+	for _, flag := range []string{"--items", "--round-trips", "--repetitions", "--workers", "--batch-size", "--wakes", "--backends", "--format", "--gomaxprocs"} {
 		assert.Contains(t, stdout, flag)
 	}
 }
