@@ -16,6 +16,8 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+
+	"github.com/spf13/pflag"
 )
 
 // A command is one gcbench subcommand. run receives the arguments after the
@@ -103,4 +105,29 @@ func printCommands(w io.Writer) {
 		fmt.Fprintf(w, "  %-13s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "'gcbench COMMAND --help' documents a command's flags.")
+}
+
+// newFlagSet returns the flag set of a subcommand. Errors are not printed by
+// pflag: parseFlags turns them into one-line usage errors.
+func newFlagSet(name string) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// parseFlags parses a subcommand's arguments. done reports that the command
+// must return err at once: after --help, which prints usage followed by the
+// flags' documentation to stdout (err is nil), or after a bad flag (err is a
+// usage error).
+func parseFlags(fs *pflag.FlagSet, args []string, stdout io.Writer, usage string) (done bool, err error) {
+	err = fs.Parse(args)
+	switch {
+	case err == nil:
+		return false, nil
+	case errors.Is(err, pflag.ErrHelp):
+		fmt.Fprint(stdout, usage, fs.FlagUsages())
+		return true, nil
+	default:
+		return true, usagef("%v", err)
+	}
 }

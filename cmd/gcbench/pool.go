@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
 	"strings"
-
-	"github.com/spf13/pflag"
 
 	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/seedbench"
@@ -18,8 +15,7 @@ import (
 // cmdPool runs the DedicatedThreadPool protocols (throughput and latency)
 // for every backend, wake policy and enqueue API beside a goroutine per item.
 func cmdPool(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := pflag.NewFlagSet("pool", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlagSet("pool")
 	items := fs.Int("items", seedbench.DefaultPoolItems, "items the throughput protocol queues before waiting for all")
 	trips := fs.Int("round-trips", seedbench.DefaultPoolRoundTrips, "sequential submit-and-wait round trips of the latency protocol")
 	reps := fs.Int("repetitions", seedbench.DefaultPoolRepetitions, "runs of each contender and protocol (interleaved)")
@@ -31,24 +27,20 @@ func cmdPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	wakes := fs.StringSlice("wakes", []string{"broadcast", "signal", "targeted", "spin"}, "wake policies: broadcast, signal, targeted, spin")
 	var format analysis.Format
 	fs.Var(formatValue{&format}, "format", "output format: "+strings.Join(analysis.FormatNames(), ", "))
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprintf(stdout, "usage: gcbench pool [flags]\n\n"+
-				"The DedicatedThreadPool protocols: throughput (queue --items tiny items, then\n"+
-				"wait for all) and latency (--round-trips sequential submit-and-wait), for each\n"+
-				"backend and wake policy with per-item Enqueue and with EnqueueBatch, beside a\n"+
-				"goroutine per item + WaitGroup. Medians of interleaved runs; speedup = the\n"+
-				"goroutine baseline's time over the contender's.\n\n"+
-				"GOMAXPROCS: a threads-backend worker is a goroutine locked to its own OS\n"+
-				"thread and still needs one of the runtime's GOMAXPROCS Ps to run. With\n"+
-				"GOMAXPROCS = cores, a thread woken from its futex can wait for a P that a\n"+
-				"futex-blocked thread holds until sysmon retakes it (20 µs to 10 ms).\n"+
-				"--gomaxprocs N sets it for the run (shown in the host line and the JSON);\n"+
-				"--gomaxprocs = workers+1 models dedicated pthreads, which only the kernel\n"+
-				"schedules.\n\nflags:\n%s", fs.FlagUsages())
-			return nil
-		}
-		return usagef("%v", err)
+	if done, err := parseFlags(fs, args, stdout, "usage: gcbench pool [flags]\n\n"+
+		"The DedicatedThreadPool protocols: throughput (queue --items tiny items, then\n"+
+		"wait for all) and latency (--round-trips sequential submit-and-wait), for each\n"+
+		"backend and wake policy with per-item Enqueue and with EnqueueBatch, beside a\n"+
+		"goroutine per item + WaitGroup. Medians of interleaved runs; speedup = the\n"+
+		"goroutine baseline's time over the contender's.\n\n"+
+		"GOMAXPROCS: a threads-backend worker is a goroutine locked to its own OS\n"+
+		"thread and still needs one of the runtime's GOMAXPROCS Ps to run. With\n"+
+		"GOMAXPROCS = cores, a thread woken from its futex can wait for a P that a\n"+
+		"futex-blocked thread holds until sysmon retakes it (20 µs to 10 ms).\n"+
+		"--gomaxprocs N sets it for the run (shown in the host line and the JSON);\n"+
+		"--gomaxprocs = workers+1 models dedicated pthreads, which only the kernel\n"+
+		"schedules.\n\nflags:\n"); done {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/gcbench/gcbench/analysis"
@@ -23,30 +21,25 @@ import (
 // cmdReadylist runs the stress-epoll protocol: the lock-free MPSC completion
 // list beside the mutex-guarded one, interleaved, as the seed's table.
 func cmdReadylist(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := pflag.NewFlagSet("readylist", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlagSet("readylist")
 	producers := fs.IntSlice("producers", seedbench.DefaultReadyListProducers, "producer goroutine counts to sweep")
 	events := fs.Int("events", seedbench.DefaultReadyListEvents, "events each producer generates")
 	reps := fs.Int("repetitions", seedbench.DefaultReadyListRepetitions, "runs of each list kind at each producer count (interleaved)")
 	variant := fs.String("variant", "both", "which events use the ready list: transition (only a counter's 0→1), callback (every event, as ep_poll_callback), or both")
 	var format analysis.Format
 	fs.Var(formatValue{&format}, "format", "output format: "+strings.Join(analysis.FormatNames(), ", "))
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprintf(stdout, "usage: gcbench readylist [flags]\n\n"+
-				"The stress-epoll protocol: each producer adds events to its own counter; one\n"+
-				"consumer pops nodes from the ready list, unlinks them and swaps their counters\n"+
-				"to zero until it has seen every event. Two variants:\n"+
-				"  transition  a producer pushes its node only on its counter's 0→1 transition\n"+
-				"              (the list sees a small fraction of the events);\n"+
-				"  callback    every event goes through the ready path, as ep_poll_callback does\n"+
-				"              for every eventfd write: mutex = lock, link unless linked, unlock;\n"+
-				"              mpsc = a CAS on the node's linked flag, push only if it wins.\n"+
-				"Reports events/ms for the lock-free MPSC list and the mutex list, their ratio,\n"+
-				"and pushes/ms: how often a node was linked, i.e. how often the list grew.\n\nflags:\n%s", fs.FlagUsages())
-			return nil
-		}
-		return usagef("%v", err)
+	if done, err := parseFlags(fs, args, stdout, "usage: gcbench readylist [flags]\n\n"+
+		"The stress-epoll protocol: each producer adds events to its own counter; one\n"+
+		"consumer pops nodes from the ready list, unlinks them and swaps their counters\n"+
+		"to zero until it has seen every event. Two variants:\n"+
+		"  transition  a producer pushes its node only on its counter's 0→1 transition\n"+
+		"              (the list sees a small fraction of the events);\n"+
+		"  callback    every event goes through the ready path, as ep_poll_callback does\n"+
+		"              for every eventfd write: mutex = lock, link unless linked, unlock;\n"+
+		"              mpsc = a CAS on the node's linked flag, push only if it wins.\n"+
+		"Reports events/ms for the lock-free MPSC list and the mutex list, their ratio,\n"+
+		"and pushes/ms: how often a node was linked, i.e. how often the list grew.\n\nflags:\n"); done {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -22,17 +21,12 @@ flags:
 
 // cmdReport is `gcbench report`.
 func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlagSet("report")
 	fs.SortFlags = false
 	var out outputFlags
 	out.register(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(stdout, reportUsage+fs.FlagUsages())
-			return nil
-		}
-		return usagef("%v", err)
+	if done, err := parseFlags(fs, args, stdout, reportUsage); done {
+		return err
 	}
 	if fs.NArg() == 0 {
 		return usagef("no files given (usage: gcbench report [flags] FILE.json...)")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -54,8 +53,7 @@ type runOptions struct {
 func parseRunFlags(args []string, stdout io.Writer) (*runOptions, error) {
 	def := gcsim.DefaultConfig()
 	o := &runOptions{cfg: def}
-	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlagSet("run")
 	fs.SortFlags = false
 	avail := availableMemory()
 	fs.Var(newSizeValue(&o.cfg.MajorHeap, def.MajorHeap, avail), "major-heap", "major heap `size`: old objects in 16 KiB blocks")
@@ -79,12 +77,8 @@ func parseRunFlags(args []string, stdout io.Writer) (*runOptions, error) {
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof FILE)")
 	fs.StringVar(&o.trace, "trace", "", "write an event trace of the run to `FILE`: collections, jobs per worker, enqueues, wakes "+
 		"(gcbench trace FILE summarizes it, gcbench trace --perfetto OUT.json FILE converts it; tracing adds to the pauses)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(stdout, runUsage+fs.FlagUsages())
-			return nil, nil
-		}
-		return nil, usagef("%v", err)
+	if done, err := parseFlags(fs, args, stdout, runUsage); done {
+		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, usagef("unexpected argument %q (run takes only flags)", fs.Arg(0))

@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sort"
 	"strings"
-
-	"github.com/spf13/pflag"
 
 	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/trace"
@@ -17,19 +14,14 @@ import (
 
 // cmdTrace summarizes a trace file, or converts it to Perfetto's JSON.
 func cmdTrace(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := pflag.NewFlagSet("trace", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlagSet("trace")
 	perfetto := fs.String("perfetto", "", "write the trace as Chrome trace-event JSON to this file (open it in ui.perfetto.dev)")
 	var format analysis.Format
 	fs.Var(formatValue{&format}, "format", "summary format: "+strings.Join(analysis.FormatNames(), ", "))
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprintf(stdout, "usage: gcbench trace [flags] FILE\n\n"+
-				"Summarizes a gcbench trace file (events per kind, events lost), or with\n"+
-				"--perfetto OUT.json converts it to Chrome trace-event JSON.\n\nflags:\n%s", fs.FlagUsages())
-			return nil
-		}
-		return usagef("%v", err)
+	if done, err := parseFlags(fs, args, stdout, "usage: gcbench trace [flags] FILE\n\n"+
+		"Summarizes a gcbench trace file (events per kind, events lost), or with\n"+
+		"--perfetto OUT.json converts it to Chrome trace-event JSON.\n\nflags:\n"); done {
+		return err
 	}
 	if fs.NArg() != 1 {
 		return usagef("want one trace FILE, got %d arguments", fs.NArg())

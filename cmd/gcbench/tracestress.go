@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/spf13/pflag"
 
 	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/trace"
@@ -18,8 +15,7 @@ import (
 // cmdTraceStress runs the EventPipe stress protocol with both buffer
 // reservation policies, interleaved, and prints the seed's table.
 func cmdTraceStress(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := pflag.NewFlagSet("trace-stress", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlagSet("trace-stress")
 	writers := fs.Int("writers", trace.DefaultStressWriters, "writer goroutines writing as fast as they can")
 	payload := fs.Int("payload", trace.DefaultStressPayload, "payload bytes per event")
 	var limit int64
@@ -33,18 +29,14 @@ func cmdTraceStress(ctx context.Context, args []string, stdout, stderr io.Writer
 	dir := fs.String("dir", "", "directory for the per-run trace files (default: the system temp dir)")
 	var format analysis.Format
 	fs.Var(formatValue{&format}, "format", "output format: "+strings.Join(analysis.FormatNames(), ", "))
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprintf(stdout, "usage: gcbench trace-stress [flags]\n\n"+
-				"The EventPipe stress protocol: --writers goroutines write --payload-byte events\n"+
-				"as fast as they can for --duration into a trace session with a --limit byte\n"+
-				"budget, while the session's reader streams them to a file; the file is read\n"+
-				"back to count events read and dropped. Each iteration runs every policy, in\n"+
-				"alternating order. Lockless reserves buffer budget with a CAS loop that fails\n"+
-				"without a lock; locked is the pre-fix design (reservation under the manager lock).\n\nflags:\n%s", fs.FlagUsages())
-			return nil
-		}
-		return usagef("%v", err)
+	if done, err := parseFlags(fs, args, stdout, "usage: gcbench trace-stress [flags]\n\n"+
+		"The EventPipe stress protocol: --writers goroutines write --payload-byte events\n"+
+		"as fast as they can for --duration into a trace session with a --limit byte\n"+
+		"budget, while the session's reader streams them to a file; the file is read\n"+
+		"back to count events read and dropped. Each iteration runs every policy, in\n"+
+		"alternating order. Lockless reserves buffer budget with a CAS loop that fails\n"+
+		"without a lock; locked is the pre-fix design (reservation under the manager lock).\n\nflags:\n"); done {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
