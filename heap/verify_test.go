@@ -134,7 +134,8 @@ func TestVerifierCatchesStaleMarkAndBadHeader(t *testing.T) {
 // root slot holding a nursery reference has its card marked, and
 // PrepareCards moves exactly those marks (and no others) into the shadow.
 func TestWriteBarrierMarksEveryNurseryStore(t *testing.T) {
-	cfg := Config{MajorHeap: 64 * BlockSize, LOS: 64 * PageSize, Nursery: MinNursery, Roots: 128, Seed: 1}
+	// The LOS holds the largest draw: 20 objects of at most 10 pages each.
+	cfg := Config{MajorHeap: 64 * BlockSize, LOS: 256 * PageSize, Nursery: MinNursery, Roots: 128, Seed: 1}
 	rapid.Check(t, func(t *rapid.T) {
 		h, err := New(cfg)
 		if err != nil {
