@@ -2,6 +2,7 @@ package heap
 
 import (
 	"errors"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -124,6 +125,18 @@ func TestAllocationShapesAreChecked(t *testing.T) {
 	_, err = h.AllocLOS(MaxSmallObject, 0)
 	assert.ErrorIs(t, err, ErrBadObject)
 	_, err = h.AllocNursery(MaxSmallObject+8, 0)
+	assert.ErrorIs(t, err, ErrBadObject)
+	// Slot counts whose byte size overflows an int must be refused, not
+	// wrap negative and pass the size check.
+	for _, nrefs := range []int{1<<60 + 1<<29, 1<<61 + 1, math.MaxInt} {
+		_, err = h.AllocMajor(24, nrefs)
+		assert.ErrorIs(t, err, ErrBadObject, "nrefs %d", nrefs)
+		_, err = h.AllocLOS(1<<20, nrefs)
+		assert.ErrorIs(t, err, ErrBadObject, "nrefs %d", nrefs)
+		_, err = h.AllocNursery(24, nrefs)
+		assert.ErrorIs(t, err, ErrBadObject, "nrefs %d", nrefs)
+	}
+	_, err = h.AllocLOS(math.MaxInt, 0)
 	assert.ErrorIs(t, err, ErrBadObject)
 }
 

@@ -14,16 +14,23 @@ func ObjectSize(nrefs, payload int) int {
 	return HeaderSize + nrefs*SlotSize + (payload+7)&^7
 }
 
+// maxObjectSize bounds an object's size, so that it fits the header's
+// 32-bit size field and size arithmetic cannot overflow an int.
+const maxObjectSize = 1 << 31
+
 // checkShape validates a requested object and returns its rounded size.
+// Both values are bounded before any arithmetic: a huge nrefs would
+// otherwise wrap nrefs*SlotSize negative and pass the size check.
 func checkShape(size, nrefs int) (int, error) {
-	size = (size + 7) &^ 7
 	switch {
-	case nrefs < 0:
+	case nrefs < 0 || nrefs > maxObjectSize/SlotSize:
 		return 0, fmt.Errorf("%w: %d reference slots", ErrBadObject, nrefs)
-	case size < HeaderSize+nrefs*SlotSize:
-		return 0, fmt.Errorf("%w: %d bytes cannot hold a header and %d reference slots", ErrBadObject, size, nrefs)
-	case size > 1<<31:
+	case size > maxObjectSize:
 		return 0, fmt.Errorf("%w: %d bytes is larger than 2 GiB", ErrBadObject, size)
+	}
+	size = (size + 7) &^ 7
+	if size < HeaderSize+nrefs*SlotSize {
+		return 0, fmt.Errorf("%w: %d bytes cannot hold a header and %d reference slots", ErrBadObject, size, nrefs)
 	}
 	return size, nil
 }
