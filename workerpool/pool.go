@@ -251,24 +251,18 @@ func (p *Pool) Start() {
 	p.wakeAfterUnlock(d, &p.coord)
 }
 
+// openGateLocked opens the gate and applies the wake policy to every queued
+// job, as if they had just been enqueued; only Signal, which would
+// otherwise count a wake call for nobody, skips an empty queue.
 func (p *Pool) openGateLocked(c *counters) deferredWake {
 	if p.gateOpen {
 		return noWake
 	}
 	p.gateOpen = true
-	switch p.opts.Wake {
-	case Broadcast:
-		c.wakeCalls.Add(1)
-		c.addFutex(p.work.wake(wakeAll))
-	case Signal:
-		if n := p.q.len(); n > 0 {
-			c.wakeCalls.Add(1)
-			c.addFutex(p.work.wake(min(n, len(p.workers))))
-		}
-	case Targeted, Spin:
-		return p.wakeLocked(p.q.len(), c)
+	if p.opts.Wake == Signal && p.q.len() == 0 {
+		return noWake
 	}
-	return noWake
+	return p.wakeLocked(p.q.len(), c)
 }
 
 // Join waits until every job enqueued before the call has run, then returns
