@@ -24,13 +24,15 @@ var (
 
 // PanicError reports a job that panicked. The worker recovered it and went
 // on working. It wraps ErrJobPanicked and, when the panic value is an error,
-// that error too.
+// that error too. A job that called runtime.Goexit is reported the same way,
+// with an error value saying so; its worker is replaced.
 type PanicError struct {
 	Worker int    // the worker that ran the job
-	Value  any    // the value passed to panic
+	Value  any    // the value passed to panic (an error for Goexit)
 	Stack  []byte // the panicking goroutine's stack
 }
 
+// Error names the worker and the panic value.
 func (e *PanicError) Error() string {
 	return fmt.Sprintf("workerpool: job panicked on worker %d: %v", e.Worker, e.Value)
 }

@@ -62,7 +62,7 @@ func waitParked(t testing.TB, p *Pool) {
 			s := unpack(p.sema.state.Load())
 			return int(s.waiters) == len(p.workers)
 		default:
-			return p.parkedLocked() == len(p.workers)
+			return p.parked == len(p.workers)
 		}
 	}, 10*time.Second, time.Millisecond)
 }

@@ -84,9 +84,9 @@ func ParseWakePolicy(s string) (WakePolicy, error) {
 	return 0, fmt.Errorf("workerpool: unknown wake policy %q (want broadcast, signal, targeted or spin): %w", s, ErrInvalidOptions)
 }
 
-// MaxWorkers is the largest pool New accepts. The Spin policy packs worker
-// counts into 15-bit fields, and thousands of parked OS threads are never
-// what a job-batch pool wants.
+// MaxWorkers is the largest pool New accepts. The Spin policy packs its
+// counts, which reach at most 2×workers, into 16-bit fields, and thousands
+// of parked OS threads are never what a job-batch pool wants.
 const MaxWorkers = 4096
 
 // Options configures a Pool. The zero value is invalid only because Workers

@@ -32,7 +32,7 @@ type Pool struct {
 	joining        int    // Join calls in progress
 	joinWaiters    int    // Join calls asleep on done
 	joinTarget     uint64 // least target of a sleeping Join; MaxUint64 if none
-	parked         int    // workers inside waitLocked
+	parked         int    // workers inside waitLocked (tests wait on it)
 	idle           []int  // Targeted: parked workers, most recent last
 	waking         int    // Targeted: unparked workers not yet back under mu
 	outstanding    int    // Spin: units released by enqueues and not yet taken
@@ -273,9 +273,9 @@ func (p *Pool) openGateLocked(c *counters) deferredWake {
 //
 // On a gated pool Join opens the gate if it is closed and jobs it waits for
 // are queued (it would otherwise wait for jobs that may not run), and the
-// gate closes again when
-// the last concurrent Join returns, so that the next round's enqueues wait
-// for the next Start. After Close, Join returns at once.
+// gate closes again when the last concurrent Join returns, so that the next
+// round's enqueues wait for the next Start. After Close, Join returns at
+// once. A job must not call Join: it would wait for itself.
 func (p *Pool) Join(ctx context.Context) error {
 	c := &p.coord
 	p.lock(c)
@@ -318,8 +318,6 @@ func (p *Pool) Join(ctx context.Context) error {
 	return err
 }
 
-func (p *Pool) parkedLocked() int { return p.parked }
-
 // doneUpToLocked reports whether every job with sequence number < target
 // has finished: all were taken from the FIFO queue and none still runs.
 func (p *Pool) doneUpToLocked(target uint64) bool {
@@ -357,7 +355,8 @@ func (p *Pool) takePanicsLocked() error {
 // EnqueueBatch return ErrClosed), opens the gate, lets the workers run every
 // accepted job, and returns once every worker has exited — for Threads, once
 // every worker's OS thread is gone. Close is idempotent; every call returns
-// the first call's result.
+// the first call's result. A job must not call Close: it would wait for its
+// own worker to exit.
 func (p *Pool) Close() error {
 	p.closeOnce.Do(func() { p.closeErr = p.shutdown() })
 	return p.closeErr

@@ -3,8 +3,9 @@ package workerpool
 import "sync/atomic"
 
 // Stats are the pool's cumulative counters since New. Every field is exact:
-// each event is counted once, by the goroutine that caused it, in a counter
-// no other goroutine writes (see counters), and Stats sums them on read.
+// each event is counted once, by the goroutine that caused it, with an
+// atomic add to a per-worker, enqueue-side or coordinator counter set (see
+// counters), and Stats sums the sets on read.
 // A snapshot taken while the pool works is a consistent sum of per-counter
 // values but not an atomic cut across counters.
 type Stats struct {

@@ -1,5 +1,5 @@
 // Package futex provides the Linux futex primitives behind workerpool's
-// Threads backend: a mutex, a condition variable, a one-shot per-thread event
+// Threads backend: a mutex, a condition variable, a per-thread binary event
 // and a counting semaphore, each built on FUTEX_WAIT_PRIVATE and
 // FUTEX_WAKE_PRIVATE over a uint32 word that is only ever read and written
 // with sync/atomic.
