@@ -305,7 +305,8 @@ func popAll[T any](l popper[T], visit func(*Node[T])) int {
 }
 
 func drain[T any](ctx context.Context, l popper[T], want int, visit func(*Node[T])) (int, error) {
-	for got := 0; got < want; {
+	got := 0
+	for got < want {
 		n, st := l.TryPop()
 		if st == Popped {
 			visit(n)
@@ -317,5 +318,5 @@ func drain[T any](ctx context.Context, l popper[T], want int, visit func(*Node[T
 		}
 		runtime.Gosched()
 	}
-	return want, nil
+	return got, nil // want, or 0 if want < 0
 }

@@ -164,6 +164,22 @@ func TestCompletionListDrainStopsWithContext(t *testing.T) {
 	})
 }
 
+// Drain of no nodes (or a negative count) visits nothing and reports 0
+// visited, leaving the list alone.
+func TestCompletionListDrainOfNothingVisitsNothing(t *testing.T) {
+	forEachKind(t, func(t *testing.T, newList func() CompletionList[item]) {
+		l := newList()
+		var node Node[item]
+		l.Push(&node)
+		for _, n := range []int{0, -1} {
+			got, err := l.Drain(context.Background(), n, func(*Node[item]) { t.Error("visited a node") })
+			require.NoError(t, err)
+			assert.Zero(t, got, "Drain(%d)", n)
+		}
+		assert.Equal(t, 1, l.PopAll(func(*Node[item]) {}))
+	})
+}
+
 func TestCompletionListPopAllSeesEveryReturnedPush(t *testing.T) {
 	forEachKind(t, func(t *testing.T, newList func() CompletionList[item]) {
 		l := newList()
