@@ -79,6 +79,7 @@ const (
 	Pending
 )
 
+// String returns the status's lower-case name.
 func (s PopStatus) String() string {
 	switch s {
 	case Popped:

@@ -28,6 +28,8 @@ const (
 
 var protocolNames = [...]string{Throughput: "throughput", Latency: "latency"}
 
+// String returns the protocol's lower-case name, as ParsePoolProtocol
+// accepts it.
 func (p PoolProtocol) String() string {
 	if p < 0 || int(p) >= len(protocolNames) {
 		return fmt.Sprintf("PoolProtocol(%d)", int(p))

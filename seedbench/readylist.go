@@ -32,6 +32,7 @@ const (
 
 var listKindNames = [...]string{MPSC: "mpsc", Mutex: "mutex"}
 
+// String returns the kind's lower-case name, as ParseListKind accepts it.
 func (k ListKind) String() string {
 	if k < 0 || int(k) >= len(listKindNames) {
 		return fmt.Sprintf("ListKind(%d)", int(k))
@@ -79,6 +80,8 @@ const (
 
 var variantNames = [...]string{Transition: "transition", Callback: "callback"}
 
+// String returns the variant's lower-case name, as ParseReadyVariant
+// accepts it.
 func (v ReadyVariant) String() string {
 	if v < 0 || int(v) >= len(variantNames) {
 		return fmt.Sprintf("ReadyVariant(%d)", int(v))
@@ -365,11 +368,11 @@ type ReadyListOptions struct {
 	Progress func(done, total int)
 }
 
-// Defaults for ReadyListOptions' zero fields.
-var (
-	DefaultReadyListProducers = []int{8, 16, 32}
-)
+// DefaultReadyListProducers is the producer sweep of ReadyListOptions'
+// zero Producers.
+var DefaultReadyListProducers = []int{8, 16, 32}
 
+// Defaults for ReadyListOptions' other zero fields.
 const (
 	DefaultReadyListEvents      = 1_000_000
 	DefaultReadyListRepetitions = 5
