@@ -127,9 +127,13 @@ type ReadyListSample struct {
 	Kind      ListKind
 	Variant   ReadyVariant
 	Producers int
-	Events    int64         // all producers' events, every one counted by the consumer
-	Pops      int64         // nodes the consumer popped (= pushes, i.e. links)
-	Elapsed   time.Duration // from the start signal until the consumer had seen every event
+	Events    int64 // all producers' events, every one counted by the consumer
+	// Pops counts the nodes the consumer popped: the pushes (links), except
+	// that in the Callback variants a producer may link its item once more
+	// after the consumer has already counted that event, and the run ends
+	// without popping it (at most one such link per producer).
+	Pops    int64
+	Elapsed time.Duration // from the start signal until the consumer had seen every event
 }
 
 // EventsPerMs is the seed's metric: events per millisecond of run time.
@@ -436,7 +440,7 @@ type ReadyListRow struct {
 type ReadyListStats struct {
 	EventsPerMs float64   `json:"events_per_ms"` // median
 	RunTimeMs   float64   `json:"run_time_ms"`   // median
-	PushesPerMs float64   `json:"pushes_per_ms"` // median links (pushes) per ms
+	PushesPerMs float64   `json:"pushes_per_ms"` // median popped links (pushes) per ms
 	Samples     []float64 `json:"events_per_ms_samples"`
 }
 
