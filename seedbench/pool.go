@@ -279,6 +279,15 @@ func (o PoolOptions) withDefaults() (PoolOptions, error) {
 	return o, nil
 }
 
+// itemsFor is how many items (Throughput) or round trips (Latency) a run of
+// protocol p makes.
+func (o PoolOptions) itemsFor(p PoolProtocol) int {
+	if p == Latency {
+		return o.RoundTrips
+	}
+	return o.Items
+}
+
 // Contenders lists the contenders ComparePool runs for these options: the
 // baseline first, then every backend × wake policy × {Enqueue, EnqueueBatch}.
 func (o PoolOptions) Contenders() []PoolContender {
@@ -346,10 +355,7 @@ func ComparePool(ctx context.Context, opt PoolOptions) (*PoolReport, error) {
 	total, done := opt.Repetitions*len(opt.Protocols)*len(cs), 0
 	for rep := range opt.Repetitions {
 		for _, proto := range opt.Protocols {
-			items := opt.Items
-			if proto == Latency {
-				items = opt.RoundTrips
-			}
+			items := opt.itemsFor(proto)
 			for k := range cs {
 				i := (k + rep) % len(cs)
 				d, err := RunPool(ctx, PoolRun{Contender: cs[i], Protocol: proto, Items: items, Workers: opt.Workers, BatchSize: opt.BatchSize})
@@ -370,10 +376,7 @@ func ComparePool(ctx context.Context, opt PoolOptions) (*PoolReport, error) {
 			row.Backend, row.Wake = c.Backend.String(), c.Wake.String()
 		}
 		for _, proto := range opt.Protocols {
-			items := opt.Items
-			if proto == Latency {
-				items = opt.RoundTrips
-			}
+			items := opt.itemsFor(proto)
 			st := &PoolStats{Seconds: Median(samples[proto][i]), Samples: samples[proto][i]}
 			st.PerItemNs = st.Seconds * 1e9 / float64(items)
 			st.Speedup = Median(samples[proto][0]) / st.Seconds
