@@ -95,7 +95,8 @@ type PoolRun struct {
 }
 
 // countJob is the tiny item: it counts itself, as the seed harness's items
-// decrement a shared counter, so a run can check that every item ran once.
+// decrement a shared counter, so a run can check how many items ran in all.
+// Every item is the same job value, so that total is all there is to check.
 type countJob struct{ n atomic.Int64 }
 
 func (j *countJob) Run(int) { j.n.Add(1) }
@@ -103,7 +104,7 @@ func (j *countJob) Run(int) { j.n.Add(1) }
 // RunPool runs one protocol once and returns its wall time: from the first
 // submission until the last item has run (Throughput), or the sum of every
 // round trip (Latency). Pool start-up and shutdown are not timed. It fails
-// if any item ran other than exactly once.
+// unless exactly Items item runs were counted in all.
 func RunPool(ctx context.Context, r PoolRun) (time.Duration, error) {
 	if r.Items < 1 || r.Workers < 1 || r.BatchSize < 0 {
 		return 0, fmt.Errorf("%w: items = %d, workers = %d, batch size = %d", ErrInvalidOptions, r.Items, r.Workers, r.BatchSize)
