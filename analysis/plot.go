@@ -27,6 +27,12 @@ const (
 	histogramBins = 60
 )
 
+// minLogPause is the smallest pause (µs) a logarithmic axis starts at: one
+// nanosecond, the clock's resolution. Smaller positive values only come
+// from edited files; they would give the log axis hundreds of decades (and
+// below 1e-323, a tick loop that never ends), so they get a linear axis.
+const minLogPause = 1e-3
+
 // PlotFormats lists the file extensions SavePlot understands.
 var PlotFormats = []string{"png", "svg"}
 
@@ -58,7 +64,7 @@ func (r *Report) SavePlot(path string) (err error) {
 // tails that would squash their bodies: the histogram's axis stops at the
 // pooled p99 (its label counts what it leaves out), and the box plots and
 // CDFs show every sample on a logarithmic pause axis (linear if a sample is
-// 0). format is "png" or "svg".
+// below 1 ns). format is "png" or "svg".
 func (r *Report) WritePlot(w io.Writer, format string) error {
 	series := r.series()
 	if len(series) == 0 {
@@ -71,7 +77,13 @@ func (r *Report) WritePlot(w io.Writer, format string) error {
 	slices.Sort(pooled)
 	p99 := Quantile(pooled, 0.99)
 	lo, hi := pooled[0], pooled[len(pooled)-1]
-	logScale := lo > 0
+	logScale := lo >= minLogPause
+	if logScale && lo == hi {
+		// gonum widens an empty axis range to [lo−1, hi+1], which is not
+		// positive below 1 µs and makes its log scale panic: widen it here
+		// by a factor instead.
+		lo, hi = lo/2, hi*2
+	}
 
 	hist, err := histogramPanel(series, pooled[0], p99)
 	if err != nil {

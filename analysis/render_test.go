@@ -266,3 +266,29 @@ func TestParseFormat(t *testing.T) {
 		t.Errorf("ParseFormat(yaml) = %v", err)
 	}
 }
+
+// TestPlotEdgeSamples draws samples at the edges of what ReadJSON accepts:
+// all equal below 1 µs (gonum's ±1 widening of an empty range used to go
+// negative on the log axis and panic), and positive pauses below 1e-323 µs
+// (the log axis's tick loop never ended).
+func TestPlotEdgeSamples(t *testing.T) {
+	for _, ps := range [][]float64{{5, 5, 5}, {0.5, 0.5}, {0.001}, {1e-300, 1e-300}, {5e-324}, {5e-324, MaxPause}, {0, 0}, {0, MaxPause}} {
+		run, err := NewRun(Host{}, []ModeInput{{Name: "a", Pauses: ps}, {Name: "b", Pauses: ps}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := NewReport("edge", nil, run)
+		for _, f := range PlotFormats {
+			func() {
+				defer func() {
+					if p := recover(); p != nil {
+						t.Errorf("WritePlot(%v, %s) panicked: %v", ps, f, p)
+					}
+				}()
+				if err := r.WritePlot(io.Discard, f); err != nil {
+					t.Errorf("WritePlot(%v, %s) = %v", ps, f, err)
+				}
+			}()
+		}
+	}
+}
