@@ -3,6 +3,7 @@ package gcsim
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -58,6 +59,9 @@ func Compare(ctx context.Context, cfg Config, opt CompareOptions) (*Result, erro
 		return nil, fmt.Errorf("%w: GCs = %d, want ≥ 1", ErrInvalidConfig, opt.GCs)
 	case opt.Warmup < 0:
 		return nil, fmt.Errorf("%w: Warmup = %d, want ≥ 0", ErrInvalidConfig, opt.Warmup)
+	case opt.Warmup > math.MaxInt-opt.GCs:
+		// The round count would wrap negative and run nothing.
+		return nil, fmt.Errorf("%w: Warmup + GCs = %d + %d overflows an int", ErrInvalidConfig, opt.Warmup, opt.GCs)
 	}
 	s, err := New(cfg)
 	if err != nil {

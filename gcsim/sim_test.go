@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"testing"
@@ -406,6 +407,10 @@ func TestCompareInterleavesModes(t *testing.T) {
 	_, err = Compare(ctx, cfg, CompareOptions{GCs: 3})
 	assert.ErrorIs(t, err, context.Canceled)
 	_, err = Compare(context.Background(), cfg, CompareOptions{GCs: 0})
+	assert.ErrorIs(t, err, ErrInvalidConfig)
+	// Warmup + GCs wrapping negative used to run no rounds at all and
+	// return empty samples without an error.
+	_, err = Compare(context.Background(), cfg, CompareOptions{GCs: math.MaxInt, Warmup: 50})
 	assert.ErrorIs(t, err, ErrInvalidConfig)
 	bad := cfg
 	bad.Workers = 0
