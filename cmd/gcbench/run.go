@@ -96,8 +96,12 @@ func (o *runOptions) validate(fs *pflag.FlagSet, avail int64) error {
 		return usagef("invalid argument \"%d\" for \"--workers\" flag: need at least 1", o.cfg.Workers)
 	case o.gcs < 1:
 		return usagef("invalid argument \"%d\" for \"--gcs\" flag: need at least 1", o.gcs)
+	case o.gcs > maxRunCollections:
+		return usagef("invalid argument \"%d\" for \"--gcs\" flag: at most %d", o.gcs, maxRunCollections)
 	case o.warmup < 0:
 		return usagef("invalid argument \"%d\" for \"--warmup\" flag: cannot be negative", o.warmup)
+	case o.warmup > maxRunCollections:
+		return usagef("invalid argument \"%d\" for \"--warmup\" flag: at most %d", o.warmup, maxRunCollections)
 	case o.gomaxprocs < 0:
 		return usagef("invalid argument \"%d\" for \"--gomaxprocs\" flag: cannot be negative (0 = auto)", o.gomaxprocs)
 	case o.gomaxprocs > maxRunGOMAXPROCS:
@@ -206,6 +210,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	}
 	return o.output.write(report, stdout)
 }
+
+// maxRunCollections bounds --gcs and --warmup: far more collections than a
+// run can do, small enough that counts times modes never overflow an int.
+const maxRunCollections = 1 << 40
 
 // maxRunGOMAXPROCS bounds --gomaxprocs: one P per worker of the largest pool
 // plus the collecting goroutine's.

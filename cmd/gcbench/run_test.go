@@ -191,6 +191,8 @@ func TestRunBadUsageExits2WithOneLine(t *testing.T) {
 		{[]string{"--gcs", "0"}, "--gcs", `"0"`},
 		{[]string{"--gcs", "many"}, "--gcs", "many"},
 		{[]string{"--warmup", "-1"}, "--warmup", "-1"},
+		{[]string{"--gcs", "9223372036854775807"}, "--gcs", "9223372036854775807"},
+		{[]string{"--warmup", "9223372036854775807"}, "--warmup", "9223372036854775807"},
 		{[]string{"--workers", "0"}, "--workers", `"0"`},
 		{[]string{"--gomaxprocs", "-1"}, "--gomaxprocs", `"-1"`},
 		{[]string{"--gomaxprocs", "100000"}, "--gomaxprocs", `"100000"`},
