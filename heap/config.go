@@ -19,6 +19,9 @@ var (
 	ErrLOSFull = errors.New("large-object space full (raise the LOS size)")
 	// ErrNurseryFull: the nursery has no room for the object; collect first.
 	ErrNurseryFull = errors.New("nursery full")
+	// ErrNurseryNotEmpty: MajorCollect needs an empty nursery; finish the
+	// minor collection (ResetNursery) first.
+	ErrNurseryNotEmpty = errors.New("nursery not empty (run a minor collection first)")
 	// ErrBadObject: a requested object size or slot count is impossible.
 	ErrBadObject = errors.New("bad object shape")
 	// ErrTooLarge: the heap is larger than this machine's memory; lower MajorHeap or LOS.

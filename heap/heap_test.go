@@ -258,6 +258,8 @@ func TestNurseryBumpAndReset(t *testing.T) {
 	}
 	require.ErrorIs(t, err, ErrNurseryFull)
 	assert.LessOrEqual(t, h.NurseryUsed(), smallConfig().Nursery)
+	_, err = h.MajorCollect()
+	assert.ErrorIs(t, err, ErrNurseryNotEmpty, "a major collection needs an empty nursery")
 	h.PrepareCards()
 	h.ResetNursery()
 	assert.Zero(t, h.NurseryUsed())

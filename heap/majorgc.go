@@ -37,7 +37,7 @@ func (h *Heap) MajorCollect() (MajorStats, error) {
 		return st, ErrClosed
 	}
 	if h.NurseryUsed() != 0 || h.minorPending {
-		return st, fmt.Errorf("major collection with a non-empty nursery: collect the nursery first")
+		return st, fmt.Errorf("major collection: %w", ErrNurseryNotEmpty)
 	}
 	h.mutator.release()
 	n := h.mark()
