@@ -90,8 +90,9 @@ func tableRows() []row {
 		row{kind: rowDisturbed, label: "host-GC disturbed"})
 }
 
-// A cellStyle decides how numbers are written: rounded for people, exact
-// and unit-free for machines.
+// A cellStyle decides how numbers are written: rounded for people; for
+// machines unit-free and at fixed precision (µs to 3 decimals, i.e. whole
+// nanoseconds; percentages to 2; p-values to 4 significant digits).
 type cellStyle struct {
 	value func(float64) string // µs
 	pct   func(float64) string // improvement %
@@ -285,8 +286,9 @@ func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 // WriteCSV writes the grid as CSV: a header record ("statistic", then one
 // heading per column: "mode", "host/mode", "new vs base improvement %"),
-// then one record per row with unrounded, unit-free numbers (µs, percent,
-// p-value); cells that do not apply are empty.
+// then one record per row with unit-free numbers at fixed precision (µs to
+// 3 decimals, percent to 2, p-values to 4 significant digits); cells that
+// do not apply are empty.
 func (r *Report) WriteCSV(w io.Writer) error {
 	cols, rows := r.columns(), tableRows()
 	cw := csv.NewWriter(w)
