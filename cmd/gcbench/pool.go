@@ -68,8 +68,8 @@ func cmdPool(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if *procs > 0 {
 		// Process-wide, and set before any pool exists; the host line and
-		// the report read it back.
-		runtime.GOMAXPROCS(*procs)
+		// the report read it back. Restored on return, as run does.
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(*procs))
 	}
 	opt.Progress = seedProgress(stderr, "pool")
 	rep, err := seedbench.ComparePool(ctx, opt)

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -166,4 +170,16 @@ func TestPoolHelp(t *testing.T) {
 	for _, flag := range []string{"--items", "--round-trips", "--repetitions", "--workers", "--batch-size", "--wakes", "--backends", "--format", "--gomaxprocs"} {
 		assert.Contains(t, stdout, flag)
 	}
+}
+
+// TestPoolRestoresGOMAXPROCS runs the command in this process: --gomaxprocs
+// holds for the command only, as it does for run.
+func TestPoolRestoresGOMAXPROCS(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"pool", "--protocols", "latency", "--round-trips", "5", "--repetitions", "1",
+		"--workers", "1", "--backends", "goroutines", "--wakes", "spin", "--gomaxprocs", strconv.Itoa(before + 1)}, &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	assert.Contains(t, stdout.String(), fmt.Sprintf("GOMAXPROCS %d,", before+1), "in force during the command")
+	assert.Equal(t, before, runtime.GOMAXPROCS(0), "restored afterwards")
 }
