@@ -284,8 +284,11 @@ func (r *Reader) end(at int64) error {
 			return fmt.Errorf("%w at byte %d: writer %d missing from the end block", ErrCorrupt, at, id)
 		}
 	}
-	if _, err := r.r.ReadByte(); err != io.EOF {
+	switch _, err := r.r.ReadByte(); {
+	case err == nil:
 		return fmt.Errorf("%w at byte %d: data after the end block", ErrCorrupt, r.off)
+	case err != io.EOF:
+		return fmt.Errorf("trace: read after the end block at byte %d: %w", r.off, err)
 	}
 	r.counts = counts
 	return io.EOF

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 )
 
@@ -99,6 +100,24 @@ func TestReadHandMadeFile(t *testing.T) {
 	got := r.Counts()
 	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Fatalf("counts %+v, want %+v", got, want)
+	}
+}
+
+// TestReaderReportsReadErrorAfterEndBlock: an I/O error while checking
+// that nothing follows the end block is that error, not a corrupt trace.
+func TestReaderReportsReadErrorAfterEndBlock(t *testing.T) {
+	errDisk := errors.New("disk on fire")
+	r, err := Open(io.MultiReader(bytes.NewReader(goodFile()), iotest.ErrReader(errDisk)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 100 {
+		if _, err = r.Next(); err != nil {
+			break
+		}
+	}
+	if !errors.Is(err, errDisk) || errors.Is(err, ErrCorrupt) {
+		t.Fatalf("got %v, want the read error and not ErrCorrupt", err)
 	}
 }
 
