@@ -34,6 +34,8 @@ var modeNames = [...]string{Serial: "serial", PerJob: "perjob", Batch: "batch"}
 // Modes lists every mode.
 func Modes() []Mode { return []Mode{Serial, PerJob, Batch} }
 
+// String returns the mode's name as ParseMode accepts it ("serial",
+// "perjob", "batch"), or "Mode(N)" for an unknown value.
 func (m Mode) String() string {
 	if m >= 0 && int(m) < len(modeNames) {
 		return modeNames[m]
@@ -54,13 +56,18 @@ func ParseMode(s string) (Mode, error) {
 
 // Config describes a simulation. Sizes are in bytes.
 type Config struct {
+	// MajorHeap, LOS and Nursery size the heap's spaces (heap.Config's
+	// rules: multiples of the block and page sizes).
 	MajorHeap, LOS, Nursery int64
 	// Roots is the number of write-barrier root slots (0: heap.DefaultRoots).
-	Roots   int
+	Roots int
+	// Workers is the pool's worker count (1..workerpool.MaxWorkers).
 	Workers int
+	// Backend and Wake select the pool's workers and its wake policy.
 	Backend workerpool.Backend
 	Wake    workerpool.WakePolicy
-	Seed    uint64
+	// Seed determines the initial heap and every mutator choice.
+	Seed uint64
 	// Verify runs the heap verifier before and after every collection and
 	// requires the reachable graph's checksum to be unchanged (untimed).
 	Verify  bool
