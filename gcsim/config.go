@@ -95,10 +95,15 @@ type MutatorConfig struct {
 	// per fill: the survivors' seeds. Each is stored BarrierStores/Published
 	// times (a popular young object, such as a new string put in many places).
 	Published int
-	// Lifetime is how many nursery fills a reference stored into a small
-	// old object stays before the mutator clears the slot again (≥ 1): the
-	// deaths that balance the survivors, so the old generation reaches a
-	// steady state.
+	// Lifetime sets how long a reference stored into an object of the
+	// initial old generation stays before the mutator clears the slot
+	// again (≥ 1): the deaths that balance the survivors, so the old
+	// generation reaches a steady state.
+	// The mutator remembers the last BarrierStores×Lifetime slots it filled
+	// in such objects, and only the stores that go there (about
+	// 1 − RootShare − LOSShare of them) fill that ring, so a slot is cleared
+	// after about Lifetime / (1 − RootShare − LOSShare) fills, never fewer
+	// than Lifetime.
 	Lifetime int
 	// RootShare and LOSShare are the fractions of the barrier stores that go
 	// to root slots and to slots of large objects; the rest fill nil slots of
@@ -130,8 +135,10 @@ type MutatorConfig struct {
 //     nursery with the default size mix (heap.Rand.SmallShape). SGen's
 //     minor collections are dominated by the same two costs, card scanning
 //     and copying the few survivors.
-//   - Lifetime 8: a survivor stored into an old object dies about 8
-//     collections later, so the old generation is in a steady state.
+//   - Lifetime 8: a survivor stored into an old object dies about
+//     8 / 0.7 ≈ 11 collections later (70% of the stores go to old objects
+//     rather than roots and LOS handles), so the old generation is in a
+//     steady state.
 //   - NurseryLinks 0.1, OldLinks 0.05: young objects mostly die young; the
 //     survivors drag a short chain of nursery objects with them (gray-stack
 //     work) and point at old objects (ignored by the minor collector).

@@ -20,10 +20,11 @@ import (
 //
 // Stores into old objects go to a uniform sample of the initial old
 // generation, only fill nil slots (overwriting would cut random subtrees off
-// the old generation) and are remembered in a ring; a
-// slot filled Lifetime fills ago is cleared again, so the survivors of a
-// collection die some collections later and the old generation reaches a
-// steady state.
+// the old generation) and are remembered in a ring of BarrierStores×Lifetime
+// slots; a slot is cleared when the ring comes round to it (after about
+// Lifetime fills divided by the share of stores that go to old objects), so
+// the survivors of a collection die some collections later and the old
+// generation reaches a steady state.
 type mutator struct {
 	h      *heap.Heap
 	cfg    MutatorConfig
@@ -32,7 +33,7 @@ type mutator struct {
 	nrec   int
 
 	baseRoots, handles int
-	undo               []undoEntry // ring of filled slots, cleared after Lifetime fills
+	undo               []undoEntry // ring of filled slots, cleared when the ring comes round
 	nundo              int
 
 	// sample is a uniform sample of the initial old generation's objects
