@@ -149,7 +149,7 @@ func (s *Sim) Mutate() error {
 		return err
 	}
 	if s.heap.NurseryUsed() != 0 {
-		return errors.New("gcsim: Mutate called twice without a Collect in between")
+		return fmt.Errorf("gcsim: Mutate called twice without a Collect in between: %w", heap.ErrNurseryNotEmpty)
 	}
 	if s.majorNeeded() {
 		if err := s.majorCollect(); err != nil {

@@ -209,6 +209,8 @@ func TestPoolCountersPerCollection(t *testing.T) {
 			assert.Equal(t, rec.Pause, rec.CardPrep+rec.Dispatch+rec.Join+rec.NurseryReset)
 		}
 	}
+	require.NoError(t, s.Mutate())
+	assert.ErrorIs(t, s.Mutate(), heap.ErrNurseryNotEmpty, "Mutate twice without a Collect")
 }
 
 // TestSteadyState runs 2,000 collections at a small heap: no collection
