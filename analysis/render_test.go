@@ -292,3 +292,34 @@ func TestPlotEdgeSamples(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownEscapesFileText: a title or mode name read from a file may
+// hold "|" or a line break; neither may split the Markdown table.
+func TestMarkdownEscapesFileText(t *testing.T) {
+	run, err := NewRun(Host{Hostname: "h|1"}, []ModeInput{{Name: "a|b", Pauses: []float64{1, 2}}, {Name: "c\nd", Pauses: []float64{3, 4}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := NewReport("pause|s\nx", nil, run).WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	cells := func(line string) int { return strings.Count(strings.ReplaceAll(line, `\|`, ""), "|") }
+	var table []string
+	for _, line := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(line, "|") {
+			table = append(table, line)
+		}
+	}
+	if len(table) != 2+len(tableRows()) {
+		t.Fatalf("table has %d lines, want %d:\n%s", len(table), 2+len(tableRows()), b.String())
+	}
+	for _, line := range table {
+		if cells(line) != cells(table[1]) {
+			t.Errorf("line %q has %d cell borders, the separator %d", line, cells(line), cells(table[1]))
+		}
+	}
+	if strings.HasPrefix(strings.Split(b.String(), "\n")[1], "x") {
+		t.Error("the title's line break ended the heading")
+	}
+}

@@ -257,12 +257,12 @@ func trimLineEnds(s string) string {
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	cols, rows := r.columns(), tableRows()
 	var b strings.Builder
-	fmt.Fprintf(&b, "### gcbench: %s\n\n", r.Title)
+	fmt.Fprintf(&b, "### gcbench: %s\n\n", mdEscape(r.Title))
 	fmt.Fprintf(&b, "- config: `%s`\n", strings.Join(r.configPairs(), " "))
 	for _, run := range r.Runs {
 		fmt.Fprintf(&b, "- host: %s\n", mdEscape(run.describeHost()))
 	}
-	b.WriteString("\n| " + r.Title + " (µs) |")
+	b.WriteString("\n| " + mdEscape(r.Title) + " (µs) |")
 	for _, c := range cols {
 		h, t, bt := c.headers()
 		label := strings.TrimSpace(strings.Join([]string{h, t, bt}, " "))
@@ -282,7 +282,11 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	return err
 }
 
-func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+// mdEscape keeps text from a report file (titles, names, hosts) inside
+// its table cell or heading: a "|" would end the cell, a line break the row.
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+}
 
 // WriteCSV writes the grid as CSV: a header record ("statistic", then one
 // heading per column: "mode", "host/mode", "new vs base improvement %"),
