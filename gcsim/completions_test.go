@@ -2,7 +2,6 @@ package gcsim
 
 import (
 	"fmt"
-	"runtime"
 	"testing"
 	"time"
 
@@ -10,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gcbench/gcbench/jobs"
-	"github.com/gcbench/gcbench/workerpool"
 )
 
 // TestCompletionRecordsEveryJobOnce: each collection, in every mode and on
@@ -18,11 +16,7 @@ import (
 // worker of the pool (or jobs.Inline for Serial), and summaries consistent
 // with them. Several collections in a row reuse the preallocated nodes.
 func TestCompletionRecordsEveryJobOnce(t *testing.T) {
-	backends := []workerpool.Backend{workerpool.Goroutines}
-	if runtime.GOOS == "linux" {
-		backends = append(backends, workerpool.Threads)
-	}
-	for _, backend := range backends {
+	for _, backend := range testBackends() {
 		for _, workers := range []int{1, 3} {
 			t.Run(fmt.Sprintf("%s/workers=%d", backend, workers), func(t *testing.T) {
 				cfg := tinyConfig(11, 4)

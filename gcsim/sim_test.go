@@ -55,15 +55,20 @@ func run(t testing.TB, s *Sim, modes []Mode, n int) uint64 {
 	return sum
 }
 
+// testBackends lists the pool backends this OS supports: Threads is
+// Linux-only.
+func testBackends() []workerpool.Backend {
+	if runtime.GOOS == "linux" {
+		return []workerpool.Backend{workerpool.Goroutines, workerpool.Threads}
+	}
+	return []workerpool.Backend{workerpool.Goroutines}
+}
+
 // TestChecksumsIdenticalAcrossModesWorkersBackends: for the same seed and
 // size, the reachable graph after N collections is the same whatever the
 // dispatch mode, worker count and backend; Verify (on in tinyConfig)
 // checks every collection against the graph before it.
 func TestChecksumsIdenticalAcrossModesWorkersBackends(t *testing.T) {
-	backends := []workerpool.Backend{workerpool.Goroutines}
-	if runtime.GOOS == "linux" {
-		backends = append(backends, workerpool.Threads)
-	}
 	for _, shape := range []struct {
 		seed     uint64
 		majorMiB int64
@@ -71,7 +76,7 @@ func TestChecksumsIdenticalAcrossModesWorkersBackends(t *testing.T) {
 		var want uint64
 		var wantFrom string
 		sums := map[uint64]bool{}
-		for _, backend := range backends {
+		for _, backend := range testBackends() {
 			for _, workers := range []int{1, 2, 8} {
 				for _, mode := range Modes() {
 					cfg := tinyConfig(shape.seed, shape.majorMiB)

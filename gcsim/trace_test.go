@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/gcbench/gcbench/jobs"
 	"github.com/gcbench/gcbench/trace"
-	"github.com/gcbench/gcbench/workerpool"
 )
 
 // TestTraceRecordsCollectionsAndJobs: with Config.Trace set, every
@@ -21,11 +19,7 @@ import (
 // start/end pair (Serial's on the inline worker, the pool's on pool
 // workers), and nothing is lost.
 func TestTraceRecordsCollectionsAndJobs(t *testing.T) {
-	backends := []workerpool.Backend{workerpool.Goroutines}
-	if runtime.GOOS == "linux" {
-		backends = append(backends, workerpool.Threads)
-	}
-	for _, backend := range backends {
+	for _, backend := range testBackends() {
 		for _, modes := range [][]Mode{{Serial}, {PerJob}, {Batch}, Modes()} {
 			t.Run(fmt.Sprintf("%s/%v", backend, modes), func(t *testing.T) {
 				var file bytes.Buffer
