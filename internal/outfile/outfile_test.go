@@ -1,0 +1,236 @@
+package outfile
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var errWrite = errors.New("the producer failed")
+
+func writeString(s string) func(io.Writer) error {
+	return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+}
+
+func failAfter(s string) func(io.Writer) error {
+	return func(w io.Writer) error { io.WriteString(w, s); return errWrite }
+}
+
+// entries lists dir's names, so that a test can see that no temporary file
+// was left behind.
+func entries(t *testing.T, dir string) []string {
+	t.Helper()
+	des, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, de := range des {
+		names = append(names, de.Name())
+	}
+	return names
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(b)
+}
+
+func TestWriteCreatesWithUmaskMode(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.json")
+	require.NoError(t, Write(out, nil, writeString("{}")))
+	assert.Equal(t, "{}", readFile(t, out))
+	assert.Equal(t, []string{"out.json"}, entries(t, dir))
+	fi, err := os.Stat(out)
+	require.NoError(t, err)
+	old := syscall.Umask(0)
+	syscall.Umask(old)
+	assert.Equal(t, fs.FileMode(0o666&^old), fi.Mode().Perm())
+}
+
+func TestWriteReplacesAndKeepsMode(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.txt")
+	require.NoError(t, os.WriteFile(out, []byte("old"), 0o640))
+	require.NoError(t, os.Chmod(out, 0o640))
+	require.NoError(t, Write(out, nil, writeString("new")))
+	assert.Equal(t, "new", readFile(t, out))
+	fi, err := os.Stat(out)
+	require.NoError(t, err)
+	assert.Equal(t, fs.FileMode(0o640), fi.Mode().Perm())
+}
+
+func TestFailedWriteLeavesDestinationAndNoTemp(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.txt")
+	require.NoError(t, os.WriteFile(out, []byte("precious"), 0o644))
+	err := Write(out, nil, failAfter("half a docu"))
+	require.ErrorIs(t, err, errWrite)
+	assert.Equal(t, "precious", readFile(t, out))
+	assert.Equal(t, []string{"out.txt"}, entries(t, dir))
+
+	missing := filepath.Join(dir, "new.txt")
+	require.ErrorIs(t, Write(missing, nil, failAfter("x")), errWrite)
+	assert.NoFileExists(t, missing)
+	assert.Equal(t, []string{"out.txt"}, entries(t, dir))
+}
+
+func TestSymlinkStaysAndTargetIsReplaced(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target.json")
+	link := filepath.Join(dir, "link.json")
+	require.NoError(t, os.WriteFile(target, []byte("old"), 0o644))
+	require.NoError(t, os.Symlink("target.json", link))
+
+	require.ErrorIs(t, Write(link, nil, failAfter("half")), errWrite)
+	assert.Equal(t, "old", readFile(t, target), "a failed write leaves the target whole")
+	require.NoError(t, Write(link, nil, writeString("new")))
+	fi, err := os.Lstat(link)
+	require.NoError(t, err)
+	assert.NotZero(t, fi.Mode()&fs.ModeSymlink, "the link is still a link")
+	assert.Equal(t, "new", readFile(t, target))
+	assert.ElementsMatch(t, []string{"target.json", "link.json"}, entries(t, dir))
+}
+
+func TestDanglingSymlinkCreatesTarget(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(dir, "link")
+	require.NoError(t, os.Symlink(filepath.Join(dir, "made"), link))
+	require.NoError(t, Write(link, nil, writeString("x")))
+	assert.Equal(t, "x", readFile(t, filepath.Join(dir, "made")))
+}
+
+func TestSymlinkLoopIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	require.NoError(t, os.Symlink(b, a))
+	require.NoError(t, os.Symlink(a, b))
+	require.ErrorIs(t, Check(a), syscall.ELOOP)
+	require.Error(t, Write(a, nil, writeString("x")))
+}
+
+func TestDevicesAreWrittenInPlaceNeverReplaced(t *testing.T) {
+	require.NoError(t, Check("/dev/null"))
+	require.NoError(t, Write("/dev/null", nil, writeString("x")))
+	err := Write("/dev/full", nil, writeString("x"))
+	require.ErrorIs(t, err, syscall.ENOSPC)
+	for _, dev := range []string{"/dev/null", "/dev/full"} {
+		fi, err := os.Stat(dev)
+		require.NoError(t, err)
+		assert.NotZero(t, fi.Mode()&fs.ModeCharDevice, "%s is still a device", dev)
+	}
+}
+
+func TestCheck(t *testing.T) {
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "existing")
+	require.NoError(t, os.WriteFile(existing, []byte("keep"), 0o644))
+	assert.NoError(t, Check(existing))
+	assert.NoError(t, Check(filepath.Join(dir, "new")))
+	assert.ErrorIs(t, Check(dir), ErrDirectory)
+	assert.ErrorIs(t, Check(filepath.Join(dir, "missing", "x.json")), ErrNotWritable)
+	assert.ErrorIs(t, Check(filepath.Join(existing, "x.json")), ErrNotWritable, "a file is not a directory")
+	assert.ErrorIs(t, Check(""), ErrNotWritable)
+	assert.ErrorIs(t, Check(filepath.Join(readOnlyDir(t), "x.json")), ErrNotWritable)
+	assert.Equal(t, "keep", readFile(t, existing))
+	assert.ElementsMatch(t, []string{"existing"}, entries(t, dir), "Check leaves nothing behind")
+}
+
+func TestCheckReadOnlyFile(t *testing.T) {
+	if os.Geteuid() == 0 {
+		// root may write any file; the read-only directory case covers it.
+		assert.ErrorIs(t, Check("/sys/kernel/notes"), ErrNotWritable)
+		return
+	}
+	f := filepath.Join(t.TempDir(), "ro")
+	require.NoError(t, os.WriteFile(f, nil, 0o444))
+	assert.ErrorIs(t, Check(f), ErrNotWritable)
+}
+
+// readOnlyDir returns a directory that refuses new files to this process:
+// a chmod 0555 directory, or for root, whom permissions do not stop, sysfs.
+func readOnlyDir(t *testing.T) string {
+	if os.Geteuid() == 0 {
+		return "/sys"
+	}
+	dir := t.TempDir()
+	require.NoError(t, os.Chmod(dir, 0o555))
+	t.Cleanup(func() { os.Chmod(dir, 0o755) })
+	return dir
+}
+
+func TestDistinct(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.json")
+	require.NoError(t, os.WriteFile(a, nil, 0o644))
+	link := filepath.Join(dir, "link.json")
+	require.NoError(t, os.Symlink(a, link))
+	hard := filepath.Join(dir, "hard.json")
+	require.NoError(t, os.Link(a, hard))
+	b := filepath.Join(dir, "b.png")
+
+	assert.NoError(t, Distinct([]Path{{"--out", a}, {"--plot", b}, {"--trace", ""}}, nil))
+	for _, tc := range []struct {
+		name        string
+		out, inputs []Path
+	}{
+		{"two outputs", []Path{{"--out", a}, {"--plot", a}}, nil},
+		{"relative and absolute", []Path{{"--out", a}, {"--plot", filepath.Join(dir, ".", "x", "..", "a.json")}}, nil},
+		{"a link to an output", []Path{{"--out", a}, {"--trace", link}}, nil},
+		{"a hard link", []Path{{"--out", a}, {"--cpuprofile", hard}}, nil},
+		{"output is the input", []Path{{"--perfetto", a}}, []Path{{"input", link}}},
+		{"an input twice", nil, []Path{{"input", a}, {"input", hard}}},
+		{"two new outputs", []Path{{"--out", b}, {"--plot", b}}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.ErrorIs(t, Distinct(tc.out, tc.inputs), ErrSameFile)
+		})
+	}
+}
+
+func TestSetRemovesTempsOfWritesInProgress(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "trace.bin")
+	require.NoError(t, os.WriteFile(out, []byte("old"), 0o644))
+	var set Set
+	f, err := Create(out, &set)
+	require.NoError(t, err)
+	_, err = f.Write([]byte("partial"))
+	require.NoError(t, err)
+	assert.Len(t, entries(t, dir), 2, "the temporary file sits beside the destination")
+	set.RemoveTemps()
+	assert.Equal(t, []string{"trace.bin"}, entries(t, dir))
+	assert.Error(t, f.Commit(), "a write whose temporary file was removed cannot commit")
+	assert.Equal(t, "old", readFile(t, out))
+}
+
+func TestCommitAndAbortAreIdempotent(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "o")
+	f, err := Create(out, nil)
+	require.NoError(t, err)
+	f.Write([]byte("x"))
+	require.NoError(t, f.Commit())
+	f.Abort()
+	assert.Equal(t, "x", readFile(t, out))
+	assert.Equal(t, out, f.Name())
+
+	g, err := Create(out, nil)
+	require.NoError(t, err)
+	g.Abort()
+	require.NoError(t, g.Commit())
+	assert.Equal(t, "x", readFile(t, out))
+}
+
+func TestCreateRejectsDirectory(t *testing.T) {
+	_, err := Create(t.TempDir(), nil)
+	assert.ErrorIs(t, err, ErrDirectory)
+}
