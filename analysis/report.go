@@ -78,6 +78,10 @@ type Run struct {
 	// Started is when the run began (zero if unknown); Elapsed its wall time.
 	Started time.Time `json:"started,omitzero"`
 	Elapsed Duration  `json:"elapsed"`
+	// Partial, if not empty, says why the run stopped before it had
+	// measured all it was asked to (a signal, say) and how far it got; its
+	// statistics cover only what it measured.
+	Partial string `json:"partial,omitempty"`
 	// Facts are run-wide numbers that belong to no mode (for example the
 	// count of untimed major collections).
 	Facts map[string]float64 `json:"facts,omitempty"`

@@ -16,21 +16,31 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 
+	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/spf13/pflag"
+	"golang.org/x/sys/unix"
 )
 
 // A command is one gcbench subcommand. run receives the arguments after the
 // subcommand's name; it returns a usage error (see usagef) for bad input.
 type command struct {
 	summary string
-	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+	run     func(ctx context.Context, e *env, args []string) error
+}
+
+// env is what a command runs with: where it prints, and the temporary
+// files of its outputs in progress (removed if a second signal ends the
+// process at once).
+type env struct {
+	stdout, stderr io.Writer
+	temps          *outfile.Set
 }
 
 // commands is the subcommand table. "run" is also what a bare `gcbench`
 // (or `gcbench --flag…`) runs.
 var commands = map[string]command{
-	// Each subcommand's file adds its line here.
 	"run":          {summary: "compare minor-collection pauses across dispatch modes (the default command)", run: cmdRun},
 	"report":       {summary: "re-render or merge saved JSON results (FILE.json...)", run: cmdReport},
 	"readylist":    {summary: "stress-epoll protocol: lock-free MPSC list vs mutex list, events/ms", run: cmdReadylist},
@@ -53,17 +63,41 @@ func usagef(format string, args ...any) error {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	e := &env{stdout: os.Stdout, stderr: os.Stderr, temps: new(outfile.Set)}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		// The first signal asks every phase to stop and keep what it
+		// measured; a second one means now.
+		first := <-sigs
+		cancel(interrupted{first.(syscall.Signal)})
+		second := <-sigs
+		e.temps.RemoveTemps()
+		os.Exit(interrupted{second.(syscall.Signal)}.exitCode())
+	}()
+	os.Exit(run(ctx, e, os.Args[1:]))
 }
 
+// interrupted is the cause of the context a signal cancelled.
+type interrupted struct{ sig syscall.Signal }
+
+func (i interrupted) Error() string {
+	if name := unix.SignalName(i.sig); name != "" {
+		return "interrupted by " + name
+	}
+	return "interrupted by signal " + i.sig.String()
+}
+
+// exitCode is the shell's convention for death by a signal: 128 + its
+// number (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP).
+func (i interrupted) exitCode() int { return 128 + int(i.sig) }
+
 // run dispatches to a subcommand and maps its outcome to an exit status.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+func run(ctx context.Context, e *env, args []string) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(stderr, "gcbench: internal error: %v\n", r)
+			fmt.Fprintf(e.stderr, "gcbench: internal error: %v\n", r)
 			code = 1
 		}
 	}()
@@ -72,23 +106,30 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		name, rest = args[0], args[1:]
 	}
 	if name == "help" {
-		printCommands(stdout)
+		printCommands(e.stdout)
 		return 0
 	}
 	cmd, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(stderr, "gcbench: unknown command %q (try 'gcbench help')\n", name)
+		fmt.Fprintf(e.stderr, "gcbench: unknown command %q (try 'gcbench help')\n", name)
 		return 2
 	}
-	err := cmd.run(ctx, rest, stdout, stderr)
+	err := cmd.run(ctx, e, rest)
+	var intr interrupted
 	switch {
+	case errors.As(context.Cause(ctx), &intr):
+		if err == nil || errors.Is(err, context.Canceled) {
+			err = intr
+		}
+		fmt.Fprintf(e.stderr, "gcbench %s: %v\n", name, err)
+		return intr.exitCode()
 	case err == nil:
 		return 0
 	case errors.Is(err, errUsage):
-		fmt.Fprintf(stderr, "gcbench %s: %v\n", name, err)
+		fmt.Fprintf(e.stderr, "gcbench %s: %v\n", name, err)
 		return 2
 	default:
-		fmt.Fprintf(stderr, "gcbench %s: %v\n", name, err)
+		fmt.Fprintf(e.stderr, "gcbench %s: %v\n", name, err)
 		return 1
 	}
 }

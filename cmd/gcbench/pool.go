@@ -14,7 +14,8 @@ import (
 
 // cmdPool runs the DedicatedThreadPool protocols (throughput and latency)
 // for every backend, wake policy and enqueue API beside a goroutine per item.
-func cmdPool(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdPool(ctx context.Context, e *env, args []string) error {
+	stdout, stderr := e.stdout, e.stderr
 	fs := newFlagSet("pool")
 	items := fs.Int("items", seedbench.DefaultPoolItems, "items the throughput protocol queues before waiting for all")
 	trips := fs.Int("round-trips", seedbench.DefaultPoolRoundTrips, "sequential submit-and-wait round trips of the latency protocol")

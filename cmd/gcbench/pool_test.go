@@ -177,8 +177,8 @@ func TestPoolHelp(t *testing.T) {
 func TestPoolRestoresGOMAXPROCS(t *testing.T) {
 	before := runtime.GOMAXPROCS(0)
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"pool", "--protocols", "latency", "--round-trips", "5", "--repetitions", "1",
-		"--workers", "1", "--backends", "goroutines", "--wakes", "spin", "--gomaxprocs", strconv.Itoa(before + 1)}, &stdout, &stderr)
+	code := run(context.Background(), &env{stdout: &stdout, stderr: &stderr}, []string{"pool", "--protocols", "latency", "--round-trips", "5", "--repetitions", "1",
+		"--workers", "1", "--backends", "goroutines", "--wakes", "spin", "--gomaxprocs", strconv.Itoa(before + 1)})
 	require.Equal(t, 0, code, stderr.String())
 	assert.Contains(t, stdout.String(), fmt.Sprintf("GOMAXPROCS %d,", before+1), "in force during the command")
 	assert.Equal(t, before, runtime.GOMAXPROCS(0), "restored afterwards")

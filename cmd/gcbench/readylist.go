@@ -20,7 +20,8 @@ import (
 
 // cmdReadylist runs the stress-epoll protocol: the lock-free MPSC completion
 // list beside the mutex-guarded one, interleaved, as the seed's table.
-func cmdReadylist(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdReadylist(ctx context.Context, e *env, args []string) error {
+	stdout, stderr := e.stdout, e.stderr
 	fs := newFlagSet("readylist")
 	producers := fs.IntSlice("producers", seedbench.DefaultReadyListProducers, "producer goroutine counts to sweep")
 	events := fs.Int("events", seedbench.DefaultReadyListEvents, "events each producer generates")

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/gcbench/gcbench/analysis"
+	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/spf13/pflag"
 )
 
@@ -20,18 +21,25 @@ flags:
 `
 
 // cmdReport is `gcbench report`.
-func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdReport(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("report")
 	fs.SortFlags = false
 	var out outputFlags
 	out.register(fs)
-	if done, err := parseFlags(fs, args, stdout, reportUsage); done {
+	if done, err := parseFlags(fs, args, e.stdout, reportUsage); done {
 		return err
 	}
 	if fs.NArg() == 0 {
 		return usagef("no files given (usage: gcbench report [flags] FILE.json...)")
 	}
 	if err := out.check(fs); err != nil {
+		return err
+	}
+	inputs := make([]outfile.Path, fs.NArg())
+	for i, name := range fs.Args() {
+		inputs[i] = outfile.Path{Name: "input", Path: name}
+	}
+	if err := checkPaths(out.paths(), inputs); err != nil {
 		return err
 	}
 	reports := make([]*analysis.Report, 0, fs.NArg())
@@ -46,7 +54,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	return out.write(merged, stdout)
+	return out.write(e, merged)
 }
 
 func readReport(name string) (*analysis.Report, error) {
@@ -78,8 +86,8 @@ func (o *outputFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.plot, "plot", "", "also draw histograms, box plots and CDFs of the pauses into `FILE.png` or FILE.svg")
 }
 
-// check validates the flags after parsing; a bad --plot extension is a
-// usage error caught before any work is done.
+// check validates the flags after parsing, before any work: the format,
+// the plot's extension, and (with checkPaths) the output paths.
 func (o *outputFlags) check(fs *pflag.FlagSet) error {
 	if o.out != "" && !fs.Changed("format") {
 		o.format = formatForFile(o.out)
@@ -94,24 +102,40 @@ func (o *outputFlags) check(fs *pflag.FlagSet) error {
 	return nil
 }
 
-// write renders r to --out (or stdout) and draws --plot.
-func (o *outputFlags) write(r *analysis.Report, stdout io.Writer) (err error) {
-	if o.plot != "" {
-		if err := r.SavePlot(o.plot); err != nil {
-			return err
-		}
-	}
+// paths are the output files these flags name.
+func (o *outputFlags) paths() []outfile.Path {
+	return []outfile.Path{{Name: "--out", Path: o.out}, {Name: "--plot", Path: o.plot}}
+}
+
+// write renders r to --out (or stdout) and draws --plot. Each is written
+// whatever happened to the other; a failure keeps the output (see save).
+func (o *outputFlags) write(e *env, r *analysis.Report) error {
+	render := func(w io.Writer) error { return r.Render(w, o.format) }
+	var err error
 	if o.out == "" {
-		return r.Render(stdout, o.format)
+		err = render(e.stdout)
+	} else {
+		err = e.save("--out", o.out, false, render)
 	}
-	f, err := os.Create(o.out)
-	if err != nil {
-		return err
+	if o.plot != "" {
+		perr := e.save("--plot", o.plot, true, func(w io.Writer) error { return r.WritePlot(w, formatForPlot(o.plot)) })
+		err = joinErrors(err, perr)
 	}
-	defer func() {
-		if cerr := f.Close(); err == nil && cerr != nil {
-			err = cerr
+	return err
+}
+
+// joinErrors joins errors on one line, as the CLI prints them; nil ones
+// are dropped.
+func joinErrors(errs ...error) error {
+	var out error
+	for _, err := range errs {
+		switch {
+		case err == nil:
+		case out == nil:
+			out = err
+		default:
+			out = fmt.Errorf("%w; %w", out, err)
 		}
-	}()
-	return r.Render(f, o.format)
+	}
+	return out
 }

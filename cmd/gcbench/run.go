@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"runtime/pprof"
 	"slices"
@@ -15,6 +15,7 @@ import (
 	"github.com/dustin/go-humanize"
 	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/gcsim"
+	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/trace"
 	"github.com/gcbench/gcbench/workerpool"
 	"github.com/spf13/pflag"
@@ -137,7 +138,11 @@ func (o *runOptions) validate(fs *pflag.FlagSet, avail int64) error {
 	if err := o.cfg.Validate(); err != nil {
 		return configUsageError(err, fs)
 	}
-	return o.output.check(fs)
+	if err := o.output.check(fs); err != nil {
+		return err
+	}
+	return checkPaths(append(o.output.paths(),
+		outfile.Path{Name: "--trace", Path: o.trace}, outfile.Path{Name: "--cpuprofile", Path: o.cpuprofile}), nil)
 }
 
 // configUsageError turns gcsim's complaint about a Config field into a
@@ -156,21 +161,17 @@ func configUsageError(err error, fs *pflag.FlagSet) error {
 }
 
 // cmdRun is `gcbench run`, also what a bare `gcbench` runs.
-func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
-	o, err := parseRunFlags(args, stdout)
+func cmdRun(ctx context.Context, e *env, args []string) (err error) {
+	o, err := parseRunFlags(args, e.stdout)
 	if o == nil || err != nil {
 		return err
 	}
 	if o.cpuprofile != "" {
-		stop, err := startCPUProfile(o.cpuprofile)
+		stop, err := startCPUProfile(o.cpuprofile, e.temps)
 		if err != nil {
 			return err
 		}
-		defer func() {
-			if serr := stop(); err == nil {
-				err = serr
-			}
-		}()
+		defer func() { err = joinErrors(err, stop()) }()
 	}
 	modes := make([]gcsim.Mode, len(o.modes))
 	for i, name := range o.modes {
@@ -180,13 +181,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 		runtime.GOMAXPROCS(n)
 		defer runtime.GOMAXPROCS(prev) // after the report, whose host records n
 	}
-	bar := newTerminalProgress(stderr, o.modes, o.gcs)
+	bar := newTerminalProgress(e.stderr, o.modes, o.gcs)
 	opt := gcsim.CompareOptions{Modes: modes, GCs: o.gcs, Warmup: o.warmup,
 		Progress: func(m gcsim.Mode, done, total int) { bar.update(indexOf(modes, m), done, total) }}
 	facts := map[string]float64{}
 	var finishTrace func() error
 	if o.trace != "" {
-		if o.cfg.Trace, finishTrace, err = startTrace(o.trace); err != nil {
+		if o.cfg.Trace, finishTrace, err = startTrace(o.trace, e.temps); err != nil {
 			return err
 		}
 	}
@@ -194,21 +195,47 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	res, err := gcsim.Compare(ctx, o.cfg, opt)
 	bar.finish()
 	if finishTrace != nil {
-		if terr := finishTrace(); err == nil {
-			err = terr
-		}
+		err = joinErrors(err, finishTrace())
 		st := o.cfg.Trace.Stats()
 		facts["trace_events_written"] = float64(st.Written)
 		facts["trace_events_dropped"] = float64(st.Dropped)
 	}
+	partial := ""
 	if err != nil {
-		return err
+		if !errors.Is(err, context.Canceled) || !measuredAny(res) {
+			return err
+		}
+		partial = fmt.Sprintf("%v after %d of %d collections per mode", context.Cause(ctx), timedCollections(res), o.gcs)
 	}
-	report, err := o.report(res, started, facts)
-	if err != nil {
-		return err
+	report, rerr := o.report(res, started, facts, partial)
+	if rerr != nil {
+		return joinErrors(err, rerr)
 	}
-	return o.output.write(report, stdout)
+	return joinErrors(err, o.output.write(e, report))
+}
+
+// measuredAny reports whether res holds at least one timed collection of
+// every mode, which a partial report needs.
+func measuredAny(res *gcsim.Result) bool {
+	if res == nil || len(res.Modes) == 0 {
+		return false
+	}
+	for _, m := range res.Modes {
+		if len(m.Records) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// timedCollections is the number of timed collections every mode of res
+// has.
+func timedCollections(res *gcsim.Result) int {
+	n := len(res.Modes[0].Records)
+	for _, m := range res.Modes {
+		n = min(n, len(m.Records))
+	}
+	return n
 }
 
 // maxRunCollections bounds --gcs and --warmup: far more collections than a
@@ -242,47 +269,54 @@ func indexOf(modes []gcsim.Mode, m gcsim.Mode) int {
 	return -1
 }
 
-// startTrace creates path and a trace session streaming to it. finish
-// closes the session, which drains every buffer and writes the end of the
-// stream, and then the file.
-func startTrace(path string) (s *trace.Session, finish func() error, err error) {
-	f, err := os.Create(path)
+// startTrace starts a trace session streaming into an output file for
+// path. finish closes the session, which drains every buffer and writes
+// the end of the stream, then puts the file in place; on a failure the
+// destination is left as it was.
+func startTrace(path string, temps *outfile.Set) (s *trace.Session, finish func() error, err error) {
+	f, err := outfile.Create(path, temps)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--trace: %w", err) // *PathError names the file
+		return nil, nil, fmt.Errorf("--trace: %w", err) // names the file
 	}
 	if s, err = trace.NewSession(f, trace.Options{}); err != nil {
-		f.Close()
+		f.Abort()
 		return nil, nil, fmt.Errorf("--trace %s: %w", path, err)
 	}
 	return s, func() error {
-		err := s.Close()
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+		if err := s.Close(); err != nil {
+			f.Abort()
 			return fmt.Errorf("--trace %s: %w", path, err)
+		}
+		if err := f.Commit(); err != nil {
+			return fmt.Errorf("--trace: %w", err)
 		}
 		return nil
 	}, nil
 }
 
-func startCPUProfile(path string) (stop func() error, err error) {
-	f, err := os.Create(path)
+// startCPUProfile profiles the process into an output file for path; stop
+// ends the profile and puts the file in place.
+func startCPUProfile(path string, temps *outfile.Set) (stop func() error, err error) {
+	f, err := outfile.Create(path, temps)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
 	}
 	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("--cpuprofile: %w", err)
+		f.Abort()
+		return nil, fmt.Errorf("--cpuprofile %s: %w", path, err)
 	}
 	return func() error {
 		pprof.StopCPUProfile()
-		return f.Close()
+		if err := f.Commit(); err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		return nil
 	}, nil
 }
 
 // report converts gcsim's records into an analysis report.
-func (o *runOptions) report(res *gcsim.Result, started time.Time, facts map[string]float64) (*analysis.Report, error) {
+// A non-empty partial says why the run stopped early.
+func (o *runOptions) report(res *gcsim.Result, started time.Time, facts map[string]float64, partial string) (*analysis.Report, error) {
 	inputs := make([]analysis.ModeInput, len(res.Modes))
 	for i, mr := range res.Modes {
 		inputs[i] = modeInput(mr)
@@ -291,6 +325,7 @@ func (o *runOptions) report(res *gcsim.Result, started time.Time, facts map[stri
 	if err != nil {
 		return nil, err
 	}
+	run.Partial = partial
 	run.Started = started.UTC().Truncate(time.Second)
 	run.Elapsed = analysis.Duration(res.Elapsed.Round(time.Millisecond))
 	run.Facts = map[string]float64{

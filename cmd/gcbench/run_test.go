@@ -308,11 +308,11 @@ func TestRunTrace(t *testing.T) {
 
 func TestRunTraceUnwritableFile(t *testing.T) {
 	stdout, stderr, code := runBinary(t, tiny("--trace", filepath.Join(t.TempDir(), "no", "such", "dir", "x.gctrace"))...)
-	assert.Equal(t, 1, code, stderr)
+	assert.Equal(t, 2, code, "a bad output path is bad usage, found before the run: %s", stderr)
 	assert.Empty(t, stdout)
 	assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
 	assert.Contains(t, stderr, "--trace")
-	assert.Contains(t, stderr, "no such file")
+	assert.Contains(t, stderr, "does not exist")
 }
 
 // TestRunGOMAXPROCS: the saved report's host records the GOMAXPROCS in

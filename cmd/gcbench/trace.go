@@ -9,16 +9,17 @@ import (
 	"strings"
 
 	"github.com/gcbench/gcbench/analysis"
+	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/trace"
 )
 
 // cmdTrace summarizes a trace file, or converts it to Perfetto's JSON.
-func cmdTrace(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdTrace(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("trace")
 	perfetto := fs.String("perfetto", "", "write the trace as Chrome trace-event JSON to this file (open it in ui.perfetto.dev)")
 	var format analysis.Format
 	fs.Var(formatValue{&format}, "format", "summary format: "+strings.Join(analysis.FormatNames(), ", "))
-	if done, err := parseFlags(fs, args, stdout, "usage: gcbench trace [flags] FILE\n\n"+
+	if done, err := parseFlags(fs, args, e.stdout, "usage: gcbench trace [flags] FILE\n\n"+
 		"Summarizes a gcbench trace file (events per kind, events lost), or with\n"+
 		"--perfetto OUT.json converts it to Chrome trace-event JSON.\n\nflags:\n"); done {
 		return err
@@ -27,43 +28,55 @@ func cmdTrace(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usagef("want one trace FILE, got %d arguments", fs.NArg())
 	}
 	name := fs.Arg(0)
+	if err := checkPaths([]outfile.Path{{Name: "--perfetto", Path: *perfetto}}, []outfile.Path{{Name: "input", Path: name}}); err != nil {
+		return err
+	}
 	f, err := os.Open(name)
 	if err != nil {
 		return err // *PathError names the file
 	}
 	defer f.Close()
-	r, err := trace.Open(f)
+	r, err := trace.Open(ctxReader{ctx, f})
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	if *perfetto != "" {
-		return exportPerfetto(r, name, *perfetto, stdout)
+		return exportPerfetto(e, r, name, *perfetto)
 	}
 	s, err := trace.Summarize(r)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	return writeTraceSummary(stdout, format, name, s)
+	return writeTraceSummary(e.stdout, format, name, s)
 }
 
-func exportPerfetto(r *trace.Reader, in, out string, stdout io.Writer) (err error) {
-	f, err := os.Create(out)
-	if err != nil {
-		return err
+// ctxReader stops a long read when ctx is cancelled: every Read checks it.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
 	}
-	defer func() {
-		if cerr := f.Close(); err == nil && cerr != nil {
-			err = cerr
+	return c.r.Read(p)
+}
+
+// exportPerfetto converts r into an output file; the destination is
+// replaced only by a complete document.
+func exportPerfetto(e *env, r *trace.Reader, in, out string) error {
+	err := outfile.Write(out, e.temps, func(w io.Writer) error {
+		if err := trace.ExportChrome(w, r); err != nil {
+			return fmt.Errorf("%s: %w", in, err)
 		}
-		if err != nil {
-			os.Remove(out) // never leave half a JSON document behind
-		}
-	}()
-	if err := trace.ExportChrome(f, r); err != nil {
-		return fmt.Errorf("%s: %w", in, err)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("--perfetto: %w", err)
 	}
 	read, lost := r.Totals()
-	fmt.Fprintf(stdout, "wrote %s: %d events (%d lost in the trace); open it in ui.perfetto.dev or chrome://tracing\n", out, read, lost)
+	fmt.Fprintf(e.stdout, "wrote %s: %d events (%d lost in the trace); open it in ui.perfetto.dev or chrome://tracing\n", out, read, lost)
 	return nil
 }
 

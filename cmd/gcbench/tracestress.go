@@ -14,7 +14,8 @@ import (
 
 // cmdTraceStress runs the EventPipe stress protocol with both buffer
 // reservation policies, interleaved, and prints the seed's table.
-func cmdTraceStress(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdTraceStress(ctx context.Context, e *env, args []string) error {
+	stdout, stderr := e.stdout, e.stderr
 	fs := newFlagSet("trace-stress")
 	writers := fs.Int("writers", trace.DefaultStressWriters, "writer goroutines writing as fast as they can")
 	payload := fs.Int("payload", trace.DefaultStressPayload, "payload bytes per event")

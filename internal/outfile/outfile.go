@@ -116,8 +116,10 @@ func Check(path string) error {
 func checkDir(dir string) error {
 	fi, err := os.Stat(dir)
 	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%w: directory %s does not exist: %w", ErrNotWritable, dir, fs.ErrNotExist)
 	case err != nil:
-		return fmt.Errorf("%w: directory %w", ErrNotWritable, err)
+		return fmt.Errorf("%w: %w", ErrNotWritable, err)
 	case !fi.IsDir():
 		return fmt.Errorf("%w: %s is not a directory", ErrNotWritable, dir)
 	}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/gcbench/gcbench/internal/outfile"
+)
+
+// Output paths are checked before any work (checkPaths) and written
+// atomically at the end (save); a write that fails anyway still keeps the
+// result, in a file of the temporary directory that the error names.
+
+// checkPaths returns a usage error naming the flag if an output cannot be
+// written, or if two of the paths are one file.
+func checkPaths(outputs, inputs []outfile.Path) error {
+	for _, o := range outputs {
+		if o.Path == "" {
+			continue
+		}
+		if err := outfile.Check(o.Path); err != nil {
+			return usagef("%s %s: %v", o.Name, o.Path, err)
+		}
+	}
+	if err := outfile.Distinct(outputs, inputs); err != nil {
+		return usagef("%v: give each output its own file", err)
+	}
+	return nil
+}
+
+// save writes what render produces to path, atomically. If that fails,
+// it saves the same bytes in the temporary directory and names that file
+// in the error, or failing that (text formats only) prints them on
+// standard output: a result is never lost for want of a place to put it.
+func (e *env) save(flag, path string, binary bool, render func(io.Writer) error) error {
+	err := outfile.Write(path, e.temps, render)
+	if err == nil {
+		return nil
+	}
+	err = fmt.Errorf("%s %s: %w", flag, path, err)
+	if kept, kerr := keepInTemp(path, render); kerr == nil {
+		return fmt.Errorf("%w; the output is saved in %s instead", err, kept)
+	}
+	if binary {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "gcbench: %v; printing the output instead\n", err)
+	if rerr := render(e.stdout); rerr != nil {
+		return errors.Join(err, rerr)
+	}
+	return err
+}
+
+// keepInTemp writes render's output to a new file in the temporary
+// directory, named after path's base and extension.
+func keepInTemp(path string, render func(io.Writer) error) (string, error) {
+	ext := filepath.Ext(path)
+	base := filepath.Base(path)
+	f, err := os.CreateTemp("", "gcbench-"+base[:len(base)-len(ext)]+"-*"+ext)
+	if err != nil {
+		return "", err
+	}
+	err = render(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name()) // ours: created just above
+		return "", err
+	}
+	return f.Name(), nil
+}
