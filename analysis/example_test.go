@@ -9,8 +9,8 @@ import (
 
 func ExampleSummarize() {
 	s := analysis.Summarize([]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 1000})
-	fmt.Printf("mean %.1f, 10%% trimmed mean %.1f, median %.0f, p99 %.0f\n", s.Mean, s.Trim10, s.Median, s.P99)
-	// Output: mean 104.5, 10% trimmed mean 5.5, median 5, p99 1000
+	fmt.Printf("mean %.1f, 25%% trimmed mean %.1f, median %.1f, p99 %.0f\n", s.Mean, s.Trim25, s.Median, s.P99)
+	// Output: mean 104.5, 25% trimmed mean 5.5, median 5.5, p99 1000
 }
 
 func ExampleNewRun() {
@@ -31,15 +31,15 @@ func ExampleNewRun() {
 		fmt.Println(err)
 	}
 	// Output:
-	// batch vs perjob: median +24.4%, significant: true
+	// batch vs perjob: median +24.6%, significant: true
 	// statistic,perjob,batch,batch vs perjob improvement %
 	// Stdev,12.759,7.800,38.87
 	// Avg,208.750,157.625,24.49
 	// TrimMean 10%,208.750,157.625,24.49
-	// TrimMean 25%,207.750,156.250,24.79
-	// Q1,199.000,150.000,24.62
-	// Q2,205.000,155.000,24.39
-	// Q3,215.000,160.000,25.58
+	// TrimMean 25%,208.333,156.833,24.72
+	// Q1,200.500,151.500,24.44
+	// Q2,207.500,156.500,24.58
+	// Q3,216.250,161.500,25.32
 	// p99,230.000,171.000,25.65
 	// p-value,,,0.0001554
 	// n,8,8,

