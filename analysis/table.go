@@ -17,6 +17,13 @@ import (
 // by the host. All three text renderers (text, Markdown, CSV) draw this one
 // grid, so they always agree.
 
+// definitionsNote names the definitions of the rows (see the package
+// documentation) under the text and Markdown tables, because the same row
+// label means different numbers in different tools: the seed's rows are
+// spreadsheet functions, and a reader comparing with them must know it.
+const definitionsNote = "TrimMean p% = TRIMMEAN(range, p): p of the points in total dropped, half from each tail (the count rounded down to even). " +
+	"Q1–Q3 = QUARTILE.INC: linear interpolation at position (n−1)·q. p99 = the smallest pause that at least 99% of pauses do not exceed.\n"
+
 // A column is either a mode's values or a comparison's improvements.
 type column struct {
 	host string
@@ -188,6 +195,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		b.WriteString("\n")
 	}
 	b.WriteString("\nImprovement = (base − new) / base: positive means shorter pauses. p-value: two-sided Mann–Whitney U.\n")
+	b.WriteString(definitionsNote)
 	r.writeMedianCIs(&b)
 	_, err := io.WriteString(w, trimLineEnds(b.String()))
 	return err
@@ -277,6 +285,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		b.WriteString("\n")
 	}
 	b.WriteString("\nImprovement = (base − new) / base: positive means shorter pauses. p-value: two-sided Mann–Whitney U.\n")
+	b.WriteString(definitionsNote)
 	r.writeMedianCIs(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
