@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func render(t *testing.T, r *Report, f Format) []byte {
@@ -173,6 +174,17 @@ func TestReadJSONRecomputesDerivedValues(t *testing.T) {
 	}
 }
 
+func TestMergeRejectsARunTwice(t *testing.T) {
+	if _, err := Merge(fixtureReport(t), fixtureReport(t)); !errors.Is(err, ErrDuplicateRun) {
+		t.Errorf("merging a report with itself: err = %v, want ErrDuplicateRun", err)
+	}
+	other := fixtureReport(t)
+	other.Runs[0].Modes[0].Pauses[0]++
+	if _, err := Merge(fixtureReport(t), other); err != nil {
+		t.Errorf("runs whose samples differ are not duplicates: %v", err)
+	}
+}
+
 func TestReadJSONRejects(t *testing.T) {
 	tests := map[string]struct {
 		in   string
@@ -188,6 +200,13 @@ func TestReadJSONRejects(t *testing.T) {
 		"bad index":  {`{"schema":"` + Schema + `","unit":"µs","runs":[{"modes":[{"name":"a","pauses_us":[1],"disturbed":[1]}]}]}`, ErrInvalidInput},
 		"bad elapsed": {`{"schema":"` + Schema + `","unit":"µs","runs":[{"elapsed":"soon","modes":[{"name":"a","pauses_us":[1]}]}]}`,
 			ErrSchema},
+		"trailing data": {`{"schema":"` + Schema + `","unit":"µs","runs":[{"modes":[{"name":"a","pauses_us":[1]}]}]} x`, ErrSchema},
+		"two documents": {`{"schema":"` + Schema + `","unit":"µs","runs":[{"modes":[{"name":"a","pauses_us":[1]}]}]}` +
+			`{"schema":"` + Schema + `","unit":"µs","runs":[{"modes":[{"name":"a","pauses_us":[1]}]}]}`, ErrSchema},
+		"modes not configured": {`{"schema":"` + Schema + `","unit":"µs","config":{"modes":"a,b"},` +
+			`"runs":[{"modes":[{"name":"a","pauses_us":[1]},{"name":"c","pauses_us":[1]}]}]}`, ErrInvalidInput},
+		"modes out of order": {`{"schema":"` + Schema + `","unit":"µs","config":{"modes":"a,b"},` +
+			`"runs":[{"modes":[{"name":"b","pauses_us":[1]},{"name":"a","pauses_us":[1]}]}]}`, ErrInvalidInput},
 	}
 	for name, tt := range tests {
 		if _, err := ReadJSON(strings.NewReader(tt.in)); !errors.Is(err, tt.want) {
@@ -224,7 +243,9 @@ func FuzzReadJSON(f *testing.F) {
 }
 
 func TestMergedRunsOfOneHostAreNumbered(t *testing.T) {
-	m, err := Merge(fixtureReport(t), fixtureReport(t))
+	later := fixtureReport(t)
+	later.Runs[0].Started = later.Runs[0].Started.Add(time.Hour)
+	m, err := Merge(fixtureReport(t), later)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +270,9 @@ func TestMergeRequiresSameConfiguration(t *testing.T) {
 	if _, err := Merge(); !errors.Is(err, ErrInvalidInput) {
 		t.Errorf("Merge() = %v", err)
 	}
-	m, err := Merge(a, fixtureReport(t))
+	d := fixtureReport(t)
+	d.Runs[0].Host.Hostname = "bench-b"
+	m, err := Merge(a, d)
 	if err != nil || len(m.Runs) != 2 {
 		t.Fatalf("Merge = %v, %v", m, err)
 	}

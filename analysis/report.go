@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/stat"
@@ -22,7 +23,13 @@ var (
 	ErrInvalidInput   = errors.New("analysis: invalid input")
 	ErrSchema         = errors.New("analysis: not a gcbench analysis report")
 	ErrConfigMismatch = errors.New("analysis: reports have different configurations")
+	ErrDuplicateRun   = errors.New("analysis: the same run twice")
 )
+
+// ConfigModes is the Config key that, when present, lists every run's mode
+// names, comma-separated, in column order; ReadJSON and Merge reject a
+// report whose runs do not have exactly those modes.
+const ConfigModes = "modes"
 
 // Unit is the unit of every pause and pause statistic in a Report.
 const Unit = "µs"
@@ -219,7 +226,9 @@ func NewReport(title string, config map[string]string, run Run) *Report {
 // Merge combines reports of the same configuration (equal Config, equal
 // Title) into one whose Runs are theirs in argument order, so renderers
 // show one column group per host. It returns an error wrapping
-// ErrConfigMismatch naming the first difference otherwise.
+// ErrConfigMismatch naming the first difference otherwise, ErrDuplicateRun
+// if a run appears twice (the same file given twice, or a copy), and
+// ErrInvalidInput if a run's modes are not those ConfigModes lists.
 func Merge(reports ...*Report) (*Report, error) {
 	if len(reports) == 0 {
 		return nil, fmt.Errorf("%w: nothing to merge", ErrInvalidInput)
@@ -234,9 +243,31 @@ func Merge(reports ...*Report) (*Report, error) {
 			return nil, fmt.Errorf("%w: report %d has %s=%q, report 1 %s=%q",
 				ErrConfigMismatch, i+1, k, r.Config[k], k, first.Config[k])
 		}
-		out.Runs = append(out.Runs, r.Runs...)
+		for _, run := range r.Runs {
+			if j := slices.IndexFunc(out.Runs, run.sameAs); j >= 0 {
+				return nil, fmt.Errorf("%w: report %d repeats run %d of the merge (same host, start and samples)",
+					ErrDuplicateRun, i+1, j+1)
+			}
+			out.Runs = append(out.Runs, run)
+		}
+	}
+	if err := out.checkModes(); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// sameAs reports whether o is r again: a file merged twice, or a copy.
+func (r Run) sameAs(o Run) bool {
+	if r.Host != o.Host || !r.Started.Equal(o.Started) || r.Elapsed != o.Elapsed || len(r.Modes) != len(o.Modes) {
+		return false
+	}
+	for i := range r.Modes {
+		if r.Modes[i].Name != o.Modes[i].Name || !slices.Equal(r.Modes[i].Pauses, o.Modes[i].Pauses) {
+			return false
+		}
+	}
+	return true
 }
 
 // firstDifference returns the alphabetically first key whose value differs
@@ -271,13 +302,18 @@ func (r *Report) WriteJSON(w io.Writer) error {
 
 // ReadJSON reads a Report written by WriteJSON. It trusts only the samples:
 // summaries and comparisons are recomputed from them, so an edited or
-// truncated file cannot produce inconsistent tables. Errors wrap ErrSchema
-// (not a report of this version) or ErrInvalidInput (bad samples).
+// truncated file cannot produce inconsistent tables. The input must be one
+// JSON document and nothing more. Errors wrap ErrSchema (not a report of
+// this version, or trailing data) or ErrInvalidInput (bad samples, modes
+// other than ConfigModes lists).
 func ReadJSON(rd io.Reader) (*Report, error) {
 	var r Report
 	dec := json.NewDecoder(rd)
 	if err := dec.Decode(&r); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSchema, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%w: more data after the report's JSON document (at byte %d)", ErrSchema, dec.InputOffset())
 	}
 	if r.Schema != Schema {
 		return nil, fmt.Errorf("%w: schema %q, want %q", ErrSchema, r.Schema, Schema)
@@ -293,7 +329,25 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 			return nil, err
 		}
 	}
+	if err := r.checkModes(); err != nil {
+		return nil, err
+	}
 	return &r, nil
+}
+
+// checkModes enforces ConfigModes.
+func (r *Report) checkModes() error {
+	want, ok := r.Config[ConfigModes]
+	if !ok {
+		return nil
+	}
+	for i, run := range r.Runs {
+		if got := strings.Join(run.ModeNames(), ","); got != want {
+			return fmt.Errorf("%w: run %d has modes %q, but the configuration says %s=%q",
+				ErrInvalidInput, i+1, got, ConfigModes, want)
+		}
+	}
+	return nil
 }
 
 // A Duration is a time.Duration that encodes in JSON as a string such as

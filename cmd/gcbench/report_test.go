@@ -89,6 +89,51 @@ func TestReportFailures(t *testing.T) {
 	}
 }
 
+// TestReportIsStrict: every input is one whole report, given once, whose
+// modes are the configuration's; each refusal is one line naming the file.
+func TestReportIsStrict(t *testing.T) {
+	dir := t.TempDir()
+	good, err := os.ReadFile(reportA)
+	require.NoError(t, err)
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+		return p
+	}
+	trailing := write("trailing.json", string(good)+"garbage\n")
+	twice := write("twice.json", string(good)+string(good))
+	copied := write("copy.json", string(good))
+	fresh, stderr, code := runBinary(t, tiny("--format", "json")...)
+	require.Equal(t, 0, code, stderr)
+	renamed := write("renamed.json", strings.Replace(fresh, `"name": "batch"`, `"name": "bulk"`, 1))
+	require.NotEqual(t, fresh, readString(t, renamed), "a run's JSON names its batch mode")
+	for _, tt := range []struct {
+		args       []string
+		code       int
+		want, file string
+	}{
+		{[]string{trailing}, 1, "more data after", trailing},
+		{[]string{twice}, 1, "more data after", twice},
+		{[]string{reportA, reportA}, 2, "same file", reportA},
+		{[]string{reportA, copied}, 1, "same run twice", ""},
+		{[]string{renamed}, 1, "configuration says modes=", renamed},
+	} {
+		stdout, stderr, code := runBinary(t, append([]string{"report"}, tt.args...)...)
+		assert.Equal(t, tt.code, code, "%v: %s", tt.args, stderr)
+		assert.Empty(t, stdout)
+		assert.Equal(t, 1, strings.Count(stderr, "\n"), "%v: one line, got %q", tt.args, stderr)
+		assert.Contains(t, stderr, tt.want)
+		assert.Contains(t, stderr, tt.file)
+	}
+}
+
+func readString(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(b)
+}
+
 func TestReportHelp(t *testing.T) {
 	stdout, _, code := runBinary(t, "report", "--help")
 	assert.Equal(t, 0, code)
