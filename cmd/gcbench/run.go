@@ -40,9 +40,7 @@ type runOptions struct {
 	cfg        gcsim.Config
 	gcs        int
 	warmup     int
-	modes      []string
-	backend    string
-	wake       string
+	modes      []gcsim.Mode
 	cpuprofile string
 	trace      string
 	gomaxprocs int
@@ -60,16 +58,18 @@ func parseRunFlags(args []string, stdout io.Writer) (*runOptions, error) {
 	fs.Var(newSizeValue(&o.cfg.MajorHeap, def.MajorHeap, avail), "major-heap", "major heap `size`: old objects in 16 KiB blocks")
 	fs.Var(newSizeValue(&o.cfg.LOS, def.LOS, avail), "los", "large-object space `size`: objects over 8000 bytes")
 	fs.Var(newSizeValue(&o.cfg.Nursery, def.Nursery, avail), "nursery", "nursery `size`: what the mutator fills between two minor collections")
-	fs.IntVar(&o.cfg.Workers, "workers", def.Workers, "collector workers, one per CPU unless set")
-	fs.IntVar(&o.gcs, "gcs", 1500, "timed minor collections per mode")
-	fs.IntVar(&o.warmup, "warmup", 50, "untimed collections per mode before timing starts")
-	fs.StringSliceVar(&o.modes, "modes", []string{"serial", "perjob", "batch"},
+	fs.Var(newIntValue(&o.cfg.Workers, def.Workers, 1, workerpool.MaxWorkers), "workers", "collector workers, one per CPU unless set")
+	fs.Var(newIntValue(&o.gcs, 1500, 1, maxRunCollections), "gcs", "timed minor collections per mode")
+	fs.Var(newIntValue(&o.warmup, 50, 0, maxRunCollections), "warmup", "untimed collections per mode before timing starts")
+	fs.Var(newListValue(&o.modes, []gcsim.Mode{gcsim.Serial, gcsim.PerJob, gcsim.Batch}, gcsim.ParseMode, "serial, perjob or batch"), "modes",
 		"modes to compare, in column order; the last is compared with each earlier one "+
 			"(serial: jobs run inline; perjob: one enqueue and wake per job; batch: one enqueue and wake for all)")
-	fs.StringVar(&o.backend, "backend", def.Backend.String(), "worker backend: threads (OS threads parked on futexes) or goroutines")
-	fs.StringVar(&o.wake, "wake", def.Wake.String(), "wake policy for perjob and batch: broadcast, signal, targeted or spin")
+	fs.Var(newEnumValue(&o.cfg.Backend, def.Backend, workerpool.ParseBackend, "threads or goroutines"), "backend",
+		"worker backend: threads (OS threads parked on futexes) or goroutines")
+	fs.Var(newEnumValue(&o.cfg.Wake, def.Wake, workerpool.ParseWakePolicy, "broadcast, signal, targeted or spin"), "wake",
+		"wake policy for perjob and batch: broadcast, signal, targeted or spin")
 	fs.Uint64Var(&o.cfg.Seed, "seed", def.Seed, "seed of the mutator's random choices (same seed, same heap)")
-	fs.IntVar(&o.gomaxprocs, "gomaxprocs", 0, "GOMAXPROCS during the run; 0 = auto: workers+1 when --backend is threads and "+
+	fs.Var(newIntValue(&o.gomaxprocs, 0, 0, maxRunGOMAXPROCS), "gomaxprocs", "GOMAXPROCS during the run; 0 = auto: workers+1 when --backend is threads and "+
 		"perjob or batch runs (a woken worker thread then finds a free P at once, as SGen's pthreads find a core, "+
 		"instead of waiting up to 10 ms for the runtime to retake one), else the runtime's default. "+
 		"The report's host line gives the value in force")
@@ -91,45 +91,6 @@ func parseRunFlags(args []string, stdout io.Writer) (*runOptions, error) {
 }
 
 func (o *runOptions) validate(fs *pflag.FlagSet, avail int64) error {
-	var err error
-	switch {
-	case o.cfg.Workers < 1:
-		return usagef("invalid argument \"%d\" for \"--workers\" flag: need at least 1", o.cfg.Workers)
-	case o.gcs < 1:
-		return usagef("invalid argument \"%d\" for \"--gcs\" flag: need at least 1", o.gcs)
-	case o.gcs > maxRunCollections:
-		return usagef("invalid argument \"%d\" for \"--gcs\" flag: at most %d", o.gcs, maxRunCollections)
-	case o.warmup < 0:
-		return usagef("invalid argument \"%d\" for \"--warmup\" flag: cannot be negative", o.warmup)
-	case o.warmup > maxRunCollections:
-		return usagef("invalid argument \"%d\" for \"--warmup\" flag: at most %d", o.warmup, maxRunCollections)
-	case o.gomaxprocs < 0:
-		return usagef("invalid argument \"%d\" for \"--gomaxprocs\" flag: cannot be negative (0 = auto)", o.gomaxprocs)
-	case o.gomaxprocs > maxRunGOMAXPROCS:
-		return usagef("invalid argument \"%d\" for \"--gomaxprocs\" flag: at most %d", o.gomaxprocs, maxRunGOMAXPROCS)
-	}
-	if o.cfg.Backend, err = workerpool.ParseBackend(o.backend); err != nil {
-		return usagef("invalid argument %q for \"--backend\" flag: want threads or goroutines", o.backend)
-	}
-	if o.cfg.Wake, err = workerpool.ParseWakePolicy(o.wake); err != nil {
-		return usagef("invalid argument %q for \"--wake\" flag: want broadcast, signal, targeted or spin", o.wake)
-	}
-	if len(o.modes) == 0 {
-		return usagef("invalid argument \"\" for \"--modes\" flag: name at least one mode")
-	}
-	seen := map[gcsim.Mode]bool{}
-	for i, name := range o.modes {
-		m, err := gcsim.ParseMode(strings.TrimSpace(name))
-		if err != nil {
-			return usagef("invalid argument %q for \"--modes\" flag: unknown mode %q (want serial, perjob, batch)",
-				strings.Join(o.modes, ","), name)
-		}
-		if seen[m] {
-			return usagef("invalid argument %q for \"--modes\" flag: %s appears twice", strings.Join(o.modes, ","), name)
-		}
-		seen[m] = true
-		o.modes[i] = m.String() // canonical, for columns and the configuration
-	}
 	if total := o.cfg.MajorHeap + o.cfg.LOS + o.cfg.Nursery; avail > 0 && total > avail {
 		return usagef("--major-heap %s + --los %s + --nursery %s = %s is more than this machine's available memory (%s)",
 			formatSize(o.cfg.MajorHeap), formatSize(o.cfg.LOS), formatSize(o.cfg.Nursery),
@@ -173,15 +134,12 @@ func cmdRun(ctx context.Context, e *env, args []string) (err error) {
 		}
 		defer func() { err = joinErrors(err, stop()) }()
 	}
-	modes := make([]gcsim.Mode, len(o.modes))
-	for i, name := range o.modes {
-		modes[i], _ = gcsim.ParseMode(name) // validated
-	}
+	modes := o.modes
 	if prev, n := runtime.GOMAXPROCS(0), o.procs(modes); n != prev {
 		runtime.GOMAXPROCS(n)
 		defer runtime.GOMAXPROCS(prev) // after the report, whose host records n
 	}
-	bar := newTerminalProgress(e.stderr, o.modes, o.gcs)
+	bar := newTerminalProgress(e.stderr, o.modeNames(), o.gcs)
 	opt := gcsim.CompareOptions{Modes: modes, GCs: o.gcs, Warmup: o.warmup,
 		Progress: func(m gcsim.Mode, done, total int) { bar.update(indexOf(modes, m), done, total) }}
 	facts := map[string]float64{}
@@ -347,10 +305,18 @@ func (o *runOptions) config() map[string]string {
 	return map[string]string{
 		"major_heap": formatSize(c.MajorHeap), "los": formatSize(c.LOS), "nursery": formatSize(c.Nursery),
 		"workers": strconv.Itoa(c.Workers), "gcs": strconv.Itoa(o.gcs), "warmup": strconv.Itoa(o.warmup),
-		"modes": strings.Join(o.modes, ","), "backend": c.Backend.String(), "wake": c.Wake.String(),
+		analysis.ConfigModes: strings.Join(o.modeNames(), ","), "backend": c.Backend.String(), "wake": c.Wake.String(),
 		"seed": strconv.FormatUint(c.Seed, 10), "verify": strconv.FormatBool(c.Verify),
 		"gomaxprocs": o.gomaxprocsSetting(),
 	}
+}
+
+func (o *runOptions) modeNames() []string {
+	names := make([]string, len(o.modes))
+	for i, m := range o.modes {
+		names[i] = m.String()
+	}
+	return names
 }
 
 func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }

@@ -228,8 +228,8 @@ func TestRunHelpDocumentsEveryFlag(t *testing.T) {
 		require.Equal(t, 0, code, stderr)
 		for _, want := range []string{
 			"--major-heap size", "(default 2.5GiB)", "--los size", "(default 1GiB)", "--nursery size", "(default 4MiB)",
-			"--workers int", "--gcs int", "(default 1500)", "--warmup int", "--modes strings", "[serial,perjob,batch]",
-			"--backend string", "(default \"threads\")", "--wake string", "(default \"broadcast\")", "--seed uint",
+			"--workers int", "--gcs int", "(default 1500)", "--warmup int", "--modes list", "(default serial,perjob,batch)",
+			"--backend name", "(default threads)", "--wake name", "(default broadcast)", "--seed uint",
 			"--verify", "--format format", "(default text)", "--out FILE", "--plot FILE.png", "--cpuprofile FILE", "--trace FILE",
 			"--gomaxprocs int", "workers+1",
 			"2.5GiB, 2560MiB", "microseconds",
