@@ -58,9 +58,10 @@ func (r *Report) SavePlot(path string) (err error) {
 
 // WritePlot draws three panels, one series per mode (per host and mode in
 // a merged report): overlaid pause histograms over shared bins, box plots,
-// and empirical CDFs. Boxes and CDFs use the package's quantile definition
-// (a box's edges are the table's Q1 and Q3, its line the median; whiskers
-// reach the furthest samples within 1.5 IQR). Pause distributions have long
+// and empirical CDFs. Boxes show the table's quartiles (QUARTILE.INC: edges
+// Q1 and Q3, line the median; whiskers reach the furthest samples within
+// 1.5 IQR); CDFs are empirical step functions, which cross p at Quantile's
+// (type 1) value. Pause distributions have long
 // tails that would squash their bodies: the histogram's axis stops at the
 // pooled p99 (its label counts what it leaves out), and the box plots and
 // CDFs show every sample on a logarithmic pause axis (linear if a sample is

@@ -346,3 +346,20 @@ func TestMarkdownEscapesFileText(t *testing.T) {
 		t.Error("the title's line break ended the heading")
 	}
 }
+
+func TestPartialRunIsMarkedInEveryFormat(t *testing.T) {
+	r := fixtureReport(t)
+	r.Runs[0].Partial = "interrupted by SIGINT after 3 of 10 collections per mode"
+	for _, f := range []Format{Text, Markdown, JSON} {
+		if out := string(render(t, r, f)); !strings.Contains(out, r.Runs[0].Partial) {
+			t.Errorf("%v does not say the run is partial:\n%s", f, out)
+		}
+	}
+	back, err := ReadJSON(bytes.NewReader(render(t, r, JSON)))
+	if err != nil || back.Runs[0].Partial != r.Runs[0].Partial {
+		t.Errorf("JSON round trip lost the partial mark: %v, %q", err, back.Runs[0].Partial)
+	}
+	if out := string(render(t, fixtureReport(t), Text)); strings.Contains(out, "PARTIAL") {
+		t.Errorf("a whole run is marked partial:\n%s", out)
+	}
+}

@@ -216,6 +216,9 @@ func (r *Report) writePreamble(b *strings.Builder) {
 	fmt.Fprintf(b, "config: %s\n", strings.Join(r.configPairs(), " "))
 	for _, run := range r.Runs {
 		fmt.Fprintf(b, "host: %s\n", run.describeHost())
+		if run.Partial != "" {
+			fmt.Fprintf(b, "PARTIAL: %s\n", run.Partial)
+		}
 	}
 }
 
@@ -269,6 +272,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(&b, "- config: `%s`\n", strings.Join(r.configPairs(), " "))
 	for _, run := range r.Runs {
 		fmt.Fprintf(&b, "- host: %s\n", mdEscape(run.describeHost()))
+		if run.Partial != "" {
+			fmt.Fprintf(&b, "- **partial**: %s\n", mdEscape(run.Partial))
+		}
 	}
 	b.WriteString("\n| " + mdEscape(r.Title) + " (µs) |")
 	for _, c := range cols {
