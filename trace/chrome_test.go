@@ -3,7 +3,9 @@ package trace
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"testing"
 	"time"
@@ -203,6 +205,8 @@ func TestChromeExportSchema(t *testing.T) {
 	}
 }
 
+// TestChromeExportDamagedTrace: a truncated trace exports what it holds
+// as a valid document; a corrupt one is an error wrapping ErrCorrupt.
 func TestChromeExportDamagedTrace(t *testing.T) {
 	data := observedSession(t)
 	r, err := Open(bytes.NewReader(data[:len(data)-10]))
@@ -210,8 +214,19 @@ func TestChromeExportDamagedTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := ExportChrome(&out, r); err == nil {
-		t.Fatal("exporting a truncated trace succeeded")
+	if err := ExportChrome(&out, r); err != nil {
+		t.Fatalf("exporting a truncated trace: %v", err)
+	}
+	if !r.Truncated() || !json.Valid(out.Bytes()) {
+		t.Fatalf("truncated %v, valid JSON %v", r.Truncated(), json.Valid(out.Bytes()))
+	}
+	flipped := bytes.Clone(data)
+	flipped[len(flipped)/2] ^= 1
+	if r, err = Open(bytes.NewReader(flipped)); err != nil {
+		t.Fatal(err)
+	}
+	if err := ExportChrome(io.Discard, r); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("exporting a corrupt trace: %v, want ErrCorrupt", err)
 	}
 }
 
@@ -226,5 +241,29 @@ func TestSummarize(t *testing.T) {
 	}
 	if s.Events != 5 || s.Lost != 3 || s.ByKind[KindJobStart] != 1 || s.ByKind[KindUser+1] != 1 || s.First != 10 || s.Last != 30 || s.Payload != 13 {
 		t.Fatalf("summary %+v", s)
+	}
+}
+
+// TestSummarizeTruncated: a cut trace is summarized as far as it goes and
+// says so; the counts are those of its complete blocks.
+func TestSummarizeTruncated(t *testing.T) {
+	good := goodFile()
+	end := len(endBlock(endEntry{0, 5}, endEntry{1, 3}))
+	r, err := Open(bytes.NewReader(good[:len(good)-end+5]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Summarize(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Truncated || s.TruncatedAt != int64(len(good)-end) || s.Events != 5 || s.Lost != 1 || len(s.Writers) != 2 {
+		t.Fatalf("summary %+v: want 5 events, 1 lost below the cut at byte %d", s, len(good)-end)
+	}
+	if r, _ = Open(bytes.NewReader(good)); r == nil {
+		t.Fatal("Open failed")
+	}
+	if s, err = Summarize(r); err != nil || s.Truncated || s.TruncatedAt != 0 {
+		t.Fatalf("complete trace: %+v, %v", s, err)
 	}
 }

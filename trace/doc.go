@@ -80,4 +80,15 @@
 // events merged by time; an event whose writer was interrupted by the
 // flush's seal is emitted by the next flush, so time order is exact within
 // a flush and per writer, and approximate across flush boundaries.
+//
+// A session that does not finish (a killed process, a full disk) leaves a
+// file without its end block, possibly cut inside a block. Every block is
+// checked by itself, so such a file still reads up to its last complete
+// block; the Reader then reports it as truncated, and the counts it gives
+// are lower bounds (see WriterCounts).
+//
+// Sequence numbers and counts are checked without wrap-around: a block
+// whose last sequence number is 2^64−1 is corrupt (its writer's count of
+// attempted events, last+1, would not fit a uint64), and so is an end
+// block whose counts add up beyond 2^64−1.
 package trace

@@ -6,14 +6,21 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
+	"math/bits"
+	"slices"
 	"sort"
 	"time"
 )
 
 // Errors returned by Open and Reader.Next wrap one of these.
 var (
-	ErrNotTrace  = errors.New("trace: not a gcbench trace (bad magic)")
-	ErrVersion   = errors.New("trace: unsupported format version")
+	ErrNotTrace = errors.New("trace: not a gcbench trace (bad magic)")
+	ErrVersion  = errors.New("trace: unsupported format version")
+	// ErrTruncated is wrapped by Open when the file is shorter than its
+	// header, and by Reader.Truncation when a trace ends without its end
+	// block. Reader.Next never returns it: a cut trace reads as far as its
+	// last complete block, then io.EOF.
 	ErrTruncated = errors.New("trace: truncated")
 	ErrCorrupt   = errors.New("trace: corrupt")
 )
@@ -28,17 +35,49 @@ type Header struct {
 }
 
 // WriterCounts are one writer's totals, known once Next has returned io.EOF.
+// Read + Lost = Written always holds, without wrap-around.
+//
+// For a complete trace (one with its end block) Written is the number of
+// events the writer attempted, as recorded in the end block, and Lost is
+// exactly the number of those events that are not in the trace.
+//
+// For a truncated trace (Reader.Truncated) the writer's count was never
+// written, so Written is only a lower bound: the writer's highest sequence
+// number read plus one. Lost then counts only the gaps below that number
+// (events the writer dropped); what the writer attempted after it, whether
+// dropped, lost in the cut or never written, is unknown and counted
+// nowhere. A writer none of whose blocks is complete is not listed.
 type WriterCounts struct {
 	Writer  uint32
 	Read    uint64 // events present in the trace
 	Lost    uint64 // events the writer attempted that are not
-	Written uint64 // Read + Lost, as recorded in the end block
+	Written uint64 // Read + Lost
 }
 
-// A Reader iterates over the events of a trace. It checks every checksum
-// and structural rule of the format and returns an error wrapping
-// ErrNotTrace, ErrVersion, ErrTruncated or ErrCorrupt (with the byte
-// offset) instead of ever panicking on bad input.
+// A Reader iterates over the events of a trace. It returns an event only
+// from a block whose checksum and structure it has verified, so every
+// event it returns is one a writer recorded, and it never panics on bad
+// input.
+//
+// A trace can end early: a session that was killed, or whose disk filled,
+// leaves a file without its end block, possibly cut inside a block. The
+// Reader returns every event of every complete block, then io.EOF, as for
+// a complete trace; Truncated then reports true and Truncation says where
+// the trace was cut, and Counts and Totals cover what was read (see
+// WriterCounts). The events of a cut block are not returned. A cut is told
+// apart from damage only by what survives of the cut block: a partial
+// header or body that breaks a rule of the format (an unknown tag, a
+// record out of sequence) is ErrCorrupt, not a cut. A damaged length field
+// in the last block that points past the end of the file is
+// indistinguishable from a cut.
+//
+// Errors: Open returns an error wrapping ErrNotTrace, ErrVersion,
+// ErrCorrupt, or ErrTruncated if the file is shorter than its header. Next
+// returns an error wrapping ErrCorrupt, with the byte offset, for any
+// checksum mismatch or structural violation (including sequence numbers
+// or counts that would not fit in a uint64), or the underlying reader's
+// error, wrapped. A caller that accepts only complete traces checks
+// Truncation after io.EOF.
 type Reader struct {
 	r      *bufio.Reader
 	off    int64 // offset of the next unread byte
@@ -54,14 +93,19 @@ type Reader struct {
 
 	writers map[uint32]*writerState
 	counts  []WriterCounts
+	totRead uint64 // sum of counts' Read
+	totLost uint64 // sum of counts' Lost
+	cut     error  // non-nil when the trace is truncated; wraps ErrTruncated
+	cutAt   int64  // offset where the trace was cut: the end of its last complete block
 	err     error
 }
 
+// writerState is what the reader knows of one writer. A writer has state
+// only once one of its blocks has passed its checksum.
 type writerState struct {
-	next  uint64 // lowest sequence number the next block may start at
+	next  uint64 // the highest sequence number of its complete blocks + 1
 	read  uint64
 	lastT int64
-	seen  bool
 }
 
 // Open reads and checks the file header.
@@ -73,7 +117,7 @@ func Open(r io.Reader) (*Reader, error) {
 		switch {
 		case string(h[:m]) != Magic[:m]:
 			return nil, fmt.Errorf("%w: magic %q", ErrNotTrace, h[:m])
-		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		case isEOF(err):
 			return nil, fmt.Errorf("%w: file header is %d of %d bytes", ErrTruncated, n, fileHeaderSize)
 		}
 		return nil, fmt.Errorf("trace: read file header: %w", err)
@@ -93,13 +137,15 @@ func Open(r io.Reader) (*Reader, error) {
 	return rd, nil
 }
 
+func isEOF(err error) bool { return err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) }
+
 // Header returns the file header.
 func (r *Reader) Header() Header { return r.header }
 
-// Next returns the next event. It returns io.EOF after the end block, and
-// a wrapped ErrTruncated/ErrCorrupt error (and the same error on every
-// later call) if the trace is damaged. ev.Payload is valid until the next
-// call.
+// Next returns the next event. It returns io.EOF after the end block, or
+// after the last complete block of a truncated trace, and an error (see
+// Reader) if the trace is damaged; after io.EOF or an error every later
+// call returns the same. ev.Payload is valid until the next call.
 func (r *Reader) Next() (Event, error) {
 	if r.err != nil {
 		return Event{}, r.err
@@ -119,79 +165,95 @@ func (r *Reader) Next() (Event, error) {
 }
 
 // Counts returns every writer's read/lost/written totals, sorted by
-// writer id. It is complete only after Next has returned io.EOF.
+// writer id (see WriterCounts for what they mean in a truncated trace).
+// It is nil until Next has returned io.EOF.
 func (r *Reader) Counts() []WriterCounts { return r.counts }
 
-// Totals sums Counts.
-func (r *Reader) Totals() (read, lost uint64) {
-	for _, c := range r.counts {
-		read += c.Read
-		lost += c.Lost
-	}
-	return read, lost
-}
+// Totals sums Counts. The sums are exact: a trace whose counts would add
+// up beyond 2^64−1 is rejected as corrupt before Next returns io.EOF.
+func (r *Reader) Totals() (read, lost uint64) { return r.totRead, r.totLost }
 
-// corrupt reports a bad record at its own offset in the file.
-func (r *Reader) corrupt(format string, args ...any) error {
-	at := r.blockAt + blockHeaderSz + int64(r.pos)
-	return fmt.Errorf("%w at byte %d: %s", ErrCorrupt, at, fmt.Sprintf(format, args...))
-}
+// Truncated reports whether the trace ended without its end block. It is
+// meaningful once Next has returned io.EOF (false before).
+func (r *Reader) Truncated() bool { return r.cut != nil }
 
-func (r *Reader) readFull(b []byte, what string) error {
+// Truncation returns nil if the trace ended with its end block, or, for a
+// truncated trace, an error wrapping ErrTruncated that says at which byte
+// the trace was cut and how. It is meaningful once Next has returned
+// io.EOF; a caller that requires complete traces returns it then.
+func (r *Reader) Truncation() error { return r.cut }
+
+// read fills b from the input, advancing the offset by what it got.
+func (r *Reader) read(b []byte) (int, error) {
 	n, err := io.ReadFull(r.r, b)
 	r.off += int64(n)
-	if err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return fmt.Errorf("%w at byte %d: %s", ErrTruncated, r.off, what)
-		}
-		return fmt.Errorf("trace: read %s at byte %d: %w", what, r.off, err)
-	}
-	return nil
+	return n, err
 }
 
-// nextBlock reads and checks one block; an end block ends the trace.
+// nextBlock reads and checks one block; an end block ends the trace, and
+// so does the end of the input (a truncated trace).
 func (r *Reader) nextBlock() error {
-	blockStart := r.off
+	at := r.off
 	var raw [blockHeaderSz]byte
-	if err := r.readFull(raw[:], "block header (no end block)"); err != nil {
-		return err
+	if n, err := r.read(raw[:]); err != nil {
+		return r.cutHeader(at, raw[:n], err)
 	}
 	h := &r.hdr
 	h.decode(&raw)
-	switch {
-	case h.tag != tagEvents && h.tag != tagEnd:
-		return fmt.Errorf("%w at byte %d: unknown block tag %q", ErrCorrupt, blockStart, h.tag[:])
-	case h.length > MaxBlockBody || h.length%8 != 0:
-		return fmt.Errorf("%w at byte %d: block length %d", ErrCorrupt, blockStart, h.length)
-	case h.reserved != 0:
-		return fmt.Errorf("%w at byte %d: reserved field %#x", ErrCorrupt, blockStart, h.reserved)
+	if err := r.checkHeader(at); err != nil {
+		return err
 	}
 	if cap(r.body) < int(h.length) {
 		r.body = make([]byte, h.length)
 	}
 	r.body = r.body[:h.length]
-	if err := r.readFull(r.body, "block body"); err != nil {
-		return err
+	if n, err := r.read(r.body); err != nil {
+		return r.cutBody(at, r.body[:n], err)
 	}
 	if blockCRC(&raw, r.body) != h.crc {
-		return fmt.Errorf("%w at byte %d: block checksum mismatch", ErrCorrupt, blockStart)
+		return fmt.Errorf("%w at byte %d: block checksum mismatch", ErrCorrupt, at)
 	}
 	if h.tag == tagEnd {
-		return r.end(blockStart)
+		return r.end(at)
 	}
-	return r.startEvents(blockStart)
+	return r.startEvents(at)
 }
 
-func (r *Reader) startEvents(at int64) error {
+// checkHeader checks the rules a block header must follow by itself and
+// against the blocks before it, before its body is read: so a header is
+// judged the same whether or not its body was cut.
+func (r *Reader) checkHeader(at int64) error {
 	h := &r.hdr
 	switch {
+	case h.tag != tagEvents && h.tag != tagEnd:
+		return fmt.Errorf("%w at byte %d: unknown block tag %q", ErrCorrupt, at, h.tag[:])
+	case h.length > MaxBlockBody || h.length%8 != 0:
+		return fmt.Errorf("%w at byte %d: block length %d", ErrCorrupt, at, h.length)
+	case h.reserved != 0:
+		return fmt.Errorf("%w at byte %d: reserved field %#x", ErrCorrupt, at, h.reserved)
+	case h.tag == tagEnd && (h.writer != 0 || h.first != 0 || h.last != 0 || uint64(h.count)*endEntrySize != uint64(h.length)):
+		return fmt.Errorf("%w at byte %d: malformed end block", ErrCorrupt, at)
+	case h.tag == tagEnd:
+		return nil
 	case h.count == 0:
 		return fmt.Errorf("%w at byte %d: empty event block", ErrCorrupt, at)
 	case uint64(h.count)*recordHeaderSz > uint64(h.length):
 		return fmt.Errorf("%w at byte %d: %d events cannot fit %d bytes", ErrCorrupt, at, h.count, h.length)
 	case h.last < h.first || h.last-h.first < uint64(h.count-1):
 		return fmt.Errorf("%w at byte %d: sequence range %d..%d for %d events", ErrCorrupt, at, h.first, h.last, h.count)
+	case h.last == math.MaxUint64:
+		// The writer's count of attempted events would be last+1 = 2^64,
+		// which no uint64 holds (and ws.next below would wrap to 0).
+		return fmt.Errorf("%w at byte %d: writer %d sequence %d leaves no room for its event count", ErrCorrupt, at, h.writer, h.last)
 	}
+	if ws := r.writers[h.writer]; ws != nil && h.first < ws.next {
+		return fmt.Errorf("%w at byte %d: writer %d sequence %d goes back (expected ≥ %d)", ErrCorrupt, at, h.writer, h.first, ws.next)
+	}
+	return nil
+}
+
+func (r *Reader) startEvents(at int64) error {
+	h := &r.hdr
 	ws := r.writers[h.writer]
 	if ws == nil {
 		if len(r.writers) >= maxWriters {
@@ -200,19 +262,47 @@ func (r *Reader) startEvents(at int64) error {
 		ws = &writerState{}
 		r.writers[h.writer] = ws
 	}
-	if ws.seen && h.first < ws.next {
-		return fmt.Errorf("%w at byte %d: writer %d sequence %d goes back (expected ≥ %d)", ErrCorrupt, at, h.writer, h.first, ws.next)
-	}
-	ws.seen = true
 	r.ws, r.pos, r.left, r.blockAt = ws, 0, h.count, at
 	return nil
 }
 
 // record decodes the next record of the current event block.
 func (r *Reader) record() (Event, error) {
-	h, ws, b := &r.hdr, r.ws, r.body[r.pos:]
+	h, ws := &r.hdr, r.ws
+	ev, size, err := parseRecord(r.body[r.pos:], h, h.count-r.left, r.prev, ws.lastT)
+	if err == errShortRecord {
+		err = errors.New("event block ends inside a record")
+	}
+	if err != nil {
+		at := r.blockAt + blockHeaderSz + int64(r.pos)
+		return Event{}, fmt.Errorf("%w at byte %d: writer %d: %v", ErrCorrupt, at, h.writer, err)
+	}
+	r.pos += size
+	r.left--
+	r.prev = ev.Seq
+	ws.lastT = int64(ev.Time)
+	ws.read++ // ≤ ws.next ≤ 2^64−1: sequence numbers strictly increase below last+1
+	if r.left == 0 {
+		if r.pos != len(r.body) {
+			at := r.blockAt + blockHeaderSz + int64(r.pos)
+			return Event{}, fmt.Errorf("%w at byte %d: writer %d: %d bytes after the last record", ErrCorrupt, at, h.writer, len(r.body)-r.pos)
+		}
+		ws.next = h.last + 1 // no wrap: checkHeader rejects last = 2^64−1
+	}
+	return ev, nil
+}
+
+// errShortRecord: the bytes end inside the record (a cut, or, in a
+// complete block, a structural error).
+var errShortRecord = errors.New("record cut short")
+
+// parseRecord decodes the record at the start of b, record i of block h,
+// and checks it against the block, the previous record's sequence number
+// prev and the writer's previous time lastT. It returns the record's
+// encoded size.
+func parseRecord(b []byte, h *blockHeader, i uint32, prev uint64, lastT int64) (Event, int, error) {
 	if len(b) < recordHeaderSz {
-		return Event{}, r.corrupt("writer %d: event block ends inside a record", h.writer)
+		return Event{}, 0, errShortRecord
 	}
 	ev := Event{
 		Writer: h.writer,
@@ -221,47 +311,35 @@ func (r *Reader) record() (Event, error) {
 		Arg:    le.Uint64(b[16:]),
 		Kind:   Kind(le.Uint16(b[24:])),
 	}
-	plen := le.Uint32(b[28:])
-	first := r.left == h.count
+	plen, resv := le.Uint32(b[28:]), le.Uint16(b[26:])
 	switch {
-	case ev.Kind == 0 || le.Uint16(b[26:]) != 0:
-		return Event{}, r.corrupt("writer %d: record kind %d / reserved %d", h.writer, ev.Kind, le.Uint16(b[26:]))
-	case plen > MaxPayload || uint64(recordSize(int(plen))) > uint64(len(b)):
-		return Event{}, r.corrupt("writer %d: payload length %d overruns the block", h.writer, plen)
-	case ev.Time < 0 || int64(ev.Time) < ws.lastT:
-		return Event{}, r.corrupt("writer %d: time %d goes back", h.writer, ev.Time)
-	case first && ev.Seq != h.first:
-		return Event{}, r.corrupt("writer %d: first sequence %d, header says %d", h.writer, ev.Seq, h.first)
-	case !first && ev.Seq <= r.prev:
-		return Event{}, r.corrupt("writer %d: sequence %d after %d", h.writer, ev.Seq, r.prev)
+	case ev.Kind == 0 || resv != 0:
+		return Event{}, 0, fmt.Errorf("record kind %d / reserved %d", ev.Kind, resv)
+	case plen > MaxPayload:
+		return Event{}, 0, fmt.Errorf("payload length %d beyond MaxPayload", plen)
+	case ev.Time < 0 || int64(ev.Time) < lastT:
+		return Event{}, 0, fmt.Errorf("time %d goes back", ev.Time)
+	case i == 0 && ev.Seq != h.first:
+		return Event{}, 0, fmt.Errorf("first sequence %d, header says %d", ev.Seq, h.first)
+	case i > 0 && ev.Seq <= prev:
+		return Event{}, 0, fmt.Errorf("sequence %d after %d", ev.Seq, prev)
 	case ev.Seq > h.last:
-		return Event{}, r.corrupt("writer %d: sequence %d beyond block's last %d", h.writer, ev.Seq, h.last)
+		return Event{}, 0, fmt.Errorf("sequence %d beyond block's last %d", ev.Seq, h.last)
+	case i+1 == h.count && ev.Seq != h.last:
+		return Event{}, 0, fmt.Errorf("last sequence %d, header says %d", ev.Seq, h.last)
+	case uint64(recordSize(int(plen))) > uint64(len(b)):
+		// Checked last so that a cut record's header is checked in full.
+		return Event{}, 0, errShortRecord
 	}
-	size := recordSize(int(plen))
-	ev.Payload = b[recordHeaderSz : recordHeaderSz+int(plen) : recordHeaderSz+int(plen)]
-	r.pos += size
-	r.left--
-	r.prev = ev.Seq
-	ws.lastT = int64(ev.Time)
-	ws.read++
-	if r.left == 0 {
-		switch {
-		case ev.Seq != h.last:
-			return Event{}, r.corrupt("writer %d: last sequence %d, header says %d", h.writer, ev.Seq, h.last)
-		case r.pos != len(r.body):
-			return Event{}, r.corrupt("writer %d: %d bytes after the last record", h.writer, len(r.body)-r.pos)
-		}
-		ws.next = h.last + 1
-	}
-	return ev, nil
+	n := recordHeaderSz + int(plen)
+	ev.Payload = b[recordHeaderSz:n:n]
+	return ev, recordSize(int(plen)), nil
 }
 
 // end checks the end block against what was read and computes the counts.
+// The block's header was checked by checkHeader.
 func (r *Reader) end(at int64) error {
 	h := &r.hdr
-	if h.writer != 0 || h.first != 0 || h.last != 0 || uint64(h.count)*endEntrySize != uint64(h.length) {
-		return fmt.Errorf("%w at byte %d: malformed end block", ErrCorrupt, at)
-	}
 	counts := make([]WriterCounts, 0, h.count)
 	for i := 0; i < int(h.count); i++ {
 		e := r.body[i*endEntrySize:]
@@ -269,14 +347,11 @@ func (r *Reader) end(at int64) error {
 		if le.Uint32(e[4:]) != 0 || (i > 0 && id <= counts[i-1].Writer) {
 			return fmt.Errorf("%w at byte %d: end block entry %d", ErrCorrupt, at, i)
 		}
-		ws := r.writers[id]
-		if ws == nil {
-			ws = &writerState{}
+		c, err := endCounts(id, r.writers[id], written)
+		if err != nil {
+			return fmt.Errorf("%w at byte %d: %v", ErrCorrupt, at, err)
 		}
-		if ws.seen && written < ws.next {
-			return fmt.Errorf("%w at byte %d: writer %d wrote %d events but sequence %d was read", ErrCorrupt, at, id, written, ws.next-1)
-		}
-		counts = append(counts, WriterCounts{Writer: id, Read: ws.read, Lost: written - ws.read, Written: written})
+		counts = append(counts, c)
 	}
 	for id := range r.writers {
 		i := sort.Search(len(counts), func(i int) bool { return counts[i].Writer >= id })
@@ -290,6 +365,156 @@ func (r *Reader) end(at int64) error {
 	case err != io.EOF:
 		return fmt.Errorf("trace: read after the end block at byte %d: %w", r.off, err)
 	}
-	r.counts = counts
+	return r.setCounts(counts, at)
+}
+
+// endCounts checks one end-block entry against what was read of that
+// writer (ws, nil if nothing) without wrap-around.
+func endCounts(id uint32, ws *writerState, written uint64) (WriterCounts, error) {
+	var read, next uint64
+	if ws != nil {
+		read, next = ws.read, ws.next
+	}
+	if written < next {
+		return WriterCounts{}, fmt.Errorf("writer %d wrote %d events but sequence %d was read", id, written, next-1)
+	}
+	lost, borrow := bits.Sub64(written, read, 0)
+	if borrow != 0 { // unreachable while read ≤ next; checked, not assumed
+		return WriterCounts{}, fmt.Errorf("writer %d: %d events read of %d written", id, read, written)
+	}
+	return WriterCounts{Writer: id, Read: read, Lost: lost, Written: written}, nil
+}
+
+// setCounts sums counts without wrap-around and records them. A trace
+// whose writers together wrote more than 2^64−1 events is corrupt: no
+// session can, and Totals could not report it.
+func (r *Reader) setCounts(counts []WriterCounts, at int64) error {
+	var read, lost, written uint64
+	for _, c := range counts {
+		var c1, c2, c3 uint64
+		read, c1 = bits.Add64(read, c.Read, 0)
+		lost, c2 = bits.Add64(lost, c.Lost, 0)
+		written, c3 = bits.Add64(written, c.Written, 0)
+		if c1|c2|c3 != 0 {
+			return fmt.Errorf("%w at byte %d: the writers' event counts add up beyond 2^64−1", ErrCorrupt, at)
+		}
+	}
+	r.counts, r.totRead, r.totLost = counts, read, lost
+	return io.EOF
+}
+
+// cutHeader handles the end of the input inside (or right at) a block
+// header: a truncated trace, unless what there is of the header is
+// already wrong.
+func (r *Reader) cutHeader(at int64, got []byte, err error) error {
+	if !isEOF(err) {
+		return fmt.Errorf("trace: read block header at byte %d: %w", at, err)
+	}
+	if len(got) == 0 {
+		return r.truncate(at, "no end block after the last complete block")
+	}
+	if problem := partialHeaderProblem(got); problem != "" {
+		return fmt.Errorf("%w at byte %d: %s", ErrCorrupt, at, problem)
+	}
+	return r.truncate(at, fmt.Sprintf("cut %d bytes into a block header", len(got)))
+}
+
+// partialHeaderProblem checks the fields that a cut header still holds.
+func partialHeaderProblem(b []byte) string {
+	var raw [blockHeaderSz]byte
+	copy(raw[:], b)
+	var h blockHeader
+	h.decode(&raw)
+	switch {
+	case len(b) >= 4 && h.tag != tagEvents && h.tag != tagEnd:
+		return fmt.Sprintf("unknown block tag %q", h.tag[:])
+	case len(b) >= 32 && (h.length > MaxBlockBody || h.length%8 != 0):
+		return fmt.Sprintf("block length %d", h.length)
+	case len(b) >= 36 && h.reserved != 0:
+		return fmt.Sprintf("reserved field %#x", h.reserved)
+	}
+	return ""
+}
+
+// cutBody handles the end of the input inside the body of the block at
+// at, whose header checkHeader accepted: a truncated trace if the bytes
+// that survive are a well-formed prefix of such a block.
+func (r *Reader) cutBody(at int64, got []byte, err error) error {
+	if !isEOF(err) {
+		return fmt.Errorf("trace: read block body at byte %d: %w", at, err)
+	}
+	h := &r.hdr
+	check := r.partialEventsProblem
+	if h.tag == tagEnd {
+		check = partialEndProblem
+	}
+	if off, problem := check(got); problem != "" {
+		return fmt.Errorf("%w at byte %d: %s (in a block cut after %d of %d bytes)",
+			ErrCorrupt, at+blockHeaderSz+int64(off), problem, len(got), h.length)
+	}
+	kind := "an event"
+	if h.tag == tagEnd {
+		kind = "the end"
+	}
+	return r.truncate(at, fmt.Sprintf("cut %d of %d bytes into the body of %s block", len(got), h.length, kind))
+}
+
+// partialEventsProblem checks the complete records of a cut event block
+// as record would, without returning them: a cut block's events are
+// never returned because its checksum cannot be verified.
+func (r *Reader) partialEventsProblem(b []byte) (int, string) {
+	h, prev, lastT := &r.hdr, uint64(0), int64(0)
+	if ws := r.writers[h.writer]; ws != nil {
+		lastT = ws.lastT
+	}
+	off := 0
+	for i := uint32(0); i < h.count; i++ {
+		ev, size, err := parseRecord(b[off:], h, i, prev, lastT)
+		if err == errShortRecord {
+			return 0, ""
+		}
+		if err != nil {
+			return off, fmt.Sprintf("writer %d: %v", h.writer, err)
+		}
+		off += size
+		prev, lastT = ev.Seq, int64(ev.Time)
+	}
+	// Every record fits in fewer bytes than the header's length.
+	return off, fmt.Sprintf("writer %d: bytes after the last record", h.writer)
+}
+
+// partialEndProblem checks the complete entries of a cut end block.
+func partialEndProblem(b []byte) (int, string) {
+	for off := 0; off+endEntrySize <= len(b); off += endEntrySize {
+		e := b[off:]
+		if le.Uint32(e[4:]) != 0 || (off > 0 && le.Uint32(e) <= le.Uint32(b[off-endEntrySize:])) {
+			return off, fmt.Sprintf("end block entry %d", off/endEntrySize)
+		}
+	}
+	return 0, ""
+}
+
+// truncate ends a trace that was cut at byte at: the counts are those of
+// the complete blocks (see WriterCounts).
+func (r *Reader) truncate(at int64, why string) error {
+	ids := make([]uint32, 0, len(r.writers))
+	for id := range r.writers {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	counts := make([]WriterCounts, len(ids))
+	for i, id := range ids {
+		ws := r.writers[id]
+		lost, borrow := bits.Sub64(ws.next, ws.read, 0)
+		if borrow != 0 { // unreachable while read ≤ next; checked, not assumed
+			return fmt.Errorf("%w at byte %d: writer %d: %d events read below sequence %d", ErrCorrupt, at, id, ws.read, ws.next)
+		}
+		counts[i] = WriterCounts{Writer: id, Read: ws.read, Lost: lost, Written: ws.next}
+	}
+	if err := r.setCounts(counts, at); err != io.EOF {
+		return err
+	}
+	r.cut = fmt.Errorf("%w at byte %d: %s", ErrTruncated, at, why)
+	r.cutAt = at
 	return io.EOF
 }

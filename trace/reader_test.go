@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"testing/iotest"
 	"time"
+	"unicode"
 )
 
 // Hand-made files: a builder that writes correct checksums around
@@ -142,11 +145,6 @@ func badFiles() []badFile {
 		{"future version", cat(fileHeader(2), b0, end1), ErrVersion},
 		{"version zero", cat(fileHeader(0), b0, end1), ErrVersion},
 		{"header checksum", flip(good, 17), ErrCorrupt},
-		{"header only", hdr, ErrTruncated},
-		{"truncated block header", good[:fileHeaderSize+20], ErrTruncated},
-		{"truncated block body", good[:fileHeaderSize+blockHeaderSz+40], ErrTruncated},
-		{"no end block", good[:len(good)-len(endBlock(endEntry{0, 5}, endEntry{1, 3}))], ErrTruncated},
-		{"truncated end block", good[:len(good)-3], ErrTruncated},
 		{"body bit flip", flip(good, fileHeaderSize+blockHeaderSz+9), ErrCorrupt},
 		{"block header bit flip", flip(good, fileHeaderSize+5), ErrCorrupt},
 		{"checksum bit flip", flip(good, fileHeaderSize+37), ErrCorrupt},
@@ -178,6 +176,59 @@ func badFiles() []badFile {
 		{"end length mismatch", cat(hdr, b0, block(tagEnd, 0, 0, 0, 2, endBlock(endEntry{0, 1})[blockHeaderSz:], nil)), ErrCorrupt},
 		{"data after end", cat(good, []byte{0}), ErrCorrupt},
 		{"block after end", cat(good, b0), ErrCorrupt},
+		// Sequence numbers and counts that only wrap-around arithmetic accepts.
+		{"seq 2^64-1 with 0 written", seqMaxEndZero(), ErrCorrupt},
+		{"seq 2^64-1 with 2^64-1 written", cat(hdr, evBlock(0, rec{seq: math.MaxUint64, kind: 1}), endBlock(endEntry{0, math.MaxUint64})), ErrCorrupt},
+		{"range ends at 2^64-1", cat(hdr, evBlock(0, rec{seq: math.MaxUint64 - 1, kind: 1}, rec{seq: math.MaxUint64, kind: 1}), endBlock(endEntry{0, math.MaxUint64})), ErrCorrupt},
+		{"written sum overflows", cat(hdr, b0, endBlock(endEntry{0, 1 << 63}, endEntry{1, 1 << 63})), ErrCorrupt},
+		{"lost sum overflows", cat(hdr, endBlock(endEntry{0, math.MaxUint64}, endEntry{7, 1})), ErrCorrupt},
+		{"written below read in end block", cat(hdr, evBlock(0, rec{seq: 0, kind: 1}, rec{seq: 1, kind: 1}, rec{seq: 2, kind: 1}), endBlock(endEntry{0, 1})), ErrCorrupt},
+		// Cut traces whose surviving bytes are already wrong are corrupt, not cut.
+		{"cut header with unknown tag", cat(hdr, b0, []byte("JUNKJUNK")), ErrCorrupt},
+		{"cut header with bad length", cat(hdr, b0, block(tagEvents, 0, 1, 1, 1, nil, func(h *blockHeader) { h.length = 7 })[:34]), ErrCorrupt},
+		{"cut body with bad record", cat(hdr, evBlock(0, rec{seq: 0, kind: 1}, rec{seq: 1, kind: 0}, rec{seq: 2, kind: 1})[:blockHeaderSz+2*recordHeaderSz+8]), ErrCorrupt},
+		{"cut body going back in time", cat(hdr, b0, evBlock(0, rec{t: 5, seq: 1, kind: 1}, rec{t: 20, seq: 2, kind: 1})[:blockHeaderSz+recordHeaderSz+8]), ErrCorrupt},
+		{"cut body whose records end early", cat(hdr, block(tagEvents, 0, 0, 0, 1, append(encodeRecs([]rec{{kind: 1}}), make([]byte, 64)...), nil)[:blockHeaderSz+recordHeaderSz+8]), ErrCorrupt},
+		{"cut end block with bad entry", cat(hdr, b0, func() []byte { b := endBlock(endEntry{0, 1}, endEntry{0, 1}, endEntry{1, 0}); return b[:len(b)-8] }()), ErrCorrupt},
+	}
+}
+
+// seqMaxEndZero is issue 14's crafted trace: one event with sequence
+// number 2^64−1 and an end block saying its writer wrote 0 events, which
+// wrap-around arithmetic read as 1 read + 18446744073709551615 lost = 0
+// written.
+func seqMaxEndZero() []byte {
+	return cat(fileHeader(Version), evBlock(0, rec{t: 1, seq: math.MaxUint64, kind: 1}), endBlock(endEntry{0, 0}))
+}
+
+type cutFile struct {
+	name   string
+	data   []byte
+	events int            // events read before io.EOF
+	counts []WriterCounts // Counts() after io.EOF
+	at     int64          // where the trace is cut
+}
+
+// cutFiles: traces that end early, read as far as their complete blocks.
+func cutFiles() []cutFile {
+	good := goodFile()
+	hdr := fileHeader(Version)
+	b0 := evBlock(0, rec{t: 10, seq: 0, kind: KindJobStart}, rec{t: 20, seq: 1, kind: KindJobEnd, payload: []byte("abc")})
+	b1 := evBlock(1, rec{t: 15, seq: 0, kind: KindEnqueue, arg: 65}, rec{t: 16, seq: 1, kind: KindWake})
+	b2 := evBlock(0, rec{t: 30, seq: 3, kind: KindUser + 1, payload: []byte("0123456789")})
+	after := func(blocks ...[]byte) int64 { return int64(len(cat(append([][]byte{hdr}, blocks...)...))) }
+	all := []WriterCounts{{0, 3, 1, 4}, {1, 2, 0, 2}} // seq 2 of writer 0 is a gap below 3
+	return []cutFile{
+		{"header only", hdr, 0, []WriterCounts{}, fileHeaderSize},
+		{"truncated block header", good[:fileHeaderSize+20], 0, []WriterCounts{}, fileHeaderSize},
+		{"truncated block body", good[:fileHeaderSize+blockHeaderSz+40], 0, []WriterCounts{}, fileHeaderSize},
+		{"second block cut", good[:after(b0)+blockHeaderSz+8], 2, []WriterCounts{{0, 2, 0, 2}}, after(b0)},
+		{"no end block", good[:after(b0, b1, b2)], 5, all, after(b0, b1, b2)},
+		{"end block header cut", good[:after(b0, b1, b2)+39], 5, all, after(b0, b1, b2)},
+		{"truncated end block", good[:len(good)-3], 5, all, after(b0, b1, b2)},
+		{"record header complete, payload cut", cat(hdr, b0, b2[:blockHeaderSz+recordHeaderSz+2]), 2, []WriterCounts{{0, 2, 0, 2}}, after(b0)},
+		{"2^64-2 read, no end block", cat(hdr, evBlock(0, rec{seq: math.MaxUint64 - 1, kind: 1})), 1,
+			[]WriterCounts{{0, 1, math.MaxUint64 - 1, math.MaxUint64}}, after(evBlock(0, rec{seq: math.MaxUint64 - 1, kind: 1}))},
 	}
 }
 
@@ -196,6 +247,110 @@ func TestReaderRejectsBadFiles(t *testing.T) {
 			t.Log(err)
 		})
 	}
+}
+
+// TestSeqMaxEndZero: issue 14's crafted trace is corrupt, at the byte
+// offset of the block that holds sequence number 2^64−1.
+func TestSeqMaxEndZero(t *testing.T) {
+	err := readErr(seqMaxEndZero())
+	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), fmt.Sprintf("at byte %d:", fileHeaderSize)) {
+		t.Fatalf("got %v, want ErrCorrupt at byte %d", err, fileHeaderSize)
+	}
+}
+
+// TestReaderReadsCutFiles: a trace that ends early reads as far as its
+// complete blocks, then io.EOF; Truncation says where it was cut, and the
+// counts are those of the complete blocks.
+func TestReaderReadsCutFiles(t *testing.T) {
+	for _, c := range cutFiles() {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := Open(bytes.NewReader(c.data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for ; ; n++ {
+				if _, err = r.Next(); err != nil {
+					break
+				}
+			}
+			if err != io.EOF || n != c.events {
+				t.Fatalf("read %d events then %v, want %d then io.EOF", n, err, c.events)
+			}
+			if _, again := r.Next(); again != io.EOF {
+				t.Fatalf("Next after io.EOF: %v", again)
+			}
+			cut := r.Truncation()
+			if !r.Truncated() || !errors.Is(cut, ErrTruncated) || !strings.Contains(cut.Error(), fmt.Sprintf("at byte %d:", c.at)) {
+				t.Fatalf("Truncated %v, Truncation %v: want a cut at byte %d", r.Truncated(), cut, c.at)
+			}
+			if fmt.Sprint(r.Counts()) != fmt.Sprint(c.counts) {
+				t.Fatalf("counts %+v, want %+v", r.Counts(), c.counts)
+			}
+			checkCounts(t, r, uint64(n))
+			t.Log(cut)
+		})
+	}
+}
+
+// TestEveryPrefixReads cuts a hand-made and a real trace at every byte:
+// each prefix reads without error, returns exactly the events of the
+// blocks it holds whole, and is truncated unless it is the whole file.
+func TestEveryPrefixReads(t *testing.T) {
+	for name, data := range map[string][]byte{"hand-made": goodFile(), "session": observedSession(t)} {
+		ends := blockEnds(t, data)
+		for k := fileHeaderSize; k <= len(data); k++ {
+			n, r, err := readEvents(t, data[:k])
+			if err != nil {
+				t.Fatalf("%s cut at %d of %d bytes: %v", name, k, len(data), err)
+			}
+			want, at := eventsBefore(ends, k)
+			if k < len(data) && (n != want || !r.Truncated() || r.cutAt != at) {
+				t.Fatalf("%s cut at %d: %d events, truncated %v at %d; want %d events cut at %d", name, k, n, r.Truncated(), r.cutAt, want, at)
+			}
+			if k == len(data) && (r.Truncated() || n != want) {
+				t.Fatalf("%s whole: %d events, truncated %v", name, n, r.Truncated())
+			}
+			checkCounts(t, r, n)
+		}
+	}
+}
+
+// blockEnd is where a block ends and how many events it holds.
+type blockEnd struct {
+	end    int
+	events uint64
+}
+
+// blockEnds walks a valid trace's block headers.
+func blockEnds(t *testing.T, data []byte) []blockEnd {
+	var out []blockEnd
+	for off := fileHeaderSize; off < len(data); {
+		var h blockHeader
+		h.decode((*[blockHeaderSz]byte)(data[off:]))
+		off += blockHeaderSz + int(h.length)
+		if h.tag == tagEnd {
+			h.count = 0
+		}
+		out = append(out, blockEnd{off, uint64(h.count)})
+	}
+	if len(out) == 0 || out[len(out)-1].end != len(data) {
+		t.Fatalf("blocks %v do not tile %d bytes", out, len(data))
+	}
+	return out
+}
+
+// eventsBefore counts the events of the blocks that end by byte k, and
+// returns the end of the last of them.
+func eventsBefore(ends []blockEnd, k int) (uint64, int64) {
+	n, at := uint64(0), int64(fileHeaderSize)
+	for _, b := range ends {
+		if b.end > k {
+			break
+		}
+		n, at = n+b.events, int64(b.end)
+	}
+	return n, at
 }
 
 // readErr reads data to the end and returns the first error other than
@@ -222,41 +377,88 @@ func readErr(data []byte) error {
 	}
 }
 
-// FuzzReader: arbitrary bytes never panic or loop; a trace that reads
-// without error has consistent counts.
+// FuzzReader: arbitrary bytes never panic or loop; a trace that reads to
+// io.EOF has counts that add up without wrap-around; and cutting a
+// readable trace short only truncates it, never makes it corrupt.
 func FuzzReader(f *testing.F) {
 	f.Add(goodFile())
 	f.Add(cat(fileHeader(Version), endBlock()))
 	f.Add(fileHeader(Version))
+	f.Add(seqMaxEndZero())
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := Open(bytes.NewReader(data))
+		n, r, err := readEvents(t, data)
 		if err != nil {
 			return
 		}
-		var n uint64
-		for {
-			_, err := r.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				if !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrTruncated) {
-					t.Fatalf("error %v wraps no sentinel", err)
-				}
-				return
-			}
-			n++
+		checkCounts(t, r, n)
+		if len(data) <= fileHeaderSize {
+			return
 		}
-		read, _ := r.Totals()
-		if read != n {
-			t.Fatalf("read %d events, counts say %d", n, read)
-		}
-		for _, c := range r.Counts() {
-			if c.Read+c.Lost != c.Written {
-				t.Fatalf("counts %+v inconsistent", c)
+		// Two prefixes per input: one just short, one picked by the content.
+		for _, k := range []int{len(data) - 1, fileHeaderSize + int(crc32.ChecksumIEEE(data))%(len(data)-fileHeaderSize)} {
+			m, rk, err := readEvents(t, data[:k])
+			switch {
+			case err != nil:
+				t.Fatalf("prefix of %d of %d bytes: %v", k, len(data), err)
+			case !rk.Truncated() || !errors.Is(rk.Truncation(), ErrTruncated):
+				t.Fatalf("prefix of %d of %d bytes: not truncated (%v)", k, len(data), rk.Truncation())
+			case m > n:
+				t.Fatalf("prefix of %d of %d bytes: %d events, the whole had %d", k, len(data), m, n)
 			}
+			checkCounts(t, rk, m)
 		}
 	})
+}
+
+// readEvents reads data to io.EOF and returns the number of events. A
+// failure must wrap the right sentinel: Next never reports ErrTruncated,
+// and a bytes.Reader has no I/O errors, so it is ErrCorrupt.
+func readEvents(t *testing.T, data []byte) (uint64, *Reader, error) {
+	t.Helper()
+	r, err := Open(bytes.NewReader(data))
+	if err != nil {
+		if !errors.Is(err, ErrNotTrace) && !errors.Is(err, ErrVersion) && !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrTruncated) {
+			t.Fatalf("Open error %v wraps no sentinel", err)
+		}
+		return 0, nil, err
+	}
+	var n uint64
+	for {
+		_, err := r.Next()
+		if err == io.EOF {
+			return n, r, nil
+		}
+		if err != nil {
+			if !errors.Is(err, ErrCorrupt) || errors.Is(err, ErrTruncated) {
+				t.Fatalf("Next error %v does not wrap ErrCorrupt alone", err)
+			}
+			return n, r, err
+		}
+		n++
+	}
+}
+
+// checkCounts checks a reader at io.EOF against the n events it returned,
+// with arithmetic that cannot wrap (so a wrapped count cannot pass).
+func checkCounts(t *testing.T, r *Reader, n uint64) {
+	t.Helper()
+	var read, lost, c1, c2 uint64
+	for i, c := range r.Counts() {
+		if c.Read > c.Written || c.Lost != c.Written-c.Read {
+			t.Fatalf("counts %+v: read + lost ≠ written", c)
+		}
+		if i > 0 && c.Writer <= r.Counts()[i-1].Writer {
+			t.Fatalf("counts not sorted by writer: %+v", r.Counts())
+		}
+		read, c1 = bits.Add64(read, c.Read, 0)
+		lost, c2 = bits.Add64(lost, c.Lost, 0)
+		if c1|c2 != 0 {
+			t.Fatalf("counts %+v add up beyond 2^64−1", r.Counts())
+		}
+	}
+	if gotRead, gotLost := r.Totals(); gotRead != read || gotLost != lost || read != n {
+		t.Fatalf("Totals %d read %d lost; counts sum to %d and %d; Next returned %d events", gotRead, gotLost, read, lost, n)
+	}
 }
 
 // TestWriteFuzzCorpus regenerates testdata/fuzz/FuzzReader from the bad
@@ -283,8 +485,20 @@ func TestWriteFuzzCorpus(t *testing.T) {
 	o.CollectionEnd(1)
 	s.Close()
 	files := map[string][]byte{"good": goodFile(), "session": real.Bytes(), "empty-end": cat(fileHeader(Version), endBlock())}
+	// File names keep to letters, digits and '-' so that every system can hold them.
+	fileName := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r > unicode.MaxASCII || !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				return '-'
+			}
+			return r
+		}, s)
+	}
 	for _, c := range badFiles() {
-		files[strings.ReplaceAll(c.name, " ", "-")] = c.data
+		files[fileName(c.name)] = c.data
+	}
+	for _, c := range cutFiles() {
+		files["cut-"+fileName(c.name)] = c.data
 	}
 	for name, data := range files {
 		content := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", data)

@@ -30,6 +30,9 @@ func readAll(t *testing.T, data []byte) ([]Event, *Reader) {
 	for {
 		ev, err := r.Next()
 		if err == io.EOF {
+			if err := r.Truncation(); err != nil {
+				t.Fatalf("after %d events: %v", len(evs), err)
+			}
 			return evs, r
 		}
 		if err != nil {

@@ -9,15 +9,24 @@ import (
 type Summary struct {
 	Header  Header
 	Events  uint64          // events read
-	Lost    uint64          // events lost (dropped by writers)
+	Lost    uint64          // events lost (dropped by writers); a lower bound if Truncated
 	ByKind  map[Kind]uint64 // events read per kind
-	Writers []WriterCounts
-	First   time.Duration // time of the earliest event
-	Last    time.Duration // time of the latest event
-	Payload uint64        // payload bytes read
+	Writers []WriterCounts  // see WriterCounts for their meaning if Truncated
+	First   time.Duration   // time of the earliest event
+	Last    time.Duration   // time of the latest event
+	Payload uint64          // payload bytes read
+	// Truncated is true when the trace has no end block (its session did
+	// not finish): everything above covers only its complete blocks, and
+	// what the writers attempted after them is unknown.
+	Truncated bool
+	// TruncatedAt is the byte offset where the trace was cut, which is the
+	// end of its last complete block; 0 unless Truncated.
+	TruncatedAt int64
 }
 
-// Summarize reads the trace to its end.
+// Summarize reads the trace to its end. A truncated trace is summarized
+// as far as it can be read, with Truncated set, and no error; an error
+// (corruption, I/O) is returned with the summary of the events before it.
 func Summarize(r *Reader) (Summary, error) {
 	s := Summary{Header: r.Header(), ByKind: map[Kind]uint64{}}
 	for {
@@ -40,5 +49,8 @@ func Summarize(r *Reader) (Summary, error) {
 	}
 	s.Writers = r.Counts()
 	_, s.Lost = r.Totals()
+	if r.Truncated() {
+		s.Truncated, s.TruncatedAt = true, r.cutAt
+	}
 	return s, nil
 }
