@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"maps"
@@ -22,7 +21,7 @@ import (
 // label means different numbers in different tools: the seed's rows are
 // spreadsheet functions, and a reader comparing with them must know it.
 const definitionsNote = "TrimMean p% = TRIMMEAN(range, p): p of the points in total dropped, half from each tail (the count rounded down to even). " +
-	"Q1–Q3 = QUARTILE.INC: linear interpolation at position (n−1)·q. p99 = the smallest pause that at least 99% of pauses do not exceed.\n"
+	"Q1–Q3 = QUARTILE.INC: linear interpolation at position (n−1)·q. p99 = the smallest pause that at least 99% of pauses do not exceed."
 
 // A column is either a mode's values or a comparison's improvements.
 type column struct {
@@ -160,45 +159,45 @@ func (c column) headers() (host, top, bottom string) {
 // WriteText writes the report as an aligned plain-text table with a short
 // header describing the configuration and hosts.
 func (r *Report) WriteText(w io.Writer) error {
-	cols, rows := r.columns(), tableRows()
-	multiHost := len(r.Runs) > 1
-	var lines [][]string
-	if multiHost {
-		lines = append(lines, headerLine(cols, 0, ""))
+	return r.humanTable(len(r.Runs) > 1).Write(w, Text)
+}
+
+// WriteMarkdown writes the report as a Markdown table (GitHub flavor) with
+// the configuration and hosts as a list above it.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	return r.humanTable(true).Write(w, Markdown)
+}
+
+// humanTable is the grid as people read it: rounded numbers, the notes
+// that define them. hostLine adds the heading line that names each
+// column's host (text shows it only for merged reports; Markdown folds it
+// into the one heading per column).
+func (r *Report) humanTable(hostLine bool) *Table {
+	cols := r.columns()
+	t := &Table{Title: "gcbench: " + r.Title, Facts: []Fact{{Key: "config", Value: strings.Join(r.configPairs(), " "), Verbatim: true}}}
+	for _, run := range r.Runs {
+		t.Facts = append(t.Facts, Fact{Key: "host", Value: run.describeHost()})
+		if run.Partial != "" {
+			t.Facts = append(t.Facts, Fact{Key: "PARTIAL", Value: run.Partial})
+		}
 	}
-	lines = append(lines, headerLine(cols, 1, r.Title+" (µs)"), headerLine(cols, 2, ""))
-	for _, rw := range rows {
+	if hostLine {
+		t.Header = append(t.Header, headerLine(cols, 0, ""))
+	}
+	t.Header = append(t.Header, headerLine(cols, 1, r.Title+" (µs)"), headerLine(cols, 2, ""))
+	for _, rw := range tableRows() {
 		line := []string{rw.label}
 		for _, c := range cols {
 			line = append(line, c.cell(rw, humanStyle))
 		}
-		lines = append(lines, line)
+		t.Rows = append(t.Rows, line)
 	}
-	widths := make([]int, len(cols)+1)
-	for _, line := range lines {
-		for i, s := range line {
-			widths[i] = max(widths[i], len([]rune(s)))
-		}
+	t.Notes = []string{
+		"Improvement = (base − new) / base: positive means shorter pauses. p-value: two-sided Mann–Whitney U.",
+		definitionsNote,
+		r.medianCIs(),
 	}
-	var b strings.Builder
-	r.writePreamble(&b)
-	b.WriteString("\n")
-	for _, line := range lines {
-		for i, s := range line {
-			pad := strings.Repeat(" ", widths[i]-len([]rune(s)))
-			if i == 0 {
-				b.WriteString(s + pad)
-			} else {
-				b.WriteString("  " + pad + s)
-			}
-		}
-		b.WriteString("\n")
-	}
-	b.WriteString("\nImprovement = (base − new) / base: positive means shorter pauses. p-value: two-sided Mann–Whitney U.\n")
-	b.WriteString(definitionsNote)
-	r.writeMedianCIs(&b)
-	_, err := io.WriteString(w, trimLineEnds(b.String()))
-	return err
+	return t
 }
 
 func headerLine(cols []column, part int, first string) []string {
@@ -208,18 +207,6 @@ func headerLine(cols []column, part int, first string) []string {
 		line = append(line, [...]string{h, t, bt}[part])
 	}
 	return line
-}
-
-// writePreamble writes the title, configuration and host lines.
-func (r *Report) writePreamble(b *strings.Builder) {
-	fmt.Fprintf(b, "gcbench: %s\n", r.Title)
-	fmt.Fprintf(b, "config: %s\n", strings.Join(r.configPairs(), " "))
-	for _, run := range r.Runs {
-		fmt.Fprintf(b, "host: %s\n", run.describeHost())
-		if run.Partial != "" {
-			fmt.Fprintf(b, "PARTIAL: %s\n", run.Partial)
-		}
-	}
 }
 
 func (r *Report) configPairs() []string {
@@ -236,7 +223,7 @@ func (run Run) describeHost() string {
 		h.Label(), h.CPUModel, h.Cores, h.GOMAXPROCS, h.GoVersion, h.OS, h.Arch, run.Elapsed)
 }
 
-func (r *Report) writeMedianCIs(b *strings.Builder) {
+func (r *Report) medianCIs() string {
 	var parts []string
 	labels := r.runLabels()
 	for ri, run := range r.Runs {
@@ -252,55 +239,7 @@ func (r *Report) writeMedianCIs(b *strings.Builder) {
 			}
 		}
 	}
-	fmt.Fprintf(b, "Median with %.0f%% confidence interval (µs): %s.\n", MedianConfidence*100, strings.Join(parts, "; "))
-}
-
-func trimLineEnds(s string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " ")
-	}
-	return strings.Join(lines, "\n")
-}
-
-// WriteMarkdown writes the report as a Markdown table (GitHub flavour)
-// preceded by the configuration and hosts as a list.
-func (r *Report) WriteMarkdown(w io.Writer) error {
-	cols, rows := r.columns(), tableRows()
-	var b strings.Builder
-	fmt.Fprintf(&b, "### gcbench: %s\n\n", mdEscape(r.Title))
-	fmt.Fprintf(&b, "- config: `%s`\n", strings.Join(r.configPairs(), " "))
-	for _, run := range r.Runs {
-		fmt.Fprintf(&b, "- host: %s\n", mdEscape(run.describeHost()))
-		if run.Partial != "" {
-			fmt.Fprintf(&b, "- **partial**: %s\n", mdEscape(run.Partial))
-		}
-	}
-	b.WriteString("\n| " + mdEscape(r.Title) + " (µs) |")
-	for _, c := range cols {
-		h, t, bt := c.headers()
-		label := strings.TrimSpace(strings.Join([]string{h, t, bt}, " "))
-		b.WriteString(" " + mdEscape(label) + " |")
-	}
-	b.WriteString("\n| --- |" + strings.Repeat(" ---: |", len(cols)) + "\n")
-	for _, rw := range rows {
-		b.WriteString("| " + rw.label + " |")
-		for _, c := range cols {
-			b.WriteString(" " + c.cell(rw, humanStyle) + " |")
-		}
-		b.WriteString("\n")
-	}
-	b.WriteString("\nImprovement = (base − new) / base: positive means shorter pauses. p-value: two-sided Mann–Whitney U.\n")
-	b.WriteString(definitionsNote)
-	r.writeMedianCIs(&b)
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// mdEscape keeps text from a report file (titles, names, hosts) inside
-// its table cell or heading: a "|" would end the cell, a line break the row.
-func mdEscape(s string) string {
-	return strings.NewReplacer("|", `\|`, "\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	return fmt.Sprintf("Median with %.0f%% confidence interval (µs): %s.", MedianConfidence*100, strings.Join(parts, "; "))
 }
 
 // WriteCSV writes the grid as CSV: a header record ("statistic", then one
@@ -309,8 +248,7 @@ func mdEscape(s string) string {
 // 3 decimals, percent to 2, p-values to 4 significant digits); cells that
 // do not apply are empty.
 func (r *Report) WriteCSV(w io.Writer) error {
-	cols, rows := r.columns(), tableRows()
-	cw := csv.NewWriter(w)
+	cols := r.columns()
 	head := []string{"statistic"}
 	for _, c := range cols {
 		h, t, bt := c.headers()
@@ -323,10 +261,8 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		}
 		head = append(head, label)
 	}
-	if err := cw.Write(head); err != nil {
-		return err
-	}
-	for _, rw := range rows {
+	t := &Table{Header: [][]string{head}}
+	for _, rw := range tableRows() {
 		rec := []string{rw.label}
 		for _, c := range cols {
 			cell := c.cell(rw, machineStyle)
@@ -335,10 +271,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 			}
 			rec = append(rec, cell)
 		}
-		if err := cw.Write(rec); err != nil {
-			return err
-		}
+		t.Rows = append(t.Rows, rec)
 	}
-	cw.Flush()
-	return cw.Error()
+	return t.Write(w, CSV)
 }
