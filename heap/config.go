@@ -3,6 +3,7 @@ package heap
 import (
 	"errors"
 	"fmt"
+	"strconv"
 )
 
 // Sentinel errors; every error the package returns wraps one of them and
@@ -48,6 +49,9 @@ const (
 	MinNursery = 64 << 10
 	// DefaultRoots is the default number of write-barrier root slots.
 	DefaultRoots = 4096
+	// MaxRoots is the largest number of root slots accepted (16 Mi slots,
+	// 128 MiB of roots).
+	MaxRoots = 1 << 24
 	// maxAddressSpace caps a heap's total reservation (64 TiB), far below
 	// what a 64-bit kernel could map but above any machine's memory.
 	maxAddressSpace = 1 << 46
@@ -61,7 +65,7 @@ type Config struct {
 	LOS int64
 	// Nursery is the nursery's size: a multiple of PageSize ≥ MinNursery.
 	Nursery int64
-	// Roots is the number of write-barrier root slots (≥ 1).
+	// Roots is the number of write-barrier root slots (1..MaxRoots).
 	Roots int
 	// Seed determines every payload byte written by the heap.
 	Seed uint64
@@ -79,38 +83,98 @@ func DefaultConfig() Config {
 	}
 }
 
-// Validate reports the first field that cannot be used, wrapping
-// ErrInvalidConfig; the message names the field and the required value.
+// ConfigError names a Config or PopulateConfig field that cannot be used,
+// the value it was given and what would be accepted. Every error Validate
+// returns is one; it wraps ErrInvalidConfig.
+type ConfigError struct {
+	// Field is the field's name in Config ("MajorHeap", "LOS", "Nursery",
+	// "Roots"), or in PopulateConfig with that prefix ("PopulateConfig.MajorFill").
+	Field string
+	// Value is the value as given: sizes as FormatSize writes them, counts
+	// and fractions as numbers.
+	Value string
+	// Want says what would be accepted, with the bound as a number
+	// ("a multiple of 16KiB (the block size)", "≤ 64TiB").
+	Want string
+}
+
+// Error reads "invalid heap configuration: Field = Value, want Want".
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("%v: %s = %s, want %s", ErrInvalidConfig, e.Field, e.Value, e.Want)
+}
+
+// Unwrap returns ErrInvalidConfig.
+func (e *ConfigError) Unwrap() error { return ErrInvalidConfig }
+
+// Validate reports the first field that cannot be used as a *ConfigError
+// (which wraps ErrInvalidConfig).
 func (c Config) Validate() error {
-	bad := func(field string, v int64, want string) error {
-		return fmt.Errorf("%w: %s = %d, want %s", ErrInvalidConfig, field, v, want)
+	size := func(field string, v int64, want string) error {
+		return &ConfigError{Field: field, Value: FormatSize(v), Want: want}
 	}
 	switch {
 	case c.MajorHeap <= 0:
-		return bad("MajorHeap", c.MajorHeap, "> 0")
+		return size("MajorHeap", c.MajorHeap, "> 0")
 	case c.MajorHeap%BlockSize != 0:
-		return bad("MajorHeap", c.MajorHeap, fmt.Sprintf("a multiple of the %d-byte block size", BlockSize))
+		return size("MajorHeap", c.MajorHeap, fmt.Sprintf("a multiple of %s (the block size)", FormatSize(BlockSize)))
 	case c.LOS <= 0:
-		return bad("LOS", c.LOS, "> 0")
+		return size("LOS", c.LOS, "> 0")
 	case c.LOS%PageSize != 0:
-		return bad("LOS", c.LOS, fmt.Sprintf("a multiple of the %d-byte page size", PageSize))
+		return size("LOS", c.LOS, fmt.Sprintf("a multiple of %s (the page size)", FormatSize(PageSize)))
 	case c.Nursery < MinNursery:
-		return bad("Nursery", c.Nursery, fmt.Sprintf("≥ %d", MinNursery))
+		return size("Nursery", c.Nursery, fmt.Sprintf("≥ %s", FormatSize(MinNursery)))
 	case c.Nursery%PageSize != 0:
-		return bad("Nursery", c.Nursery, fmt.Sprintf("a multiple of the %d-byte page size", PageSize))
-	case c.Roots < 1:
-		return bad("Roots", int64(c.Roots), "≥ 1")
-	case c.Roots > 1<<24:
-		return bad("Roots", int64(c.Roots), "≤ 16777216")
-	case c.MajorHeap > maxAddressSpace:
-		return bad("MajorHeap", c.MajorHeap, fmt.Sprintf("≤ %d", int64(maxAddressSpace)))
-	case c.LOS > maxAddressSpace:
-		return bad("LOS", c.LOS, fmt.Sprintf("≤ %d", int64(maxAddressSpace)))
-	case c.Nursery > maxAddressSpace:
-		return bad("Nursery", c.Nursery, fmt.Sprintf("≤ %d", int64(maxAddressSpace)))
-	case c.MajorHeap+c.LOS+c.Nursery > maxAddressSpace:
-		return fmt.Errorf("%w: MajorHeap + LOS + Nursery = %d bytes, want ≤ %d",
-			ErrInvalidConfig, c.MajorHeap+c.LOS+c.Nursery, int64(maxAddressSpace))
+		return size("Nursery", c.Nursery, fmt.Sprintf("a multiple of %s (the page size)", FormatSize(PageSize)))
+	case c.Roots < 1 || c.Roots > MaxRoots:
+		return &ConfigError{Field: "Roots", Value: fmt.Sprint(c.Roots), Want: fmt.Sprintf("1..%d", MaxRoots)}
+	}
+	return c.validateTotal()
+}
+
+// validateTotal bounds each space and their sum by the largest reservation
+// (maxAddressSpace). The sum is blamed on the largest space, the one whose
+// lowering helps most.
+func (c Config) validateTotal() error {
+	spaces := []struct {
+		field string
+		v     int64
+	}{{"MajorHeap", c.MajorHeap}, {"LOS", c.LOS}, {"Nursery", c.Nursery}}
+	largest := spaces[0]
+	for _, s := range spaces {
+		if s.v > maxAddressSpace {
+			return &ConfigError{Field: s.field, Value: FormatSize(s.v), Want: fmt.Sprintf("≤ %s", FormatSize(maxAddressSpace))}
+		}
+		if s.v > largest.v {
+			largest = s
+		}
+	}
+	if total := c.MajorHeap + c.LOS + c.Nursery; total > maxAddressSpace { // each ≤ 2^46: no overflow
+		// The largest is over 21TiB: a multiple of 1/8 TiB is exact enough.
+		most := (largest.v - (total - maxAddressSpace)) &^ (1<<37 - 1)
+		return &ConfigError{Field: largest.field, Value: FormatSize(largest.v),
+			Want: fmt.Sprintf("≤ %s, so that MajorHeap + LOS + Nursery is at most %s",
+				FormatSize(most), FormatSize(maxAddressSpace))}
 	}
 	return nil
+}
+
+// FormatSize writes a byte count exactly, in the largest binary unit that
+// shows it with at most three decimals ("16KiB", "2.5GiB"), otherwise in
+// bytes ("1000B"): the spelling gcbench's size flags accept.
+func FormatSize(n int64) string {
+	units := []struct {
+		name string
+		mult int64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}}
+	for _, u := range units {
+		if n < u.mult && n > -u.mult {
+			continue
+		}
+		for decimals, scale := 0, int64(1); decimals <= 3; decimals, scale = decimals+1, scale*10 {
+			if n%u.mult*scale%u.mult == 0 {
+				return strconv.FormatFloat(float64(n)/float64(u.mult), 'f', decimals, 64) + u.name
+			}
+		}
+	}
+	return strconv.FormatInt(n, 10) + "B"
 }

@@ -88,4 +88,14 @@
 // graph — structure and payload, in a canonical breadth-first order from the
 // roots — that does not depend on where objects were copied. Both work with
 // an off-heap scratch stack, so they do not allocate on the Go heap either.
+//
+// # Cancellation
+//
+// The whole-heap phases, which take seconds on a heap of gigabytes, have
+// variants that take a context (PopulateContext, MajorCollectContext,
+// VerifyContext) and look at it after about every MiB of work, so they stop
+// within milliseconds of its end. An interrupted population or verification
+// leaves a usable heap; an interrupted major collection leaves one that can
+// only be closed (ErrInterrupted). Nothing in a minor collection looks at a
+// context: it is the timed pause.
 package heap

@@ -73,8 +73,9 @@ type Heap struct {
 	scanBlocks, scanLOS int // snapshot taken by PrepareCards
 	minorPending        bool
 
-	closeOnce sync.Once
-	closed    bool
+	closeOnce   sync.Once
+	closed      bool
+	interrupted bool // a major collection stopped half-way (ErrInterrupted)
 }
 
 // New reserves the heap's address space and metadata. Nothing is touched

@@ -1,9 +1,6 @@
 package heap
 
-import (
-	"fmt"
-	"sync/atomic"
-)
+import "fmt"
 
 // Header word 0 states (see the package comment).
 const markBit = 1
@@ -74,11 +71,6 @@ func (h *Heap) Payload(obj Addr) []byte {
 	size, nrefs := h.header(obj)
 	off := HeaderSize + nrefs*SlotSize
 	return h.bytes(obj+Addr(off), size-off)
-}
-
-// forwarding returns the forwarding word of obj (0 if not forwarded).
-func (h *Heap) forwarding(obj Addr) Addr {
-	return Addr(atomic.LoadUint64(h.word(obj)))
 }
 
 // initObject writes a fresh object's header, nil slots and seeded payload.

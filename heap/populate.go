@@ -1,6 +1,7 @@
 package heap
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -34,20 +35,28 @@ func DefaultPopulateConfig() PopulateConfig {
 	return PopulateConfig{MajorFill: 0.6, LOSFill: 0.9, MaxLargeObject: 256 << 10, Seed: 1}
 }
 
-// Validate names the first field out of range, wrapping ErrInvalidConfig.
+// Validate reports the first field out of range as a *ConfigError (Field
+// "PopulateConfig.MajorFill" and so on), which wraps ErrInvalidConfig.
 func (c PopulateConfig) Validate() error {
+	bad := func(field string, v any, want string) error {
+		return &ConfigError{Field: "PopulateConfig." + field, Value: fmt.Sprint(v), Want: want}
+	}
 	switch {
-	case !(c.MajorFill >= 0 && c.MajorFill <= 0.95):
-		return fmt.Errorf("%w: MajorFill = %g, want 0 ≤ MajorFill ≤ 0.95", ErrInvalidConfig, c.MajorFill)
-	case !(c.LOSFill >= 0 && c.LOSFill <= 0.95):
-		return fmt.Errorf("%w: LOSFill = %g, want 0 ≤ LOSFill ≤ 0.95", ErrInvalidConfig, c.LOSFill)
+	case !(c.MajorFill >= 0 && c.MajorFill <= MaxFill):
+		return bad("MajorFill", c.MajorFill, fmt.Sprintf("0 ≤ MajorFill ≤ %g", MaxFill))
+	case !(c.LOSFill >= 0 && c.LOSFill <= MaxFill):
+		return bad("LOSFill", c.LOSFill, fmt.Sprintf("0 ≤ LOSFill ≤ %g", MaxFill))
 	case c.Roots < 0:
-		return fmt.Errorf("%w: Roots = %d, want ≥ 0", ErrInvalidConfig, c.Roots)
+		return bad("Roots", c.Roots, "≥ 0 (0: all of them)")
 	case c.MaxLargeObject != 0 && c.MaxLargeObject < 2*PageSize:
-		return fmt.Errorf("%w: MaxLargeObject = %d, want 0 (default) or ≥ %d", ErrInvalidConfig, c.MaxLargeObject, 2*PageSize)
+		return bad("MaxLargeObject", c.MaxLargeObject, fmt.Sprintf("0 (default) or ≥ %d", 2*PageSize))
 	}
 	return nil
 }
+
+// MaxFill is the largest MajorFill and LOSFill Populate accepts: a full
+// space would leave nothing for the mutator and the collector.
+const MaxFill = 0.95
 
 // Rand is a small deterministic generator (splitmix64) used for seeded
 // shapes; it is not safe for concurrent use.
@@ -84,110 +93,170 @@ func (r *Rand) SmallShape() (size, nrefs int) {
 	return size, nrefs
 }
 
-// Populate builds a seeded, connected old generation in an empty heap: large objects (arrays
-// whose first half are reference slots) and small objects from SmallShape,
-// interleaved, until the major heap and the LOS reach their fill fractions.
+// Populate is PopulateContext that cannot be interrupted.
+func (h *Heap) Populate(pc PopulateConfig) error {
+	return h.PopulateContext(context.Background(), pc)
+}
+
+// PopulateContext builds a seeded, connected old generation in an empty
+// heap: large objects (arrays whose first half are reference slots) and
+// small objects from SmallShape, interleaved, until the major heap and the
+// LOS reach their fill fractions.
 // Every object is reachable: the first objects fill the root slots, every
 // later one is stored in a nil slot of a uniformly chosen earlier object (a
 // random recursive tree, so the graph is about ln(objects) deep and most
 // objects keep nil slots), and a fifth of slots also get cross links to
-// other earlier objects. Populate stores old references only, so it marks
-// no cards. It lists the objects in the off-heap scratch area, so its Go
+// other earlier objects. It stores old references only, so it marks no
+// cards. It lists the objects in the off-heap scratch area, so its Go
 // memory use is constant.
-func (h *Heap) Populate(pc PopulateConfig) error {
+//
+// It looks at ctx after about every MiB of objects built. If ctx ends first,
+// it returns an error wrapping ctx.Err(); the objects built so far stay a
+// connected, valid old generation, so the heap remains usable.
+func (h *Heap) PopulateContext(ctx context.Context, pc PopulateConfig) error {
+	if err := h.usable(); err != nil {
+		return err
+	}
 	if err := pc.Validate(); err != nil {
 		return err
 	}
+	p := h.newPopulator(pc)
+	defer func() {
+		h.releaseScratch(p.seen) // seen ≥ the most entries ever listed
+		h.mutator.release()
+	}()
+	poll := newPoller(ctx)
+	for p.majorDone < p.majorTarget || p.losDone < p.losTarget {
+		built, err := p.step()
+		if err != nil {
+			return err
+		}
+		if err := poll.add(built + objectCost); err != nil {
+			return fmt.Errorf("populating the heap: interrupted after %s of %s: %w",
+				FormatSize(p.majorDone+p.losDone), FormatSize(p.majorTarget+p.losTarget), err)
+		}
+	}
+	return nil
+}
+
+// populator is PopulateContext's state between objects.
+type populator struct {
+	h         *Heap
+	pc        PopulateConfig
+	r         *Rand
+	reservoir *Rand  // apart from r: the graph must not depend on len(Sample)
+	all       []Addr // earlier objects that may have nil slots (off-heap scratch)
+	n, seen   int    // entries of all; objects with slots built so far
+
+	nextRoot, roots                            int
+	majorTarget, losTarget, majorDone, losDone int64
+}
+
+func (h *Heap) newPopulator(pc PopulateConfig) *populator {
 	if pc.MaxLargeObject == 0 {
 		pc.MaxLargeObject = 256 << 10
 	}
-	r := NewRand(pc.Seed)
-	majorTarget := int64(pc.MajorFill * float64(h.cfg.MajorHeap))
-	losTarget := int64(pc.LOSFill * float64(h.cfg.LOS))
-	var majorDone, losDone int64
-	all := h.stack() // earlier objects that may have nil slots
-	n, seen := 0, 0
-	defer func() { h.releaseScratch(seen) }() // seen ≥ the most entries ever listed
-	nextRoot, roots := 0, h.cfg.Roots
+	p := &populator{h: h, pc: pc, r: NewRand(pc.Seed), reservoir: NewRand(pc.Seed ^ 0xa0761d6478bd642f),
+		all: h.stack(), roots: h.cfg.Roots,
+		majorTarget: int64(pc.MajorFill * float64(h.cfg.MajorHeap)),
+		losTarget:   int64(pc.LOSFill * float64(h.cfg.LOS))}
 	if pc.Roots > 0 {
-		roots = min(pc.Roots, roots)
-	}
-	// nilSlot returns a nil slot of a random earlier object, or Nil. An
-	// object found full is dropped from the candidates.
-	nilSlot := func() Addr {
-		for range 8 {
-			if n == 0 {
-				return Nil
-			}
-			j := r.Intn(n)
-			o := all[j]
-			k := h.NumRefs(o)
-			for p, s := 0, r.Intn(k); p < min(k, 8); p, s = p+1, (s+1)%k {
-				if h.Ref(o, s) == Nil {
-					return SlotAddr(o, s)
-				}
-			}
-			if k <= 8 {
-				n--
-				all[j] = all[n]
-			}
-		}
-		return Nil
+		p.roots = min(pc.Roots, p.roots)
 	}
 	clear(pc.Sample)
-	reservoir := NewRand(pc.Seed ^ 0xa0761d6478bd642f) // apart from r: the graph must not depend on len(Sample)
-	attach := func(obj Addr, nrefs int) {
-		if nextRoot < roots {
-			h.WriteRoot(nextRoot, obj)
-			nextRoot++
-		} else if slot := nilSlot(); slot != Nil {
-			h.storeSlot(slot, obj)
-		} else {
-			return // rare: left unreachable, garbage for the first major collection
+	return p
+}
+
+// step builds one object, large or small so that both spaces fill at the
+// same pace, and returns its size in bytes (0 when the LOS turned out full).
+func (p *populator) step() (int64, error) {
+	large := p.losDone < p.losTarget &&
+		(p.majorDone >= p.majorTarget || float64(p.losDone)/float64(p.losTarget) <= float64(p.majorDone)/float64(p.majorTarget))
+	if large {
+		return p.large()
+	}
+	return p.small()
+}
+
+func (p *populator) large() (int64, error) {
+	h, r := p.h, p.r
+	size := MaxSmallObject + 8 + 8*r.Intn((p.pc.MaxLargeObject-MaxSmallObject)/8)
+	nrefs := (size - HeaderSize) / SlotSize / 2
+	obj, err := h.AllocLOS(size, nrefs)
+	if errors.Is(err, ErrLOSFull) {
+		p.losTarget = p.losDone // fragmentation: stop filling the LOS
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("populating the LOS: %w", err)
+	}
+	p.losDone += roundUp(int64(size), PageSize)
+	p.attach(obj, nrefs)
+	return int64(size), nil
+}
+
+func (p *populator) small() (int64, error) {
+	size, nrefs := p.r.SmallShape()
+	obj, err := p.h.AllocMajor(size, nrefs)
+	if err != nil {
+		return 0, fmt.Errorf("populating the major heap: %w", err)
+	}
+	_, stride, _ := SizeClass(size)
+	p.majorDone += int64(stride)
+	p.attach(obj, nrefs)
+	return int64(size), nil
+}
+
+// nilSlot returns a nil slot of a random earlier object, or Nil. An object
+// found full is dropped from the candidates.
+func (p *populator) nilSlot() Addr {
+	h, r := p.h, p.r
+	for range 8 {
+		if p.n == 0 {
+			return Nil
 		}
-		for s := 0; s < nrefs && n > 0; s++ {
-			if r.Intn(5) == 0 {
-				h.storeSlot(SlotAddr(obj, s), all[r.Intn(n)])
+		j := r.Intn(p.n)
+		o := p.all[j]
+		k := h.NumRefs(o)
+		for q, s := 0, r.Intn(k); q < min(k, 8); q, s = q+1, (s+1)%k {
+			if h.Ref(o, s) == Nil {
+				return SlotAddr(o, s)
 			}
 		}
-		if nrefs > 0 {
-			if seen < len(pc.Sample) {
-				pc.Sample[seen] = obj
-			} else if j := reservoir.Intn(seen + 1); j < len(pc.Sample) {
-				pc.Sample[j] = obj
-			}
-			seen++
-			all[n] = obj
-			n++
+		if k <= 8 {
+			p.n--
+			p.all[j] = p.all[p.n]
 		}
 	}
-	for majorDone < majorTarget || losDone < losTarget {
-		large := losDone < losTarget &&
-			(majorDone >= majorTarget || float64(losDone)/float64(losTarget) <= float64(majorDone)/float64(majorTarget))
-		if large {
-			size := MaxSmallObject + 8 + 8*r.Intn((pc.MaxLargeObject-MaxSmallObject)/8)
-			nrefs := (size - HeaderSize) / SlotSize / 2
-			obj, err := h.AllocLOS(size, nrefs)
-			if errors.Is(err, ErrLOSFull) {
-				losTarget = losDone // fragmentation: stop filling the LOS
-				continue
-			}
-			if err != nil {
-				return fmt.Errorf("populating the LOS: %w", err)
-			}
-			losDone += roundUp(int64(size), PageSize)
-			attach(obj, nrefs)
-			continue
-		}
-		size, nrefs := r.SmallShape()
-		obj, err := h.AllocMajor(size, nrefs)
-		if err != nil {
-			return fmt.Errorf("populating the major heap: %w", err)
-		}
-		_, stride, _ := SizeClass(size)
-		majorDone += int64(stride)
-		attach(obj, nrefs)
+	return Nil
+}
+
+// attach makes obj reachable (a root, or a nil slot of an earlier object),
+// gives a fifth of its slots cross links, and lists it as a future parent.
+func (p *populator) attach(obj Addr, nrefs int) {
+	h, r := p.h, p.r
+	if p.nextRoot < p.roots {
+		h.WriteRoot(p.nextRoot, obj)
+		p.nextRoot++
+	} else if slot := p.nilSlot(); slot != Nil {
+		h.storeSlot(slot, obj)
+	} else {
+		return // rare: left unreachable, garbage for the first major collection
 	}
-	h.mutator.release()
-	return nil
+	for s := 0; s < nrefs && p.n > 0; s++ {
+		if r.Intn(5) == 0 {
+			h.storeSlot(SlotAddr(obj, s), p.all[r.Intn(p.n)])
+		}
+	}
+	if nrefs == 0 {
+		return
+	}
+	if sample := p.pc.Sample; p.seen < len(sample) {
+		sample[p.seen] = obj
+	} else if j := p.reservoir.Intn(p.seen + 1); j < len(sample) {
+		sample[j] = obj
+	}
+	p.seen++
+	p.all[p.n] = obj
+	p.n++
 }

@@ -1,6 +1,7 @@
 package heap
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -42,19 +43,32 @@ type VerifyResult struct {
 	Objects, Bytes int64
 }
 
-// Verify checks the heap: every reachable reference points at a valid object
-// start in a live space and every reachable header is sane; with
+// Verify is VerifyContext that cannot be interrupted.
+func (h *Heap) Verify(opt VerifyOptions) (VerifyResult, error) {
+	return h.VerifyContext(context.Background(), opt)
+}
+
+// VerifyContext checks the heap: every reachable reference points at a valid
+// object start in a live space and every reachable header is sane; with
 // opt.AfterMinor, nothing points into the nursery; with opt.FullHeap, the
 // same for every allocated object. It returns the reachable graph's checksum.
-// Verify must not run during a collection. It uses the objects' forwarding
+// It must not run during a collection. It uses the objects' forwarding
 // words as visit marks and restores them, and keeps its queue off the Go heap.
-func (h *Heap) Verify(opt VerifyOptions) (VerifyResult, error) {
-	if h.closed {
-		return VerifyResult{}, ErrClosed
+//
+// It looks at ctx after about every MiB of objects checked. If ctx ends
+// first, it returns an error wrapping ctx.Err() and no checksum; the heap
+// is left as it was (the visit marks are restored as on any return).
+func (h *Heap) VerifyContext(ctx context.Context, opt VerifyOptions) (VerifyResult, error) {
+	if err := h.usable(); err != nil {
+		return VerifyResult{}, err
 	}
-	res, err := h.verifyReachable(opt)
+	poll := newPoller(ctx)
+	res, err := h.verifyReachable(opt, &poll)
 	if err == nil && opt.FullHeap {
-		err = h.verifyAll(opt)
+		err = h.verifyAll(opt, &poll)
+	}
+	if ctxErr := ctx.Err(); err != nil && errors.Is(err, ctxErr) {
+		return VerifyResult{}, fmt.Errorf("heap verification interrupted: %w", err)
 	}
 	return res, err
 }
@@ -128,7 +142,7 @@ type hasher uint64
 
 func (s *hasher) add(w uint64) { *s = hasher(bits.RotateLeft64(uint64(*s)^w, 27) * 0x100000001b3) }
 
-func (h *Heap) verifyReachable(opt VerifyOptions) (VerifyResult, error) {
+func (h *Heap) verifyReachable(opt VerifyOptions, poll *poller) (VerifyResult, error) {
 	var res VerifyResult
 	queue := h.stack()
 	n := 0
@@ -197,55 +211,78 @@ func (h *Heap) verifyReachable(opt VerifyOptions) (VerifyResult, error) {
 		}
 		off := HeaderSize + nrefs*SlotSize
 		sum.add(uint64(crc32.Update(0, castagnoli, h.bytes(obj+Addr(off), size-off))))
+		if err = poll.add(objectCost + int64(size)); err != nil {
+			return res, err
+		}
 	}
 	res.Checksum = mix64(uint64(sum) ^ uint64(n))
 	return res, nil
 }
 
-// verifyAll checks the slots of every allocated object and root.
-func (h *Heap) verifyAll(opt VerifyOptions) error {
-	checkSlots := func(obj Addr) error {
-		if err := h.checkHeader(obj); err != nil {
+// verifyAll checks the slots of every allocated object — major blocks,
+// LOS objects, then the nursery — and stops at the first bad one.
+func (h *Heap) verifyAll(opt VerifyOptions, poll *poller) error {
+	for i := 0; i < h.major.highWater; i++ {
+		if err := h.verifyBlock(i, opt); err != nil {
 			return err
 		}
-		_, nrefs := h.header(obj)
-		for s := 0; s < nrefs; s++ {
-			if ref := h.Ref(obj, s); ref != Nil {
-				if err := h.checkRef(obj, SlotAddr(obj, s), ref, opt); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	var errs []error
-	for i := 0; i < h.major.highWater && len(errs) == 0; i++ {
-		b := &h.major.blocks[i]
-		if b.class < 0 {
-			continue
-		}
-		start := h.majorBase + Addr(i)*BlockSize
-		for idx := 0; idx < int(b.bump); idx++ {
-			obj := start + Addr(idx*int(sizeClasses[b.class]))
-			if *h.word(obj + 8) != 0 {
-				if err := checkSlots(obj); err != nil {
-					errs = append(errs, err)
-					break
-				}
-			}
+		if err := poll.add(BlockSize); err != nil {
+			return err
 		}
 	}
 	for _, e := range h.los.objs {
-		if e.addr != Nil && len(errs) == 0 {
-			if err := checkSlots(e.addr); err != nil {
-				errs = append(errs, err)
+		if e.addr == Nil {
+			continue
+		}
+		if err := h.checkSlots(e.addr, opt); err != nil {
+			return err
+		}
+		if err := poll.add(objectCost + int64(h.Size(e.addr))); err != nil {
+			return err
+		}
+	}
+	for obj := h.nurseryBase; obj < h.nursery.bump; obj += Addr(h.Size(obj)) {
+		if err := h.checkSlots(obj, opt); err != nil {
+			return err
+		}
+		if err := poll.add(objectCost + int64(h.Size(obj))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// verifyBlock checks the slots of every allocated object in block i.
+func (h *Heap) verifyBlock(i int, opt VerifyOptions) error {
+	b := &h.major.blocks[i]
+	if b.class < 0 {
+		return nil
+	}
+	start := h.majorBase + Addr(i)*BlockSize
+	for idx := 0; idx < int(b.bump); idx++ {
+		obj := start + Addr(idx*int(sizeClasses[b.class]))
+		if *h.word(obj + 8) == 0 {
+			continue // a free slot
+		}
+		if err := h.checkSlots(obj, opt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkSlots checks obj's header and the reference in each of its slots.
+func (h *Heap) checkSlots(obj Addr, opt VerifyOptions) error {
+	if err := h.checkHeader(obj); err != nil {
+		return err
+	}
+	_, nrefs := h.header(obj)
+	for s := 0; s < nrefs; s++ {
+		if ref := h.Ref(obj, s); ref != Nil {
+			if err := h.checkRef(obj, SlotAddr(obj, s), ref, opt); err != nil {
+				return err
 			}
 		}
 	}
-	for obj := h.nurseryBase; obj < h.nursery.bump && len(errs) == 0; obj += Addr(h.Size(obj)) {
-		if err := checkSlots(obj); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
+	return nil
 }
