@@ -1,12 +1,15 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 
+	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/internal/outfile"
 )
 
@@ -73,3 +76,29 @@ func keepInTemp(path string, render func(io.Writer) error) (string, error) {
 	}
 	return f.Name(), nil
 }
+
+// protocolResult is the JSON document of a benchmark protocol's command:
+// which command, on what host, and the protocol's report.
+type protocolResult struct {
+	Command string        `json:"command"`
+	Host    analysis.Host `json:"host"`
+	Report  any           `json:"report"`
+}
+
+func writeProtocolJSON(w io.Writer, command string, report any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(protocolResult{Command: command, Host: probeHost(), Report: report}); err != nil {
+		return fmt.Errorf("writing JSON: %w", err)
+	}
+	return nil
+}
+
+// protocolTable is a protocol's one-table result with the host under its
+// title.
+func protocolTable(title string, header []string, rows [][]string) *analysis.Table {
+	return &analysis.Table{Title: title, Facts: []analysis.Fact{{Key: "host", Value: describeHost(probeHost())}},
+		Header: [][]string{header}, Rows: rows}
+}
+
+func fmtFloat(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }

@@ -72,13 +72,13 @@ func cmdPool(ctx context.Context, e *env, args []string) error {
 		// the report read it back. Restored on return, as run does.
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(*procs))
 	}
-	opt.Progress = seedProgress(stderr, "pool")
+	opt.Progress = newLineProgress(stderr, "pool")
 	rep, err := seedbench.ComparePool(ctx, opt)
 	if err != nil {
 		return fmt.Errorf("running the pool protocols: %w", err)
 	}
 	if format == analysis.JSON {
-		return writeSeedJSON(stdout, "pool", rep)
+		return writeProtocolJSON(stdout, "pool", rep)
 	}
 	return writePoolTable(stdout, format, rep, opt.Protocols)
 }
@@ -130,9 +130,9 @@ func writePoolTable(w io.Writer, f analysis.Format, rep *seedbench.PoolReport, p
 		batch = "one EnqueueBatch of all items"
 	}
 	title := fmt.Sprintf("gcbench pool: throughput = %d items queued, then waited for; latency = %d sequential "+
-		"submit-and-wait round trips; %d workers, %s; medians of %d interleaved runs; speedup = %s time / contender time; %s",
-		rep.Items, rep.RoundTrips, rep.Workers, batch, rep.Repetitions, seedbench.BaselineName, describeSeedHost(seedHost()))
-	if err := writeSeedTable(w, f, title, header, rows); err != nil {
+		"submit-and-wait round trips; %d workers, %s; medians of %d interleaved runs; speedup = %s time / contender time",
+		rep.Items, rep.RoundTrips, rep.Workers, batch, rep.Repetitions, seedbench.BaselineName)
+	if err := protocolTable(title, header, rows).Write(w, f); err != nil {
 		return err
 	}
 	if f == analysis.CSV {

@@ -29,14 +29,15 @@ func TestPoolTextTable(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Empty(t, stderr)
 	lines := strings.Split(strings.TrimRight(stdout, "\n"), "\n")
-	require.Len(t, lines, 3+len(poolTinyContenders)+2, stdout) // title, blank, header, rows, blank, best
+	require.Len(t, lines, 4+len(poolTinyContenders)+2, stdout) // title, host, blank, header, rows, blank, best
+	assert.True(t, strings.HasPrefix(lines[1], "host: "), lines[1])
 	assert.Contains(t, lines[0], "throughput = 2000 items")
 	assert.Contains(t, lines[0], "latency = 40 sequential")
 	assert.Contains(t, lines[0], "2 workers, EnqueueBatch of 100; medians of 2 interleaved runs")
-	assert.Equal(t, []string{"contender", "throughput", "s", "ns/item", "speedup", "latency", "s", "ns/trip", "speedup"}, strings.Fields(lines[2]))
+	assert.Equal(t, []string{"contender", "throughput", "s", "ns/item", "speedup", "latency", "s", "ns/trip", "speedup"}, strings.Fields(lines[3]))
 	for i, name := range poolTinyContenders {
-		f := strings.Fields(lines[3+i])
-		require.Len(t, f, 7, lines[3+i])
+		f := strings.Fields(lines[4+i])
+		require.Len(t, f, 7, lines[4+i])
 		assert.Equal(t, name, f[0])
 		for _, cell := range f[1:] {
 			v, err := strconv.ParseFloat(strings.TrimSuffix(cell, "x"), 64)
@@ -44,7 +45,7 @@ func TestPoolTextTable(t *testing.T) {
 			assert.GreaterOrEqual(t, v, 0.0)
 		}
 	}
-	assert.Equal(t, "1.00x", strings.Fields(lines[3])[3], "the baseline's speedup over itself")
+	assert.Equal(t, "1.00x", strings.Fields(lines[4])[3], "the baseline's speedup over itself")
 	assert.Empty(t, lines[len(lines)-2])
 	assert.True(t, strings.HasPrefix(lines[len(lines)-1], "best throughput batch: "), lines[len(lines)-1])
 }
@@ -130,7 +131,7 @@ func TestPoolGOMAXPROCSIsSetAndRecorded(t *testing.T) {
 		"--workers", "2", "--backends", "threads", "--wakes", "targeted", "--gomaxprocs", "3"}
 	stdout, stderr, code := runBinary(t, args...)
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, strings.SplitN(stdout, "\n", 2)[0], "GOMAXPROCS 3,", "the host line")
+	assert.Contains(t, strings.Split(stdout, "\n")[1], "GOMAXPROCS 3,", "the host line")
 
 	stdout, stderr, code = runBinary(t, append(args, "--format", "json")...)
 	require.Equal(t, 0, code, stderr)

@@ -99,3 +99,19 @@ func (p *progress) finish() {
 	_ = p.bar.Finish()
 	_ = p.bar.Exit()
 }
+
+// newLineProgress returns a progress callback for a benchmark protocol
+// that redraws one line on stderr, or nil when stderr is not a terminal
+// (progress never pollutes a log).
+func newLineProgress(stderr io.Writer, name string) func(done, total int) {
+	f, ok := stderr.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	return func(done, total int) {
+		fmt.Fprintf(f, "\r%s: run %d of %d", name, done, total)
+		if done == total {
+			fmt.Fprint(f, "\r\033[K")
+		}
+	}
+}

@@ -18,14 +18,15 @@ func TestReadylistTextTable(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Empty(t, stderr, "no progress output when stderr is not a terminal")
 	lines := strings.Split(strings.TrimRight(stdout, "\n"), "\n")
-	require.Len(t, lines, 7, stdout) // title, blank, header, 2 variants × 2 counts
+	require.Len(t, lines, 8, stdout) // title, host, blank, header, 2 variants × 2 counts
 	assert.Contains(t, lines[0], "500 events per producer, medians of 2 interleaved runs")
-	assert.Empty(t, lines[1])
+	assert.True(t, strings.HasPrefix(lines[1], "host: "), lines[1])
+	assert.Empty(t, lines[2])
 	assert.Equal(t, []string{"variant", "threads", "mpsc", "events/ms", "mpsc", "run-time", "ms", "mutex", "events/ms", "mutex", "run-time", "ms", "ratio", "mpsc/mutex",
-		"mpsc", "pushes/ms", "mutex", "pushes/ms"}, strings.Fields(lines[2]))
+		"mpsc", "pushes/ms", "mutex", "pushes/ms"}, strings.Fields(lines[3]))
 	for i, want := range [][2]string{{"transition", "2"}, {"transition", "3"}, {"callback", "2"}, {"callback", "3"}} {
-		f := strings.Fields(lines[3+i])
-		require.Len(t, f, 9, lines[3+i])
+		f := strings.Fields(lines[4+i])
+		require.Len(t, f, 9, lines[4+i])
 		assert.Equal(t, want[:], f[:2])
 		for _, cell := range f[2:] {
 			v, err := strconv.ParseFloat(cell, 64)

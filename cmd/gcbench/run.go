@@ -279,7 +279,7 @@ func (o *runOptions) report(res *gcsim.Result, started time.Time, facts map[stri
 	for i, mr := range res.Modes {
 		inputs[i] = modeInput(mr)
 	}
-	run, err := analysis.NewRun(seedHost(), inputs)
+	run, err := analysis.NewRun(probeHost(), inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -321,40 +321,50 @@ func (o *runOptions) modeNames() []string {
 
 func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
+// recordCounters are the per-collection values a report keeps the means
+// of, by name.
+var recordCounters = []struct {
+	name  string
+	value func(r *gcsim.Record) float64
+}{
+	{"card_prep_us", func(r *gcsim.Record) float64 { return micros(r.CardPrep) }},
+	{"dispatch_us", func(r *gcsim.Record) float64 { return micros(r.Dispatch) }},
+	{"join_us", func(r *gcsim.Record) float64 { return micros(r.Join) }},
+	{"nursery_reset_us", func(r *gcsim.Record) float64 { return micros(r.NurseryReset) }},
+	{"jobs", func(r *gcsim.Record) float64 { return float64(r.Jobs) }},
+	{"job_mean_us", func(r *gcsim.Record) float64 { return micros(r.JobMean) }},
+	{"job_max_us", func(r *gcsim.Record) float64 { return micros(r.JobMax) }},
+	{"job_workers", func(r *gcsim.Record) float64 { return float64(r.JobWorkers) }},
+	{"load_imbalance", func(r *gcsim.Record) float64 { return r.Imbalance }},
+	{"dirty_cards", func(r *gcsim.Record) float64 { return float64(r.DirtyCards) }},
+	{"promoted_objects", func(r *gcsim.Record) float64 { return float64(r.PromotedObjects) }},
+	{"promoted_bytes", func(r *gcsim.Record) float64 { return float64(r.PromotedBytes) }},
+	{"host_gcs", func(r *gcsim.Record) float64 { return float64(r.HostGCs) }},
+	{"major_gc_before", func(r *gcsim.Record) float64 { return b2f(r.MajorGCBefore) }},
+	{"pool_enqueue_lock_acquisitions", func(r *gcsim.Record) float64 { return float64(r.Pool.EnqueueLockAcquisitions) }},
+	{"pool_lock_acquisitions", func(r *gcsim.Record) float64 { return float64(r.Pool.LockAcquisitions) }},
+	{"pool_enqueue_wake_calls", func(r *gcsim.Record) float64 { return float64(r.Pool.EnqueueWakeCalls) }},
+	{"pool_wake_calls", func(r *gcsim.Record) float64 { return float64(r.Pool.WakeCalls) }},
+	{"pool_workers_woken", func(r *gcsim.Record) float64 { return float64(r.Pool.WorkersWoken) }},
+	{"pool_futile_wakeups", func(r *gcsim.Record) float64 { return float64(r.Pool.FutileWakeups) }},
+	{"pool_futex_calls", func(r *gcsim.Record) float64 { return float64(r.Pool.FutexCalls) }},
+}
+
 // modeInput turns one mode's records into pause samples (µs), the
 // per-collection counters, and the indices of samples the host's Go
 // collector overlapped.
 func modeInput(mr gcsim.ModeResult) analysis.ModeInput {
 	in := analysis.ModeInput{Name: mr.Mode.String(), Pauses: make([]float64, len(mr.Records)),
-		Counters: map[string][]float64{}}
-	add := func(name string, v float64) { in.Counters[name] = append(in.Counters[name], v) }
-	for i, r := range mr.Records {
+		Counters: make(map[string][]float64, len(recordCounters))}
+	for i := range mr.Records {
+		r := &mr.Records[i]
 		in.Pauses[i] = micros(r.Pause)
 		if r.HostGCs > 0 {
 			in.Disturbed = append(in.Disturbed, i)
 		}
-		add("card_prep_us", micros(r.CardPrep))
-		add("dispatch_us", micros(r.Dispatch))
-		add("join_us", micros(r.Join))
-		add("nursery_reset_us", micros(r.NurseryReset))
-		add("jobs", float64(r.Jobs))
-		add("job_mean_us", micros(r.JobMean))
-		add("job_max_us", micros(r.JobMax))
-		add("job_workers", float64(r.JobWorkers))
-		add("load_imbalance", r.Imbalance)
-		add("dirty_cards", float64(r.DirtyCards))
-		add("promoted_objects", float64(r.PromotedObjects))
-		add("promoted_bytes", float64(r.PromotedBytes))
-		add("host_gcs", float64(r.HostGCs))
-		add("major_gc_before", b2f(r.MajorGCBefore))
-		p := r.Pool
-		add("pool_enqueue_lock_acquisitions", float64(p.EnqueueLockAcquisitions))
-		add("pool_lock_acquisitions", float64(p.LockAcquisitions))
-		add("pool_enqueue_wake_calls", float64(p.EnqueueWakeCalls))
-		add("pool_wake_calls", float64(p.WakeCalls))
-		add("pool_workers_woken", float64(p.WorkersWoken))
-		add("pool_futile_wakeups", float64(p.FutileWakeups))
-		add("pool_futex_calls", float64(p.FutexCalls))
+		for _, c := range recordCounters {
+			in.Counters[c.name] = append(in.Counters[c.name], c.value(r))
+		}
 	}
 	return in
 }

@@ -91,7 +91,7 @@ func writeTraceSummary(w io.Writer, f analysis.Format, name string, s trace.Summ
 		for _, k := range kinds {
 			byKind[k.String()] = s.ByKind[k]
 		}
-		return writeSeedJSON(w, "trace", map[string]any{
+		return writeProtocolJSON(w, "trace", map[string]any{
 			"file": name, "version": s.Header.Version, "start": s.Header.Start,
 			"events": s.Events, "lost": s.Lost, "by_kind": byKind, "writers": s.Writers,
 			"first_ns": s.First.Nanoseconds(), "last_ns": s.Last.Nanoseconds(), "payload_bytes": s.Payload,
@@ -108,5 +108,6 @@ func writeTraceSummary(w io.Writer, f analysis.Format, name string, s trace.Summ
 	}
 	title := fmt.Sprintf("%s: trace format v%d, session started %s, %d writers, events span %v, %.2f%% lost",
 		name, s.Header.Version, s.Header.Start.UTC().Format("2006-01-02 15:04:05Z"), len(s.Writers), s.Last-s.First, pct)
-	return writeSeedTable(w, f, title, []string{"kind", "events"}, rows)
+	t := &analysis.Table{Title: title, Header: [][]string{{"kind", "events"}}, Rows: rows}
+	return t.Write(w, f)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"time"
 
@@ -76,7 +75,7 @@ func cmdTraceStress(ctx context.Context, e *env, args []string) error {
 	if opt.Lock, err = trace.ParseLockKind(*lock); err != nil {
 		return usagef("--lock: %q is not mutex or spin", *lock)
 	}
-	opt.Progress = seedProgress(stderr, "trace-stress")
+	opt.Progress = newLineProgress(stderr, "trace-stress")
 
 	res, err := trace.Stress(ctx, opt)
 	if err != nil {
@@ -114,12 +113,7 @@ func ratioOf(res *trace.StressResult) *stressRatio {
 		sb += b[i].EventThroughput()
 		paired[i] = a[i].EventThroughput() / b[i].EventThroughput()
 	}
-	sort.Float64s(paired)
-	med := paired[len(paired)/2]
-	if len(paired)%2 == 0 {
-		med = (paired[len(paired)/2-1] + paired[len(paired)/2]) / 2
-	}
-	return &stressRatio{MeanRatio: sa / sb, MedianRatio: med}
+	return &stressRatio{MeanRatio: sa / sb, MedianRatio: analysis.Summarize(paired).Median}
 }
 
 func writeStress(w io.Writer, f analysis.Format, res *trace.StressResult) error {
@@ -131,7 +125,7 @@ func writeStress(w io.Writer, f analysis.Format, res *trace.StressResult) error 
 		for _, p := range o.Policies {
 			rep.Policies[p.String()] = res.Metrics(p)
 		}
-		return writeSeedJSON(w, "trace-stress", rep)
+		return writeProtocolJSON(w, "trace-stress", rep)
 	}
 	header := []string{"", "Min", "Max", "Average", "Std Dev"}
 	if f == analysis.CSV {
@@ -159,15 +153,15 @@ func writeStress(w io.Writer, f analysis.Format, res *trace.StressResult) error 
 		if f == analysis.CSV {
 			continue
 		}
-		title := fmt.Sprintf("gcbench trace-stress, policy %s: %d writers, %d-byte payloads, %s limit, %v per run, %d iterations, %s buffers, %s manager lock, flush every %v; %s",
-			p, o.Writers, o.PayloadSize, formatSize(o.Limit), o.Duration, o.Iterations, o.Memory, o.Lock, o.FlushInterval, describeSeedHost(seedHost()))
-		if err := writeSeedTable(w, f, title, header, rows); err != nil {
+		title := fmt.Sprintf("gcbench trace-stress, policy %s: %d writers, %d-byte payloads, %s limit, %v per run, %d iterations, %s buffers, %s manager lock, flush every %v",
+			p, o.Writers, o.PayloadSize, formatSize(o.Limit), o.Duration, o.Iterations, o.Memory, o.Lock, o.FlushInterval)
+		if err := protocolTable(title, header, rows).Write(w, f); err != nil {
 			return err
 		}
 		fmt.Fprintln(w)
 	}
 	if f == analysis.CSV {
-		return writeSeedTable(w, f, "", header, csvRows)
+		return (&analysis.Table{Header: [][]string{header}, Rows: csvRows}).Write(w, f)
 	}
 	if ratio != nil {
 		fmt.Fprintf(w, "Lockless/Locked event throughput: %.2fx (ratio of means), %.2fx (median of per-iteration ratios); target ≥ 1.30x\n",
