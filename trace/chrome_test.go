@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -265,5 +266,128 @@ func TestSummarizeTruncated(t *testing.T) {
 	}
 	if s, err = Summarize(r); err != nil || s.Truncated || s.TruncatedAt != 0 {
 		t.Fatalf("complete trace: %+v, %v", s, err)
+	}
+}
+
+// TestChromeExportMemoryBounded exports a 24 MiB trace generated through a
+// pipe and checks that everything the process allocated meanwhile stays
+// under a bound that is independent of the trace's size: per-event
+// allocations (a name or argument string per event) or per-event state
+// would exceed it many times over.
+func TestChromeExportMemoryBounded(t *testing.T) {
+	const bound = 2 << 20
+	mix := []Kind{KindCollectionStart, KindEnqueue, KindWake, KindJobStart, KindJobEnd, KindFutileWake, KindCollectionEnd,
+		KindStress, KindUser, KindUser + 7, KindUser + 100, 999}
+	g := synthetic{size: 24 << 20, writers: 9, perBlock: 500, payload: 40, event: func(i uint64) (Kind, uint64) {
+		return mix[i%uint64(len(mix))], i % 8
+	}}
+	pr, wait := g.stream()
+	defer wait()
+	r, err := Open(pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out countingWriter
+	alloc := heapAllocated(func() { err = ExportChrome(&out, r) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, _ := r.Totals()
+	if n := wait(); read != n || read < 300_000 {
+		t.Fatalf("exported %d events of %d", read, n)
+	}
+	t.Logf("%v: %d events, %d MiB of JSON, %d KiB allocated", g, read, out.n>>20, alloc>>10)
+	if alloc > bound {
+		t.Fatalf("export of %d events allocated %d bytes, want at most %d whatever the trace's size", read, alloc, bound)
+	}
+}
+
+// countingWriter discards what it is given and counts it.
+type countingWriter struct{ n int64 }
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.n += int64(len(p))
+	return len(p), nil
+}
+
+// TestChromeExportTooManyTracks: a crafted trace whose every event names a
+// new worker (hence a new track) fails with ErrTooManyTracks after
+// MaxChromeTracks tracks, having read only the start of the trace and
+// allocated a bounded amount, instead of keeping state per event.
+func TestChromeExportTooManyTracks(t *testing.T) {
+	g := synthetic{size: 16 << 20, writers: 1, perBlock: 1000, event: func(i uint64) (Kind, uint64) { return KindWake, i }}
+	pr, wait := g.stream()
+	defer wait()
+	r, err := Open(pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alloc := heapAllocated(func() { err = ExportChrome(io.Discard, r) })
+	if !errors.Is(err, ErrTooManyTracks) || !strings.Contains(err.Error(), fmt.Sprint(MaxChromeTracks)) {
+		t.Fatalf("got %v, want ErrTooManyTracks naming the cap", err)
+	}
+	total := uint64(g.size / int64(recordSize(0)))
+	if n := wait(); n > total/10 {
+		t.Fatalf("the export read %d of about %d events before failing", n, total)
+	}
+	if alloc > 8<<20 {
+		t.Fatalf("allocated %d bytes for %d tracks", alloc, MaxChromeTracks)
+	}
+	t.Log(err, alloc>>10, "KiB allocated")
+}
+
+// TestChromeExportTruncated: the export of a cut trace says so in its
+// otherData, after the events, and is otherwise the export of the events
+// before the cut.
+func TestChromeExportTruncated(t *testing.T) {
+	data := observedSession(t)
+	for _, c := range []struct {
+		data      []byte
+		truncated bool
+	}{{data, false}, {data[:len(data)-10], true}} {
+		r, err := Open(bytes.NewReader(c.data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if err := ExportChrome(&out, r); err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			TraceEvents []json.RawMessage `json:"traceEvents"`
+			OtherData   struct {
+				Truncated bool   `json:"truncated"`
+				At        *int64 `json:"truncated_at_byte"`
+			} `json:"otherData"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		read, _ := r.Totals()
+		if doc.OtherData.Truncated != c.truncated || (doc.OtherData.At != nil) != c.truncated || len(doc.TraceEvents) <= int(read) {
+			t.Fatalf("truncated %v: otherData %+v, %d trace events for %d events read", c.truncated, doc.OtherData, len(doc.TraceEvents), read)
+		}
+		if !bytes.HasPrefix(out.Bytes(), []byte(`{"traceEvents":[`)) {
+			t.Fatalf("traceEvents is not the first key: %.40s", out.Bytes())
+		}
+	}
+}
+
+// TestChromeTimestamps: microseconds with exactly three decimals, exact
+// beyond float64's 2^53.
+func TestChromeTimestamps(t *testing.T) {
+	for ns, want := range map[int64]string{0: "0.000", 7: "0.007", 1234: "1.234", 1_000_010: "1000.010", math.MaxInt64: "9223372036854775.807"} {
+		if got := string(appendMicros(nil, ns)); got != want {
+			t.Errorf("appendMicros(%d) = %s, want %s", ns, got, want)
+		}
+	}
+}
+
+// TestKindNames: String and the allocation-free appendName agree.
+func TestKindNames(t *testing.T) {
+	for k, want := range map[Kind]string{KindWake: "wake", KindUser: "user+0", KindUser + 12: "user+12", 0: "kind(0)", 999: "kind(999)"} {
+		if k.String() != want || string(k.appendName([]byte("x"))) != "x"+want {
+			t.Errorf("Kind %d: String %q, appendName %q; want %q", uint16(k), k.String(), k.appendName(nil), want)
+		}
 	}
 }

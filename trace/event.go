@@ -1,7 +1,7 @@
 package trace
 
 import (
-	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -42,13 +42,22 @@ var kindNames = [numKinds]string{
 // String returns the kind's name, "user+N" for program-defined kinds and
 // "kind(N)" for unassigned ones.
 func (k Kind) String() string {
+	if k > 0 && k < numKinds {
+		return kindNames[k]
+	}
+	return string(k.appendName(nil))
+}
+
+// appendName appends String's result to b without allocating (the Chrome
+// export names every event).
+func (k Kind) appendName(b []byte) []byte {
 	switch {
 	case k > 0 && k < numKinds:
-		return kindNames[k]
+		return append(b, kindNames[k]...)
 	case k >= KindUser:
-		return fmt.Sprintf("user+%d", k-KindUser)
+		return strconv.AppendUint(append(b, "user+"...), uint64(k-KindUser), 10)
 	default:
-		return fmt.Sprintf("kind(%d)", uint16(k))
+		return append(strconv.AppendUint(append(b, "kind("...), uint64(k), 10), ')')
 	}
 }
 
