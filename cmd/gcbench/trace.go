@@ -77,6 +77,9 @@ func exportPerfetto(e *env, r *trace.Reader, in, out string) error {
 	}
 	read, lost := r.Totals()
 	fmt.Fprintf(e.stdout, "wrote %s: %d events (%d lost in the trace); open it in ui.perfetto.dev or chrome://tracing\n", out, read, lost)
+	if cut := r.Truncation(); cut != nil {
+		fmt.Fprintf(e.stdout, "%s: %v: the export holds its complete blocks\n", in, cut)
+	}
 	return nil
 }
 
@@ -95,6 +98,7 @@ func writeTraceSummary(w io.Writer, f analysis.Format, name string, s trace.Summ
 			"file": name, "version": s.Header.Version, "start": s.Header.Start,
 			"events": s.Events, "lost": s.Lost, "by_kind": byKind, "writers": s.Writers,
 			"first_ns": s.First.Nanoseconds(), "last_ns": s.Last.Nanoseconds(), "payload_bytes": s.Payload,
+			"truncated": s.Truncated, "truncated_at": s.TruncatedAt,
 		})
 	}
 	var rows [][]string
@@ -103,11 +107,20 @@ func writeTraceSummary(w io.Writer, f analysis.Format, name string, s trace.Summ
 	}
 	rows = append(rows, []string{"total read", fmt.Sprint(s.Events)}, []string{"lost", fmt.Sprint(s.Lost)})
 	pct := 0.0
-	if s.Events+s.Lost > 0 {
-		pct = 100 * float64(s.Lost) / float64(s.Events+s.Lost)
+	if s.Events > 0 || s.Lost > 0 {
+		pct = 100 * float64(s.Lost) / (float64(s.Events) + float64(s.Lost))
 	}
 	title := fmt.Sprintf("%s: trace format v%d, session started %s, %d writers, events span %v, %.2f%% lost",
 		name, s.Header.Version, s.Header.Start.UTC().Format("2006-01-02 15:04:05Z"), len(s.Writers), s.Last-s.First, pct)
 	t := &analysis.Table{Title: title, Header: [][]string{{"kind", "events"}}, Rows: rows}
+	if s.Truncated {
+		t.Facts = append(t.Facts, analysis.Fact{Key: "TRUNCATED", Value: truncationNote(s.TruncatedAt)})
+	}
 	return t.Write(w, f)
+}
+
+// truncationNote says what the counts of a trace cut at byte at mean.
+func truncationNote(at int64) string {
+	return fmt.Sprintf("the trace ends at byte %d without its end block (its session did not finish); "+
+		"the counts cover its complete blocks, and lost is a lower bound", at)
 }

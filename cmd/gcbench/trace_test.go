@@ -166,7 +166,6 @@ func TestTraceBadFiles(t *testing.T) {
 	bad := filepath.Join(dir, "flipped.gctrace")
 	require.NoError(t, os.WriteFile(bad, flipped, 0o644))
 	for _, c := range []struct{ file, want string }{
-		{cut, "truncated"},
 		{junk, "not a gcbench trace"},
 		{bad, "corrupt"},
 		{filepath.Join(dir, "missing.gctrace"), "no such file"},
@@ -185,4 +184,17 @@ func TestTraceBadFiles(t *testing.T) {
 	_, stderr, code := runBinary(t, "trace")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "want one trace FILE")
+
+	// A trace cut short (its run was killed) reads to its last complete
+	// block, and says so.
+	stdout, stderr, code := runBinary(t, "trace", cut)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "TRUNCATED: the trace ends at byte")
+	out := filepath.Join(dir, "cut.json")
+	stdout, stderr, code = runBinary(t, "trace", "--perfetto", out, cut)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "truncated at byte")
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.True(t, json.Valid(b))
 }
