@@ -391,3 +391,38 @@ func TestKindNames(t *testing.T) {
 		}
 	}
 }
+
+// FuzzExportChrome: any input either fails with a sentinel error or
+// exports a valid JSON document that says whether the trace was truncated.
+func FuzzExportChrome(f *testing.F) {
+	f.Add(goodFile())
+	f.Add(goodFile()[:200])
+	f.Add(seqMaxEndZero())
+	f.Add(cat(fileHeader(Version), evBlock(3, rec{t: 1, seq: 0, kind: KindJobStart, arg: math.MaxUint64},
+		rec{t: 2, seq: 1, kind: KindJobEnd, arg: math.MaxInt64}, rec{t: 3, seq: 2, kind: KindUser + 9, payload: []byte(`"\`)})))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := Open(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		var out bytes.Buffer
+		if err := ExportChrome(&out, r); err != nil {
+			if !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrTooManyTracks) {
+				t.Fatalf("error %v wraps no sentinel", err)
+			}
+			return
+		}
+		var doc struct {
+			TraceEvents []map[string]any `json:"traceEvents"`
+			OtherData   struct {
+				Truncated bool `json:"truncated"`
+			} `json:"otherData"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+			t.Fatalf("export is not JSON: %v\n%s", err, out.Bytes())
+		}
+		if doc.OtherData.Truncated != r.Truncated() {
+			t.Fatalf("otherData.truncated %v, reader says %v", doc.OtherData.Truncated, r.Truncated())
+		}
+	})
+}
