@@ -66,6 +66,12 @@ func TestTraceStressBadUsage(t *testing.T) {
 		{"trace-stress", "--lock", "futex"},
 		{"trace-stress", "--duration", "-1s"},
 		{"trace-stress", "--payload", "70000"},
+		{"trace-stress", "--policies", "lockless,LOCKLESS"},
+		{"trace-stress", "--policies", "locked,"},
+		{"trace-stress", "--iterations", "9223372036854775807"},
+		{"trace-stress", "--duration", "1h", "--iterations", "1000"},
+		{"trace-stress", "--writers", "100000"},
+		{"trace-stress", "--dir", "/no/such/dir"},
 		{"trace-stress", "extra"},
 		{"trace-stress", "--no-such-flag"},
 	} {

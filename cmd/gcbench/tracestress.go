@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -16,17 +17,20 @@ import (
 func cmdTraceStress(ctx context.Context, e *env, args []string) error {
 	stdout, stderr := e.stdout, e.stderr
 	fs := newFlagSet("trace-stress")
-	writers := fs.Int("writers", trace.DefaultStressWriters, "writer goroutines writing as fast as they can")
-	payload := fs.Int("payload", trace.DefaultStressPayload, "payload bytes per event")
-	var limit int64
-	fs.Var(newSizeValue(&limit, trace.DefaultLimit, availableMemory()), "limit", "session buffer limit (all buffers together)")
-	duration := fs.Duration("duration", trace.DefaultStressDuration, "how long the writers write in each run")
-	iterations := fs.Int("iterations", trace.DefaultStressIters, "runs of each policy (interleaved)")
-	policies := fs.StringSlice("policies", []string{"lockless", "locked"}, "reservation policies to compare: lockless, locked")
-	memory := fs.String("memory", "offheap", "where buffers live: offheap (mmap) or goheap")
-	lock := fs.String("lock", "mutex", "the manager lock: mutex (sync.Mutex, parks waiters) or spin (spins and yields, like EventPipe's)")
-	flushEvery := fs.Duration("flush-interval", trace.DefaultFlushInterval, "the reader's pause after each flush (EventPipe: 100ms)")
-	dir := fs.String("dir", "", "directory for the per-run trace files (default: the system temp dir)")
+	var opt trace.StressOptions
+	fs.Var(newIntValue(&opt.Writers, trace.DefaultStressWriters, 1, trace.MaxStressWriters), "writers", "writer goroutines writing as fast as they can")
+	fs.Var(newIntValue(&opt.PayloadSize, trace.DefaultStressPayload, 1, trace.MaxPayload), "payload", "payload bytes per event")
+	fs.Var(newSizeValue(&opt.Limit, trace.DefaultLimit, availableMemory()), "limit", "session buffer limit (all buffers together)")
+	fs.Var(newDurationValue(&opt.Duration, trace.DefaultStressDuration, time.Millisecond, maxStressDuration), "duration", "how long the writers write in each run")
+	fs.Var(newIntValue(&opt.Iterations, trace.DefaultStressIters, 1, trace.MaxStressIterations), "iterations", "runs of each policy (interleaved)")
+	fs.Var(newListValue(&opt.Policies, []trace.Policy{trace.Lockless, trace.Locked}, trace.ParsePolicy, "lockless or locked"), "policies",
+		"reservation policies to compare: lockless, locked")
+	fs.Var(newEnumValue(&opt.Memory, trace.OffHeap, trace.ParseMemory, "offheap or goheap"), "memory", "where buffers live: offheap (mmap) or goheap")
+	fs.Var(newEnumValue(&opt.Lock, trace.MutexLock, trace.ParseLockKind, "mutex or spin"), "lock",
+		"the manager lock: mutex (sync.Mutex, parks waiters) or spin (spins and yields, like EventPipe's)")
+	fs.Var(newDurationValue(&opt.FlushInterval, trace.DefaultFlushInterval, time.Microsecond, time.Minute), "flush-interval",
+		"the reader's pause after each flush (EventPipe: 100ms)")
+	fs.StringVar(&opt.Dir, "dir", "", "directory for the per-run trace files, each removed as soon as it is created and read through its open handle (default: the system temp dir)")
 	var format analysis.Format
 	fs.Var(formatValue{&format}, "format", "output format: "+strings.Join(analysis.FormatNames(), ", "))
 	if done, err := parseFlags(fs, args, stdout, "usage: gcbench trace-stress [flags]\n\n"+
@@ -41,48 +45,30 @@ func cmdTraceStress(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
-	opt := trace.StressOptions{Writers: *writers, PayloadSize: *payload, Limit: limit, Duration: *duration,
-		Iterations: *iterations, FlushInterval: *flushEvery, Dir: *dir}
-	switch {
-	case *writers < 1:
-		return usagef("--writers %d: want ≥ 1", *writers)
-	case *payload < 1 || *payload > trace.MaxPayload:
-		return usagef("--payload %d: want 1..%d", *payload, trace.MaxPayload)
-	case limit < trace.MinLimit:
-		return usagef("--limit %s: want at least %s", formatSize(limit), formatSize(trace.MinLimit))
-	case *duration <= 0:
-		return usagef("--duration %v: want > 0", *duration)
-	case *iterations < 1:
-		return usagef("--iterations %d: want ≥ 1", *iterations)
-	case *flushEvery <= 0:
-		return usagef("--flush-interval %v: want > 0", *flushEvery)
+	if limit := opt.Limit; limit < trace.MinLimit {
+		return usagef("invalid argument %q for \"--limit\" flag: want at least %s", formatSize(limit), formatSize(trace.MinLimit))
 	}
-	for _, name := range *policies {
-		p, err := trace.ParsePolicy(name)
-		if err != nil {
-			return usagef("--policies: %q is not lockless or locked", name)
-		}
-		opt.Policies = append(opt.Policies, p)
-	}
-	if len(opt.Policies) == 0 {
-		return usagef("--policies: name at least one policy")
-	}
-	m, err := trace.ParseMemory(*memory)
-	if err != nil {
-		return usagef("--memory: %q is not offheap or goheap", *memory)
-	}
-	opt.Memory = m
-	if opt.Lock, err = trace.ParseLockKind(*lock); err != nil {
-		return usagef("--lock: %q is not mutex or spin", *lock)
+	if runs := int64(opt.Iterations) * int64(len(opt.Policies)); time.Duration(runs) > maxStressTotal/opt.Duration {
+		return usagef("--duration %v × --iterations %d × %d policies is more than %v", opt.Duration, opt.Iterations, len(opt.Policies), maxStressTotal)
 	}
 	opt.Progress = newLineProgress(stderr, "trace-stress")
 
 	res, err := trace.Stress(ctx, opt)
-	if err != nil {
+	switch {
+	case errors.Is(err, trace.ErrInvalidOptions):
+		return usagef("%v", err)
+	case err != nil && (res == nil || len(res.Runs) == 0):
 		return fmt.Errorf("running the stress protocol: %w", err)
 	}
-	return writeStress(stdout, format, res)
+	// A cancelled run still shows the iterations it finished.
+	return joinErrors(err, writeStress(stdout, format, res))
 }
+
+// Bounds of trace-stress's durations: a run, and all runs together.
+const (
+	maxStressDuration = time.Hour
+	maxStressTotal    = 7 * 24 * time.Hour
+)
 
 // stressReport is the JSON form of a trace-stress result.
 type stressReport struct {
@@ -91,6 +77,7 @@ type stressReport struct {
 	Ratio    *stressRatio              `json:"lockless_over_locked,omitempty"`
 	Runs     []trace.StressRun         `json:"runs"`
 	Elapsed  time.Duration             `json:"elapsed_ns"`
+	Partial  bool                      `json:"partial,omitempty"`
 }
 
 // stressRatio compares Lockless with Locked event throughput: the ratio of
@@ -120,7 +107,7 @@ func writeStress(w io.Writer, f analysis.Format, res *trace.StressResult) error 
 	o := res.Options
 	ratio := ratioOf(res)
 	if f == analysis.JSON {
-		rep := stressReport{Options: o, Policies: map[string][]trace.Metric{}, Ratio: ratio, Runs: res.Runs, Elapsed: res.Elapsed}
+		rep := stressReport{Options: o, Policies: map[string][]trace.Metric{}, Ratio: ratio, Runs: res.Runs, Elapsed: res.Elapsed, Partial: res.Partial}
 		rep.Options.Progress = nil
 		for _, p := range o.Policies {
 			rep.Policies[p.String()] = res.Metrics(p)
@@ -155,7 +142,11 @@ func writeStress(w io.Writer, f analysis.Format, res *trace.StressResult) error 
 		}
 		title := fmt.Sprintf("gcbench trace-stress, policy %s: %d writers, %d-byte payloads, %s limit, %v per run, %d iterations, %s buffers, %s manager lock, flush every %v",
 			p, o.Writers, o.PayloadSize, formatSize(o.Limit), o.Duration, o.Iterations, o.Memory, o.Lock, o.FlushInterval)
-		if err := protocolTable(title, header, rows).Write(w, f); err != nil {
+		t := protocolTable(title, header, rows)
+		if res.Partial {
+			t.Facts = append(t.Facts, analysis.Fact{Key: "PARTIAL", Value: fmt.Sprintf("interrupted: %d runs finished", len(res.Runs))})
+		}
+		if err := t.Write(w, f); err != nil {
 			return err
 		}
 		fmt.Fprintln(w)
