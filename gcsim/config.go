@@ -11,8 +11,9 @@ import (
 	"github.com/gcbench/gcbench/workerpool"
 )
 
-// ErrInvalidConfig is wrapped by every error Validate returns; the message
-// names the offending field.
+// ErrInvalidConfig is wrapped by every error Validate returns (each a
+// *ConfigError naming the field), by Compare's errors about its options, and
+// by ParseMode's.
 var ErrInvalidConfig = errors.New("invalid gcsim configuration")
 
 // Mode is how a minor collection's jobs are dispatched.
@@ -57,9 +58,14 @@ func ParseMode(s string) (Mode, error) {
 // Config describes a simulation. Sizes are in bytes.
 type Config struct {
 	// MajorHeap, LOS and Nursery size the heap's spaces (heap.Config's
-	// rules: multiples of the block and page sizes).
+	// rules: multiples of the block and page sizes). Validate also requires
+	// the major heap, once filled to Mutator.MajorFill, to have room for
+	// twice a nursery and a block per worker, and the LOS, once filled to
+	// Mutator.LOSFill, room for the mutator's large objects.
 	MajorHeap, LOS, Nursery int64
-	// Roots is the number of write-barrier root slots (0: heap.DefaultRoots).
+	// Roots is the number of write-barrier root slots (0: heap.DefaultRoots;
+	// otherwise 64..heap.MaxRoots). The first three quarters hold the initial
+	// old generation, Roots/64 hold the mutator's large objects.
 	Roots int
 	// Workers is the pool's worker count (1..workerpool.MaxWorkers).
 	Workers int
@@ -178,74 +184,4 @@ func (c Config) heapConfig() heap.Config {
 		roots = heap.DefaultRoots
 	}
 	return heap.Config{MajorHeap: c.MajorHeap, LOS: c.LOS, Nursery: c.Nursery, Roots: roots, Seed: c.Seed}
-}
-
-// Validate reports the first field that cannot be used, wrapping
-// ErrInvalidConfig and naming the field.
-func (c Config) Validate() error {
-	if err := c.heapConfig().Validate(); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
-	}
-	bad := func(field string, v any, want string) error {
-		return fmt.Errorf("%w: %s = %v, want %s", ErrInvalidConfig, field, v, want)
-	}
-	switch {
-	case c.Roots < 0:
-		return bad("Roots", c.Roots, "≥ 0 (0 = default)")
-	case c.Roots > 0 && c.Roots < 64:
-		return bad("Roots", c.Roots, "0 (default) or ≥ 64")
-	case c.Workers < 1 || c.Workers > workerpool.MaxWorkers:
-		return bad("Workers", c.Workers, fmt.Sprintf("1..%d", workerpool.MaxWorkers))
-	}
-	if _, err := workerpool.ParseBackend(c.Backend.String()); err != nil {
-		return bad("Backend", c.Backend, "a workerpool.Backend")
-	}
-	if _, err := workerpool.ParseWakePolicy(c.Wake.String()); err != nil {
-		return bad("Wake", c.Wake, "a workerpool.WakePolicy")
-	}
-	return c.Mutator.validate()
-}
-
-func (m MutatorConfig) validate() error {
-	bad := func(field string, v any, want string) error {
-		return fmt.Errorf("%w: Mutator.%s = %v, want %s", ErrInvalidConfig, field, v, want)
-	}
-	frac := func(field string, v float64) error {
-		if !(v >= 0 && v <= 1) {
-			return bad(field, v, "0 ≤ value ≤ 1")
-		}
-		return nil
-	}
-	for _, f := range []struct {
-		name string
-		v    float64
-	}{{"RootShare", m.RootShare}, {"LOSShare", m.LOSShare}, {"NurseryLinks", m.NurseryLinks},
-		{"OldLinks", m.OldLinks}, {"MajorGCFree", m.MajorGCFree}} {
-		if err := frac(f.name, f.v); err != nil {
-			return err
-		}
-	}
-	switch {
-	case !(m.MajorFill >= 0 && m.MajorFill <= 0.9):
-		return bad("MajorFill", m.MajorFill, "0 ≤ value ≤ 0.9")
-	case !(m.LOSFill >= 0 && m.LOSFill <= 0.9):
-		return bad("LOSFill", m.LOSFill, "0 ≤ value ≤ 0.9")
-	case m.BarrierStores < 0 || m.BarrierStores > 1<<24:
-		return bad("BarrierStores", m.BarrierStores, "0..16777216")
-	case m.Lifetime < 1 || m.Lifetime > 1<<16:
-		return bad("Lifetime", m.Lifetime, "1..65536")
-	case int64(m.BarrierStores)*int64(m.Lifetime) > 1<<24:
-		return bad("BarrierStores×Lifetime", int64(m.BarrierStores)*int64(m.Lifetime), "≤ 16777216 (the mutator remembers that many slots)")
-	case m.Published < 1:
-		return bad("Published", m.Published, "≥ 1")
-	case m.RootShare+m.LOSShare > 1:
-		return bad("RootShare+LOSShare", m.RootShare+m.LOSShare, "≤ 1")
-	case m.NurseryLinks+m.OldLinks > 1:
-		return bad("NurseryLinks+OldLinks", m.NurseryLinks+m.OldLinks, "≤ 1")
-	case m.LargeObjects < 0 || m.LargeObjects > 1<<16:
-		return bad("LargeObjects", m.LargeObjects, "0..65536")
-	case m.MaxLargeObject <= heap.MaxSmallObject+heap.PageSize || m.MaxLargeObject > 1<<30:
-		return bad("MaxLargeObject", m.MaxLargeObject, fmt.Sprintf("%d..%d", heap.MaxSmallObject+heap.PageSize+1, 1<<30))
-	}
-	return nil
 }

@@ -41,6 +41,21 @@
 // Compare runs several modes interleaved in rotating rounds on one evolving
 // heap, so machine drift hits every mode alike.
 //
+// # Configuration errors and cancellation
+//
+// Config.Validate, New and Compare report a setting that cannot be used as a
+// *ConfigError: the field's path in Config, the value given and what would
+// be accepted, with the bound as a number (for a heap too small for the
+// nursery and the workers, the least major heap that would do), so a front
+// end maps it to its own flag with errors.As instead of parsing messages.
+//
+// NewContext, MutateContext, CollectContext and Compare look at a context in
+// every untimed phase that can take long at large sizes — building the
+// initial heap, filling the nursery, major collections, verification —
+// after about every MiB of work, so they return within milliseconds of a
+// cancel with an error wrapping ctx.Err(). The pause never looks at it.
+// Compare then returns the records taken so far as a partial Result.
+//
 // # GOMAXPROCS and the Threads backend
 //
 // A Threads worker is a goroutine locked to its OS thread, and it still needs

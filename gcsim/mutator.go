@@ -1,6 +1,7 @@
 package gcsim
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -71,11 +72,16 @@ func newMutator(h *heap.Heap, cfg MutatorConfig, seed uint64) mutator {
 // 0.70·72 + 0.25·576 + 0.05·4512 ≈ 420 bytes.
 const meanSmallObject = 420
 
+// fillPoll is how many objects fill allocates between looks at its
+// context: about 400 KiB of nursery, a fraction of a millisecond.
+const fillPoll = 1024
+
 // fill allocates into the nursery until it is full: new objects link to
 // recent nursery objects and to old objects, and every step-th object is
 // published: stored into stack roots, large objects and old objects through
-// the write barrier.
-func (m *mutator) fill() error {
+// the write barrier. It looks at ctx every fillPoll objects, as a nursery
+// can be gigabytes.
+func (m *mutator) fill(ctx context.Context) error {
 	h, r := m.h, m.rng
 	// Count in objects rather than bytes, so that published objects follow
 	// the size mix (the object crossing a byte mark tends to be a large one).
@@ -107,6 +113,9 @@ func (m *mutator) fill() error {
 		}
 		m.recent[m.nrec%len(m.recent)] = x
 		m.nrec++
+		if m.nrec%fillPoll == 0 && ctx.Err() != nil {
+			return fmt.Errorf("mutator interrupted: %w", ctx.Err())
+		}
 		if m.nrec%step == 0 && published < m.cfg.Published {
 			n := storesPer
 			if published < extra {

@@ -13,9 +13,10 @@ import (
 	"github.com/gcbench/gcbench/workerpool"
 )
 
-// ErrBroken is wrapped by every Sim method after a collection failed (a
-// full major heap during promotion, a verification failure, a job panic):
-// the heap is no longer consistent and the Sim can only be closed.
+// ErrBroken is wrapped by every Sim method after a collection or mutator
+// phase failed (a full major heap during promotion, a verification failure,
+// a job panic) or was interrupted by its context: the heap is no longer
+// consistent and the Sim can only be closed.
 var ErrBroken = errors.New("simulation stopped after an earlier failure")
 
 // Sim is one simulation: a heap, its mutator, a gated worker pool and the
@@ -58,10 +59,20 @@ type workerState struct {
 	_     [48]byte
 }
 
-// New builds the heap and its initial old generation, the pool and the jobs.
-func New(cfg Config) (*Sim, error) {
+// New is NewContext that cannot be interrupted.
+func New(cfg Config) (*Sim, error) { return NewContext(context.Background(), cfg) }
+
+// NewContext builds the heap and its initial old generation, the pool and
+// the jobs. An invalid cfg is reported as a *ConfigError. Building the old
+// generation takes seconds per GiB; it looks at ctx after about every MiB
+// built, and if ctx ends first NewContext frees what it built and returns an
+// error wrapping ctx.Err().
+func NewContext(ctx context.Context, cfg Config) (*Sim, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("gcsim: building the simulation: %w", err)
 	}
 	h, err := heap.New(cfg.heapConfig())
 	if err != nil {
@@ -69,25 +80,13 @@ func New(cfg Config) (*Sim, error) {
 	}
 	s := &Sim{cfg: cfg, heap: h, gcRead: []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}}
 	s.mut = newMutator(h, cfg.Mutator, cfg.Seed)
-	pc := heap.PopulateConfig{MajorFill: cfg.Mutator.MajorFill, LOSFill: cfg.Mutator.LOSFill,
-		MaxLargeObject: cfg.Mutator.MaxLargeObject, Roots: s.mut.baseRoots, Sample: s.mut.sample, Seed: cfg.Seed}
-	if err := h.Populate(pc); err != nil {
+	if err := s.populate(ctx); err != nil {
 		h.Close()
-		return nil, fmt.Errorf("gcsim: building the initial heap (MajorHeap, LOS, Mutator.MajorFill, Mutator.LOSFill): %w", err)
+		return nil, err
 	}
-	s.mut.trimSample()
-	popt := workerpool.Options{Workers: cfg.Workers, Backend: cfg.Backend, Wake: cfg.Wake, Gated: true}
-	if cfg.Trace != nil {
-		if s.obs, err = trace.NewObserver(cfg.Trace, cfg.Workers); err != nil {
-			h.Close()
-			return nil, fmt.Errorf("gcsim: registering trace writers (Trace): %w", err)
-		}
-		popt.Observer = s.obs // only when set: a nil *Observer in the interface would not be nil
-	}
-	s.pool, err = workerpool.New(popt)
-	if err != nil {
+	if err := s.startPool(); err != nil {
 		h.Close()
-		return nil, fmt.Errorf("gcsim: starting the worker pool: %w", err)
+		return nil, err
 	}
 	s.workers = make([]workerState, cfg.Workers+1)
 	for i := range s.workers {
@@ -96,6 +95,40 @@ func New(cfg Config) (*Sim, error) {
 	s.jobs = s.buildJobs()
 	s.setupCompletions()
 	return s, nil
+}
+
+// populate builds the initial old generation and gives the mutator its sample of it.
+func (s *Sim) populate(ctx context.Context) error {
+	m := s.cfg.Mutator
+	pc := heap.PopulateConfig{MajorFill: m.MajorFill, LOSFill: m.LOSFill, MaxLargeObject: m.MaxLargeObject,
+		Roots: s.mut.baseRoots, Sample: s.mut.sample, Seed: s.cfg.Seed}
+	err := s.heap.PopulateContext(ctx, pc)
+	switch {
+	case err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		return fmt.Errorf("gcsim: building the initial heap: %w", err)
+	case err != nil:
+		return fmt.Errorf("gcsim: building the initial heap (MajorHeap, LOS, Mutator.MajorFill, Mutator.LOSFill): %w", err)
+	}
+	s.mut.trimSample()
+	return nil
+}
+
+// startPool starts the gated pool and, with Config.Trace, its observer.
+func (s *Sim) startPool() error {
+	cfg := s.cfg
+	popt := workerpool.Options{Workers: cfg.Workers, Backend: cfg.Backend, Wake: cfg.Wake, Gated: true}
+	if cfg.Trace != nil {
+		var err error
+		if s.obs, err = trace.NewObserver(cfg.Trace, cfg.Workers); err != nil {
+			return fmt.Errorf("gcsim: registering trace writers (Trace): %w", err)
+		}
+		popt.Observer = s.obs // only when set: a nil *Observer in the interface would not be nil
+	}
+	var err error
+	if s.pool, err = workerpool.New(popt); err != nil {
+		return fmt.Errorf("gcsim: starting the worker pool: %w", err)
+	}
+	return nil
 }
 
 // Close stops the pool and returns the heap's memory. It is idempotent.
@@ -135,53 +168,86 @@ func (s *Sim) usable() error {
 	return nil
 }
 
-func (s *Sim) fail(err error) error {
-	s.broken = err
-	return err
+// fail records cause, a message without the package prefix, as the reason
+// the Sim is broken and returns it with the prefix, so that neither this
+// error nor the later ErrBroken ones repeat "gcsim:".
+func (s *Sim) fail(cause error) error {
+	s.broken = cause
+	return fmt.Errorf("gcsim: %w", cause)
 }
 
-// Mutate runs the untimed mutator phase: a major collection first if the
-// major heap's empty blocks fell below the threshold, then the large-object
-// allocations, then a full nursery of new objects and barrier stores. With
-// Config.Verify it also records the reachable graph's checksum.
-func (s *Sim) Mutate() error {
+// Mutate is MutateContext that cannot be interrupted.
+func (s *Sim) Mutate() error { return s.MutateContext(context.Background()) }
+
+// MutateContext runs the untimed mutator phase: a major collection first if
+// the major heap's empty blocks fell below the threshold, then the
+// large-object allocations, then a full nursery of new objects and barrier
+// stores. With Config.Verify it also records the reachable graph's checksum.
+//
+// Each step looks at ctx: the major collection and the verification after
+// about every MiB of heap, the nursery fill every 1024 objects. If ctx ends
+// first, MutateContext returns an error wrapping ctx.Err(), and the Sim,
+// its heap part-way through the phase, can only be closed (ErrBroken).
+func (s *Sim) MutateContext(ctx context.Context) error {
 	if err := s.usable(); err != nil {
 		return err
 	}
 	if s.heap.NurseryUsed() != 0 {
 		return fmt.Errorf("gcsim: Mutate called twice without a Collect in between: %w", heap.ErrNurseryNotEmpty)
 	}
-	if s.majorNeeded() {
-		if err := s.majorCollect(); err != nil {
-			return s.fail(err)
-		}
-		if s.freeBlocks() < s.minFreeBlocks() {
-			used, total := s.heap.MajorUsage()
-			return s.fail(fmt.Errorf("gcsim: %w: %d of %d blocks hold live objects after a major collection, "+
-				"fewer than a nursery's worth of promotion left (raise MajorHeap or lower Mutator.MajorFill)",
-				heap.ErrMajorHeapFull, used, total))
-		}
+	if err := s.majorIfNeeded(ctx); err != nil {
+		return s.fail(err)
 	}
+	if err := s.allocLarge(ctx); err != nil {
+		return s.fail(err)
+	}
+	if err := s.mut.fill(ctx); err != nil {
+		return s.fail(err)
+	}
+	if s.cfg.Verify {
+		res, err := s.heap.VerifyContext(ctx, heap.VerifyOptions{})
+		if err != nil {
+			return s.fail(fmt.Errorf("verifying after the mutator: %w", err))
+		}
+		s.checksum = res.Checksum
+	}
+	return nil
+}
+
+// majorIfNeeded runs a major collection if the major heap runs low, and
+// fails if even that leaves too little room for the next collection.
+func (s *Sim) majorIfNeeded(ctx context.Context) error {
+	if !s.majorNeeded() {
+		return nil
+	}
+	if err := s.majorCollect(ctx); err != nil {
+		return err
+	}
+	if s.freeBlocks() < s.minFreeBlocks() {
+		used, total := s.heap.MajorUsage()
+		return fmt.Errorf("%w: %d of %d blocks hold live objects after a major collection, "+
+			"fewer than a nursery's worth of promotion left (raise MajorHeap or lower Mutator.MajorFill)",
+			heap.ErrMajorHeapFull, used, total)
+	}
+	return nil
+}
+
+// allocLarge makes the phase's large-object allocations, collecting once
+// when the LOS is full.
+func (s *Sim) allocLarge(ctx context.Context) error {
 	for range s.cfg.Mutator.LargeObjects {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("mutator interrupted: %w", err)
+		}
 		err := s.mut.allocLarge()
 		if errors.Is(err, heap.ErrLOSFull) {
-			if err = s.majorCollect(); err == nil {
+			if err = s.majorCollect(ctx); err == nil {
 				err = s.mut.allocLarge()
 			}
 		}
 		if err != nil {
-			return s.fail(fmt.Errorf("gcsim: mutator (raise LOS or lower Mutator.LOSFill): %w", err))
+			return fmt.Errorf("mutator (raise LOS or lower Mutator.LOSFill): %w", err)
 		}
-	}
-	if err := s.mut.fill(); err != nil {
-		return s.fail(err)
-	}
-	if s.cfg.Verify {
-		res, err := s.heap.Verify(heap.VerifyOptions{})
-		if err != nil {
-			return s.fail(fmt.Errorf("gcsim: verifying after the mutator: %w", err))
-		}
-		s.checksum = res.Checksum
 	}
 	return nil
 }
@@ -191,14 +257,9 @@ func (s *Sim) freeBlocks() int {
 	return total - used
 }
 
-// minFreeBlocks is the fewest empty blocks a collection is started with: a
-// whole nursery's worth of survivors plus a block per promoter. (The true
-// worst case adds a partly used block per size class per promoter, which
-// would reserve most of a small heap; if it ever happens, promotion fails
-// with heap.ErrMajorHeapFull.)
-func (s *Sim) minFreeBlocks() int {
-	return int(s.cfg.Nursery/heap.BlockSize) + len(s.workers)
-}
+// minFreeBlocks is the fewest empty blocks a collection is started with
+// (Config.reserveBlocks).
+func (s *Sim) minFreeBlocks() int { return int(s.cfg.reserveBlocks()) }
 
 // majorNeeded: fewer empty blocks than MajorGCFree of the heap or twice
 // the minimum.
@@ -208,9 +269,11 @@ func (s *Sim) majorNeeded() bool {
 	return free < 2*s.minFreeBlocks() || float64(free) < s.cfg.Mutator.MajorGCFree*float64(total)
 }
 
-func (s *Sim) majorCollect() error {
-	if _, err := s.heap.MajorCollect(); err != nil {
-		return fmt.Errorf("gcsim: major collection: %w", err)
+// majorCollect runs a major collection; heap's errors already say "major
+// collection".
+func (s *Sim) majorCollect(ctx context.Context) error {
+	if _, err := s.heap.MajorCollectContext(ctx); err != nil {
+		return err
 	}
 	s.majorGCs++
 	s.majorPending = true
@@ -223,10 +286,17 @@ func (s *Sim) hostGCs() uint64 {
 	return s.gcRead[0].Value.Uint64()
 }
 
-// Collect runs one timed minor collection in the given mode and returns its
-// record. Only the four phases are timed; the pool counters, host GC count
-// and (with Config.Verify) verification are read outside the pause.
-func (s *Sim) Collect(mode Mode) (Record, error) {
+// Collect is CollectContext that cannot be interrupted.
+func (s *Sim) Collect(mode Mode) (Record, error) { return s.CollectContext(context.Background(), mode) }
+
+// CollectContext runs one timed minor collection in the given mode and
+// returns its record. Only the four phases are timed; the pool counters,
+// host GC count and (with Config.Verify) verification are read outside the
+// pause. The pause never looks at ctx; the verification after it does,
+// about every MiB of heap, and if ctx ends first CollectContext returns the
+// record with an error wrapping ctx.Err(), and the Sim can only be closed
+// (ErrBroken).
+func (s *Sim) CollectContext(ctx context.Context, mode Mode) (Record, error) {
 	rec := Record{Mode: mode, Jobs: len(s.jobs)}
 	if err := s.usable(); err != nil {
 		return rec, err
@@ -234,6 +304,18 @@ func (s *Sim) Collect(mode Mode) (Record, error) {
 	if mode < Serial || mode > Batch {
 		return rec, fmt.Errorf("%w: mode %d", ErrInvalidConfig, int(mode))
 	}
+	if err := s.timedCollect(mode, &rec); err != nil {
+		return rec, s.fail(fmt.Errorf("%s collection (raise MajorHeap if the major heap is full): %w", mode, err))
+	}
+	if s.cfg.Verify {
+		return rec, s.verifyCollection(ctx, mode)
+	}
+	return rec, nil
+}
+
+// timedCollect runs the pause and fills rec from it, the pool's counters,
+// the completion records and the promoters.
+func (s *Sim) timedCollect(mode Mode, rec *Record) error {
 	var before workerpool.Stats
 	if mode != Serial {
 		before = s.pool.Stats()
@@ -253,7 +335,7 @@ func (s *Sim) Collect(mode Mode) (Record, error) {
 	if e := s.drainCompletions(err); e != nil {
 		err = e
 	}
-	s.summarizeCompletions(&rec)
+	s.summarizeCompletions(rec)
 	rec.CardPrep, rec.Dispatch, rec.Join, rec.NurseryReset = ph[1].Sub(ph[0]), ph[2].Sub(ph[1]), ph[3].Sub(ph[2]), ph[4].Sub(ph[3])
 	rec.Pause = ph[4].Sub(ph[0])
 	rec.MajorGCBefore, s.majorPending = s.majorPending, false
@@ -271,20 +353,21 @@ func (s *Sim) Collect(mode Mode) (Record, error) {
 			err = errors.Join(err, e)
 		}
 	}
+	return err
+}
+
+// verifyCollection checks the heap after a collection and that the
+// reachable graph is the one the mutator left.
+func (s *Sim) verifyCollection(ctx context.Context, mode Mode) error {
+	res, err := s.heap.VerifyContext(ctx, heap.VerifyOptions{AfterMinor: true})
 	if err != nil {
-		return rec, s.fail(fmt.Errorf("gcsim: %s collection (raise MajorHeap if the major heap is full): %w", mode, err))
+		return s.fail(fmt.Errorf("verifying after a %s collection: %w", mode, err))
 	}
-	if s.cfg.Verify {
-		res, err := s.heap.Verify(heap.VerifyOptions{AfterMinor: true})
-		if err != nil {
-			return rec, s.fail(fmt.Errorf("gcsim: verifying after a %s collection: %w", mode, err))
-		}
-		if res.Checksum != s.checksum {
-			return rec, s.fail(fmt.Errorf("gcsim: %w: %s collection changed the reachable graph (checksum %x, was %x)",
-				heap.ErrVerify, mode, res.Checksum, s.checksum))
-		}
+	if res.Checksum != s.checksum {
+		return s.fail(fmt.Errorf("%w: %s collection changed the reachable graph (checksum %x, was %x)",
+			heap.ErrVerify, mode, res.Checksum, s.checksum))
 	}
-	return rec, nil
+	return nil
 }
 
 // Checksum verifies the heap and returns the reachable graph's checksum.
@@ -293,7 +376,10 @@ func (s *Sim) Checksum() (uint64, error) {
 		return 0, err
 	}
 	res, err := s.heap.Verify(heap.VerifyOptions{AfterMinor: s.heap.NurseryUsed() == 0})
-	return res.Checksum, err
+	if err != nil {
+		return 0, fmt.Errorf("gcsim: checksum: %w", err)
+	}
+	return res.Checksum, nil
 }
 
 // phases are the pause's phase boundaries: start, cards prepared, jobs

@@ -1,0 +1,144 @@
+package gcsim
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gcbench/gcbench/heap"
+	"github.com/gcbench/gcbench/workerpool"
+)
+
+// cancelSoon returns a context cancelled after d and a function telling how
+// long ago the cancel happened.
+func cancelSoon(t *testing.T, d time.Duration) (context.Context, func() time.Duration) {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	var at atomic.Int64
+	timer := time.AfterFunc(d, func() {
+		at.Store(time.Now().UnixNano())
+		cancel()
+	})
+	t.Cleanup(func() { timer.Stop() })
+	return ctx, func() time.Duration {
+		require.NotZero(t, at.Load(), "returned before the cancel")
+		return time.Since(time.Unix(0, at.Load()))
+	}
+}
+
+// liveness is how soon after a cancel a phase must return: generous, since
+// it checks that the phase stops, not how fast (-race, a busy machine).
+const liveness = 3 * time.Second
+
+// bigHeap is a configuration whose initial heap takes seconds to build
+// (about 1.5 GiB of objects); a test cancels it long before.
+func bigHeap() Config {
+	cfg := DefaultConfig()
+	cfg.MajorHeap, cfg.LOS, cfg.Workers, cfg.Backend = 2<<30, 512<<20, 2, workerpool.Goroutines
+	cfg.Mutator.MajorFill, cfg.Mutator.LOSFill = 0.6, 0.5
+	return cfg
+}
+
+func TestNewContextStopsSoonAfterCancel(t *testing.T) {
+	ctx, since := cancelSoon(t, 50*time.Millisecond)
+	s, err := NewContext(ctx, bigHeap())
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Nil(t, s)
+	assert.Less(t, since(), liveness)
+	assert.Equal(t, 1, strings.Count(err.Error(), "gcsim:"), err.Error())
+}
+
+// TestCompareCancelledWhileBuildingReturnsAnEmptyPartialResult: a cancel
+// during the heap's construction still gives the caller a Result to report.
+func TestCompareCancelledWhileBuildingReturnsAnEmptyPartialResult(t *testing.T) {
+	ctx, since := cancelSoon(t, 50*time.Millisecond)
+	res, err := Compare(ctx, bigHeap(), CompareOptions{GCs: 10})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Less(t, since(), liveness)
+	require.NotNil(t, res)
+	assert.True(t, res.Partial)
+	require.Len(t, res.Modes, 3)
+	for _, m := range res.Modes {
+		assert.Empty(t, m.Records)
+	}
+	assert.Positive(t, res.Elapsed)
+}
+
+// TestCompareCancelledReturnsTheRecordsSoFar: Compare stopped mid-run
+// returns every collection recorded before the stop, interleaved as ever.
+func TestCompareCancelledReturnsTheRecordsSoFar(t *testing.T) {
+	ctx, since := cancelSoon(t, 300*time.Millisecond)
+	modes := []Mode{Serial, Batch}
+	res, err := Compare(ctx, tinyConfig(3, 4), CompareOptions{Modes: modes, GCs: 1 << 30})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Less(t, since(), liveness)
+	require.NotNil(t, res)
+	assert.True(t, res.Partial)
+	a, b := len(res.Modes[0].Records), len(res.Modes[1].Records)
+	assert.Positive(t, a+b, "some collections finished in 300ms")
+	assert.LessOrEqual(t, max(a, b)-min(a, b), 1, "rounds interleave the modes")
+	for i, m := range res.Modes {
+		assert.Equal(t, modes[i], m.Mode)
+		for _, r := range m.Records {
+			assert.Equal(t, modes[i], r.Mode)
+			assert.Positive(t, r.Pause)
+		}
+	}
+	assert.Greater(t, res.Elapsed, res.SimOverhead)
+
+	res, err = Compare(context.Background(), tinyConfig(3, 4), CompareOptions{Modes: modes, GCs: 2})
+	require.NoError(t, err)
+	assert.False(t, res.Partial)
+}
+
+// TestMutateContextStopsInALargeNursery: filling a 256 MiB nursery takes
+// long enough to cancel; the Sim is broken afterwards.
+func TestMutateContextStopsInALargeNursery(t *testing.T) {
+	cfg := tinyConfig(1, 4)
+	cfg.Verify = false
+	cfg.Nursery, cfg.MajorHeap, cfg.LOS = 256<<20, 640<<20, 8<<20
+	cfg.Mutator.MajorFill, cfg.Mutator.LOSFill = 0, 0 // nothing to build first
+	s := newSim(t, cfg)
+	ctx, since := cancelSoon(t, 50*time.Millisecond)
+	err := s.MutateContext(ctx)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Less(t, since(), liveness)
+	assert.Less(t, s.Heap().NurseryUsed(), cfg.Nursery, "stopped part-way")
+	_, err = s.Collect(Batch)
+	assert.ErrorIs(t, err, ErrBroken)
+	assert.ErrorIs(t, err, context.Canceled, "ErrBroken says why")
+}
+
+// TestCollectContextStopsInTheVerifier: the pause runs whole and is
+// recorded; the verification after it stops at the cancel.
+func TestCollectContextStopsInTheVerifier(t *testing.T) {
+	s := newSim(t, tinyConfig(2, 4))
+	require.NoError(t, s.Mutate())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rec, err := s.CollectContext(ctx, Batch)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Positive(t, rec.Pause, "the pause ran")
+	assert.Zero(t, s.Heap().NurseryUsed(), "and emptied the nursery")
+	assert.ErrorIs(t, s.Mutate(), ErrBroken)
+}
+
+// TestMutateContextStopsInTheMajorCollection: a major collection
+// interrupted leaves the heap closed to everything but Close.
+func TestMutateContextStopsInTheMajorCollection(t *testing.T) {
+	cfg := tinyConfig(4, 4)
+	cfg.Mutator.MajorGCFree = 1 // a major collection before every mutator phase
+	s := newSim(t, cfg)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := s.MutateContext(ctx)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Contains(t, err.Error(), "major collection interrupted")
+	_, err = s.Heap().Verify(heap.VerifyOptions{})
+	assert.ErrorIs(t, err, heap.ErrInterrupted)
+}
