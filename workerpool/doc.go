@@ -65,7 +65,11 @@
 //
 // Close marks the pool closed and opens the gate for good under the lock,
 // wakes every worker, waits for them to exit, and for Threads waits until
-// their OS threads are gone.
+// their OS threads are gone. Close runs every accepted job first, which can
+// take seconds for millions of queued jobs; a caller abandoning its work
+// calls Discard, which empties the queue under the lock and counts the
+// removed jobs as taken (popped), so Joins and Close wait only for the jobs
+// already running.
 //
 // # Invariants
 //
@@ -77,7 +81,8 @@
 //     the closed check and the push are one critical section. A worker
 //     exits only when, under the lock, the pool is closed (hence the gate
 //     open) and the queue is empty, so every job accepted before Close is
-//     run, and none is accepted after.
+//     run, and none is accepted after — except the jobs a caller removes
+//     on purpose with Discard.
 //  3. No lost wake-up: a worker decides to wait under the lock, and every
 //     state change that could let it work (push, gate open, close) happens
 //     under the lock and is followed by the policy's wake; the primitives

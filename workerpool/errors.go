@@ -20,6 +20,9 @@ var (
 	// ErrNilJob is returned by Enqueue and EnqueueBatch for a nil job; a
 	// batch containing one is rejected whole.
 	ErrNilJob = errors.New("workerpool: nil job")
+	// ErrNotInitialized is returned by Enqueue, EnqueueBatch, Join and Close
+	// of a Pool that New did not make: the zero Pool or a nil *Pool.
+	ErrNotInitialized = errors.New("workerpool: pool not initialized (use workerpool.New)")
 )
 
 // PanicError reports a job that panicked. The worker recovered it and went

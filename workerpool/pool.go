@@ -14,6 +14,11 @@ import (
 // Pool is a fixed set of workers serving one FIFO job queue. See the package
 // documentation for the algorithm and its invariants. All methods are safe
 // for concurrent use.
+//
+// A Pool must be made by New. The zero Pool and a nil *Pool have no workers
+// and never panic: Enqueue, EnqueueBatch, Join and Close return
+// ErrNotInitialized, Start does nothing, Discard and Workers return 0, and
+// Stats returns zero counters.
 type Pool struct {
 	opts    Options
 	obs     Observer
@@ -106,8 +111,16 @@ func New(opts Options) (*Pool, error) {
 	return p, nil
 }
 
-// Workers returns the number of workers.
-func (p *Pool) Workers() int { return len(p.workers) }
+// Workers returns the number of workers (0 for a Pool not made by New).
+func (p *Pool) Workers() int {
+	if p == nil {
+		return 0
+	}
+	return len(p.workers)
+}
+
+// initialized reports whether New made p: its queue lock exists.
+func (p *Pool) initialized() bool { return p != nil && p.mu != nil }
 
 // deferredWake is a wake decided under the queue lock and made after it is
 // released, so that the woken worker does not immediately block on the lock
@@ -140,6 +153,9 @@ func (p *Pool) unlock(c *counters) { c.addFutex(p.mu.unlock()) }
 // Enqueue queues one job: one lock acquisition and one wake decision per
 // call. It returns ErrClosed after Close and ErrNilJob for a nil job.
 func (p *Pool) Enqueue(j jobs.Job) error {
+	if !p.initialized() {
+		return ErrNotInitialized
+	}
 	if j == nil {
 		return ErrNilJob
 	}
@@ -165,6 +181,9 @@ func (p *Pool) Enqueue(j jobs.Job) error {
 // returns ErrClosed after Close and ErrNilJob, queuing nothing, if any job
 // is nil. An empty batch is a no-op.
 func (p *Pool) EnqueueBatch(js []jobs.Job) error {
+	if !p.initialized() {
+		return ErrNotInitialized
+	}
 	for _, j := range js {
 		if j == nil {
 			return ErrNilJob
@@ -242,7 +261,7 @@ func (p *Pool) spinReleaseLocked(n int, c *counters) int {
 // jobs, and wakes workers for them with one wake call. It does nothing on an
 // ungated pool or when the gate is already open.
 func (p *Pool) Start() {
-	if !p.opts.Gated {
+	if !p.initialized() || !p.opts.Gated {
 		return
 	}
 	p.lock(&p.coord)
@@ -277,6 +296,9 @@ func (p *Pool) openGateLocked(c *counters) deferredWake {
 // round's enqueues wait for the next Start. After Close, Join returns at
 // once. A job must not call Join: it would wait for itself.
 func (p *Pool) Join(ctx context.Context) error {
+	if !p.initialized() {
+		return ErrNotInitialized
+	}
 	c := &p.coord
 	p.lock(c)
 	target := p.pushed
@@ -358,8 +380,32 @@ func (p *Pool) takePanicsLocked() error {
 // the first call's result. A job must not call Close: it would wait for its
 // own worker to exit.
 func (p *Pool) Close() error {
+	if !p.initialized() {
+		return ErrNotInitialized
+	}
 	p.closeOnce.Do(func() { p.closeErr = p.shutdown() })
 	return p.closeErr
+}
+
+// Discard removes every job still queued — accepted, not yet taken by a
+// worker — and returns how many it removed; jobs already running finish
+// as usual. A discarded job never runs and is not counted in Stats.JobsRun;
+// Join counts it as done, so a Join waits only for jobs that run, and a
+// Close after Discard waits only for the running ones. It is for abandoning
+// queued work, for example when the caller's context ends. It keeps the
+// queue's storage, clearing the slots so the jobs can be collected.
+func (p *Pool) Discard() int {
+	if !p.initialized() {
+		return 0
+	}
+	c := &p.coord
+	p.lock(c)
+	n := p.q.len()
+	p.q.clear()
+	p.popped += uint64(n) // taken, as far as Join's targets are concerned
+	p.wakeDoneJoinsLocked(c)
+	p.unlock(c)
+	return n
 }
 
 func (p *Pool) shutdown() error {

@@ -96,8 +96,11 @@ func (c *counters) addTo(s *Stats) {
 }
 
 // Stats returns the pool's counters. It takes no lock and may be called at
-// any time, also after Close.
+// any time, also after Close (and on a Pool not made by New: all zero).
 func (p *Pool) Stats() Stats {
+	if p == nil {
+		return Stats{JobsRun: []uint64{}}
+	}
 	s := Stats{
 		EnqueueLockAcquisitions: p.enq.locks.Load(),
 		EnqueueWakeCalls:        p.enq.wakeCalls.Load(),

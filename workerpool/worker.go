@@ -56,9 +56,15 @@ func (p *Pool) finishJobLocked(w *worker, pe *PanicError) {
 			p.lostPanics++
 		}
 	}
+	p.wakeDoneJoinsLocked(&w.c)
+}
+
+// wakeDoneJoinsLocked wakes the sleeping Joins once the least of their
+// targets is reached.
+func (p *Pool) wakeDoneJoinsLocked(c *counters) {
 	if p.joinWaiters > 0 && p.joinTarget != ^uint64(0) && p.doneUpToLocked(p.joinTarget) {
 		p.joinTarget = ^uint64(0) // sleeping Joins re-register when they recheck
-		w.c.addFutex(p.done.wake(wakeAll))
+		c.addFutex(p.done.wake(wakeAll))
 	}
 }
 
