@@ -143,7 +143,7 @@ func cmdRun(ctx context.Context, e *env, args []string) (err error) {
 	opt := gcsim.CompareOptions{Modes: modes, GCs: o.gcs, Warmup: o.warmup,
 		Progress: func(m gcsim.Mode, done, total int) { bar.update(indexOf(modes, m), done, total) }}
 	facts := map[string]float64{}
-	var finishTrace func() error
+	var finishTrace func(keep bool) error
 	if o.trace != "" {
 		if o.cfg.Trace, finishTrace, err = startTrace(o.trace, e.temps); err != nil {
 			return err
@@ -152,18 +152,21 @@ func cmdRun(ctx context.Context, e *env, args []string) (err error) {
 	started := time.Now()
 	res, err := gcsim.Compare(ctx, o.cfg, opt)
 	bar.finish()
+	partial := ""
+	if err != nil && errors.Is(err, context.Canceled) && measuredAny(res) {
+		partial = fmt.Sprintf("%v after %d of %d collections per mode", context.Cause(ctx), timedCollections(res), o.gcs)
+	}
+	measured := err == nil || partial != ""
 	if finishTrace != nil {
-		err = joinErrors(err, finishTrace())
+		// A trace of a run that measured something is kept, closed with
+		// its end block; one of a run that failed or measured nothing is not.
+		err = joinErrors(err, finishTrace(measured))
 		st := o.cfg.Trace.Stats()
 		facts["trace_events_written"] = float64(st.Written)
 		facts["trace_events_dropped"] = float64(st.Dropped)
 	}
-	partial := ""
-	if err != nil {
-		if !errors.Is(err, context.Canceled) || !measuredAny(res) {
-			return err
-		}
-		partial = fmt.Sprintf("%v after %d of %d collections per mode", context.Cause(ctx), timedCollections(res), o.gcs)
+	if !measured {
+		return err
 	}
 	report, rerr := o.report(res, started, facts, partial)
 	if rerr != nil {
@@ -229,9 +232,9 @@ func indexOf(modes []gcsim.Mode, m gcsim.Mode) int {
 
 // startTrace starts a trace session streaming into an output file for
 // path. finish closes the session, which drains every buffer and writes
-// the end of the stream, then puts the file in place; on a failure the
-// destination is left as it was.
-func startTrace(path string, temps *outfile.Set) (s *trace.Session, finish func() error, err error) {
+// the end of the stream, then puts the file in place if keep is true; on
+// a failure, or if keep is false, the destination is left as it was.
+func startTrace(path string, temps *outfile.Set) (s *trace.Session, finish func(keep bool) error, err error) {
 	f, err := outfile.Create(path, temps)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--trace: %w", err) // names the file
@@ -240,10 +243,13 @@ func startTrace(path string, temps *outfile.Set) (s *trace.Session, finish func(
 		f.Abort()
 		return nil, nil, fmt.Errorf("--trace %s: %w", path, err)
 	}
-	return s, func() error {
-		if err := s.Close(); err != nil {
+	return s, func(keep bool) error {
+		if err := s.Close(); err != nil || !keep {
 			f.Abort()
-			return fmt.Errorf("--trace %s: %w", path, err)
+			if err != nil {
+				return fmt.Errorf("--trace %s: %w", path, err)
+			}
+			return nil
 		}
 		if err := f.Commit(); err != nil {
 			return fmt.Errorf("--trace: %w", err)

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The signal tests send SIGINT, SIGTERM and SIGHUP to a built gcbench in
+// each long phase and check what a user at a terminal, or a batch
+// scheduler ending a job, relies on: it exits within 2 s with 128 + the
+// signal's number, keeps what it measured, and leaves no temporary file.
+
+// maxExit is how long gcbench may take to exit after a signal.
+const maxExit = 2 * time.Second
+
+// A longPhase is a command that would run for minutes, the time it needs
+// to be well inside its long phase, and what it must leave in its
+// directory when stopped there.
+type longPhase struct {
+	name  string
+	args  []string
+	after time.Duration
+	check func(t *testing.T, dir string)
+}
+
+func longPhases() []longPhase {
+	return []longPhase{
+		{name: "run: populating the heap", after: 300 * time.Millisecond,
+			// A 4 GiB heap takes seconds to fill; nothing is measured yet,
+			// so nothing is written.
+			args: []string{"run", "--major-heap", "4GiB", "--los", "512MiB", "--out", "run.json", "--trace", "run.gctrace"},
+			check: func(t *testing.T, dir string) {
+				assert.Empty(t, names(t, dir), "nothing measured, nothing written, nothing left")
+			}},
+		{name: "run: collecting", after: 1500 * time.Millisecond,
+			args: []string{"run", "--major-heap", "64MiB", "--los", "16MiB", "--nursery", "256KiB", "--gcs", "100000000",
+				"--warmup", "2", "--out", "run.json", "--trace", "run.gctrace"},
+			check: func(t *testing.T, dir string) {
+				assert.ElementsMatch(t, []string{"run.json", "run.gctrace"}, names(t, dir))
+				var doc struct {
+					Runs []struct {
+						Partial string `json:"partial"`
+					} `json:"runs"`
+				}
+				b, err := os.ReadFile(filepath.Join(dir, "run.json"))
+				require.NoError(t, err)
+				require.NoError(t, json.Unmarshal(b, &doc), "a whole JSON document")
+				require.Len(t, doc.Runs, 1)
+				assert.Contains(t, doc.Runs[0].Partial, "interrupted by SIG")
+				stdout, stderr, code := runBinary(t, "trace", filepath.Join(dir, "run.gctrace"))
+				require.Equal(t, 0, code, stderr)
+				assert.NotContains(t, stdout, "TRUNCATED", "the trace was closed with its end block")
+			}},
+		{name: "readylist", after: 500 * time.Millisecond,
+			args:  []string{"readylist", "--events", "1000000000", "--producers", "8", "--repetitions", "1"},
+			check: func(t *testing.T, dir string) { assert.Empty(t, names(t, dir)) }},
+		{name: "pool: throughput, goroutine baseline", after: 500 * time.Millisecond,
+			args:  []string{"pool", "--items", "1000000000", "--protocols", "throughput", "--repetitions", "1"},
+			check: func(t *testing.T, dir string) { assert.Empty(t, names(t, dir)) }},
+		{name: "pool: throughput, the pool", after: 1500 * time.Millisecond,
+			// The baseline's 2M items take about a second; then the pool's.
+			args: []string{"pool", "--items", "2000000", "--protocols", "throughput", "--repetitions", "3",
+				"--backends", "threads", "--wakes", "broadcast", "--batch-size", "-1"},
+			check: func(t *testing.T, dir string) { assert.Empty(t, names(t, dir)) }},
+		{name: "trace-stress", after: 500 * time.Millisecond,
+			args:  []string{"trace-stress", "--duration", "1m", "--iterations", "2", "--dir", "."},
+			check: func(t *testing.T, dir string) { assert.Empty(t, names(t, dir), "its trace files are gone") }},
+	}
+}
+
+// interrupt starts gcbench with args in dir, sends sigs (in order, back to
+// back) after a while, and returns the exit status and how long gcbench
+// took to exit after the first signal.
+func interrupt(t *testing.T, dir string, args []string, after time.Duration, sigs ...syscall.Signal) (code int, took time.Duration, stderr string) {
+	t.Helper()
+	tmp := filepath.Join(dir, ".tmp") // the command's TMPDIR: what it leaves there is a leak
+	require.NoError(t, os.Mkdir(tmp, 0o755))
+	cmd := exec.Command(gcbenchBin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	var errOut limitedBuffer
+	cmd.Stderr = &errOut
+	require.NoError(t, cmd.Start())
+	time.Sleep(after)
+	sent := time.Now()
+	for _, s := range sigs {
+		require.NoError(t, cmd.Process.Signal(s))
+	}
+	err := cmd.Wait()
+	took = time.Since(sent)
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		code = exit.ExitCode()
+	} else {
+		require.NoError(t, err, "gcbench ended by itself before the signal: %s", errOut.String())
+	}
+	leaked, lerr := os.ReadDir(tmp)
+	require.NoError(t, lerr)
+	assert.Empty(t, leaked, "temporary files left behind")
+	require.NoError(t, os.Remove(tmp))
+	return code, took, errOut.String()
+}
+
+func TestSignalsStopEveryLongPhase(t *testing.T) {
+	for _, p := range longPhases() {
+		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+			t.Run(p.name+"/"+sig.String(), func(t *testing.T) {
+				dir := t.TempDir()
+				code, took, stderr := interrupt(t, dir, p.args, p.after, sig)
+				assert.Equal(t, 128+int(sig), code, stderr)
+				assert.Less(t, took, maxExit, "time to exit after the signal")
+				assert.Contains(t, stderr, "interrupted by SIG")
+				p.check(t, dir)
+			})
+		}
+	}
+}
+
+func TestSIGHUPStopsARun(t *testing.T) {
+	p := longPhases()[1]
+	dir := t.TempDir()
+	code, took, stderr := interrupt(t, dir, p.args, p.after, syscall.SIGHUP)
+	assert.Equal(t, 129, code, stderr)
+	assert.Less(t, took, maxExit)
+	p.check(t, dir)
+}
+
+func TestSecondSignalExitsAtOnce(t *testing.T) {
+	p := longPhases()[0]
+	dir := t.TempDir()
+	code, took, stderr := interrupt(t, dir, p.args, p.after, syscall.SIGINT, syscall.SIGTERM)
+	assert.Contains(t, []int{130, 143}, code, stderr)
+	assert.Less(t, took, maxExit)
+	assert.Empty(t, names(t, dir), "temporary outputs removed")
+}
+
+// limitedBuffer keeps the first 64 KiB written to it: enough for any
+// error line, bounded whatever a broken command prints.
+type limitedBuffer struct{ b []byte }
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	if room := 64<<10 - len(l.b); room > 0 {
+		l.b = append(l.b, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
+
+func (l *limitedBuffer) String() string { return string(l.b) }
