@@ -106,19 +106,29 @@ func (o *runOptions) validate(fs *pflag.FlagSet, avail int64) error {
 		outfile.Path{Name: "--trace", Path: o.trace}, outfile.Path{Name: "--cpuprofile", Path: o.cpuprofile}), nil)
 }
 
+// configFlags maps gcsim.Config fields to the flags that set them.
+var configFlags = map[string]string{
+	"MajorHeap": "--major-heap", "LOS": "--los", "Nursery": "--nursery", "Workers": "--workers",
+	"CompareOptions.GCs": "--gcs", "CompareOptions.Warmup": "--warmup",
+}
+
 // configUsageError turns gcsim's complaint about a Config field into a
-// usage error that names the flag setting it.
+// usage error that names the flag setting it, with the value as the user
+// typed it.
 func configUsageError(err error, fs *pflag.FlagSet) error {
-	for field, flag := range map[string]string{"MajorHeap": "major-heap", "LOS": "los", "Nursery": "nursery", "Workers": "workers"} {
-		if strings.Contains(err.Error(), field+" =") {
-			shown := fs.Lookup(flag).Value.String()
-			if sv, ok := fs.Lookup(flag).Value.(*sizeValue); ok && sv.text != "" {
-				shown = sv.text
-			}
-			return usagef("invalid argument %q for \"--%s\" flag: %v", shown, flag, err)
-		}
+	var ce *gcsim.ConfigError
+	if !errors.As(err, &ce) {
+		return usagef("%v", err)
 	}
-	return usagef("%v", err)
+	flag, ok := configFlags[ce.Field]
+	if !ok {
+		return usagef("the configuration's %s = %s: want %s", ce.Field, ce.Value, ce.Want)
+	}
+	shown := ce.Value
+	if sv, ok := fs.Lookup(flag[2:]).Value.(*sizeValue); ok && sv.text != "" {
+		shown = sv.text
+	}
+	return usagef("%s %s: want %s", flag, shown, ce.Want)
 }
 
 // cmdRun is `gcbench run`, also what a bare `gcbench` runs.

@@ -186,7 +186,13 @@ func TestRunBadUsageExits2WithOneLine(t *testing.T) {
 		{[]string{"--los", "1.5B"}, "--los", "1.5B"},
 		{[]string{"--los", "2.5XB"}, "--los", "2.5XB"},
 		{[]string{"--nursery", "lots"}, "--nursery", "lots"},
-		{[]string{"--nursery", "65537B"}, "--nursery", `"65537B"`}, // gcsim's own check, reported against the flag
+		{[]string{"--nursery", "65537B"}, "--nursery 65537B", "multiple of 4KiB"}, // gcsim's own check, reported against the flag
+		{[]string{"--nursery", "200MiB"}, "--nursery 200MiB", "at most"},
+		{[]string{"--workers", "4096"}, "--major-heap 64MiB", "at least"},
+		{[]string{"--los", "1MiB"}, "--los 1MiB", "at least"},
+		{[]string{"--workers", "5000"}, "--workers", "1 to 4096"},
+		{[]string{"--modes", "serial,"}, "--modes", "empty item"},
+		{[]string{"--modes", "BATCH,batch"}, "--modes", "twice"},
 		{[]string{"--major-heap", "1000TiB"}, "--major-heap", "available memory"},
 		{[]string{"--gcs", "0"}, "--gcs", `"0"`},
 		{[]string{"--gcs", "many"}, "--gcs", "many"},
