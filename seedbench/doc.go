@@ -17,4 +17,10 @@
 // reports medians over repetitions and ratios between contenders measured
 // in the same run. Absolute numbers depend on the machine; the ratios are
 // what the seeds' claims are about.
+//
+// Every count is bounded (the Max* constants) and every product of counts
+// is checked for overflow and bounded too, so that an accepted run can
+// finish. Every run looks at its context at least every 1024 events, items
+// or round trips and returns within milliseconds of a cancel; a cancelled
+// comparison returns a partial report of its completed repetitions.
 package seedbench

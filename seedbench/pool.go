@@ -83,10 +83,11 @@ func (c PoolContender) api() string {
 type PoolRun struct {
 	Contender PoolContender
 	Protocol  PoolProtocol
-	// Items is how many items Throughput queues, or how many round trips
-	// Latency makes; ≥ 1.
+	// Items is how many items Throughput queues (1..MaxPoolItems), or how
+	// many round trips Latency makes (1..MaxPoolRoundTrips).
 	Items int
-	// Workers is the pool's size (ignored by the baseline); ≥ 1.
+	// Workers is the pool's size (ignored by the baseline);
+	// 1..workerpool.MaxWorkers.
 	Workers int
 	// BatchSize is how many items one EnqueueBatch call queues in the
 	// Throughput protocol; 0 queues them all in one call. The pool copies
@@ -105,9 +106,14 @@ func (j *countJob) Run(int) { j.n.Add(1) }
 // submission until the last item has run (Throughput), or the sum of every
 // round trip (Latency). Pool start-up and shutdown are not timed. It fails
 // unless exactly Items item runs were counted in all.
+//
+// It looks at ctx every 1024 items submitted or round trips, and while
+// waiting. If ctx ends first, RunPool drops the items still queued
+// (workerpool.Pool.Discard) instead of running them, and returns within
+// milliseconds an error wrapping ctx.Err().
 func RunPool(ctx context.Context, r PoolRun) (time.Duration, error) {
-	if r.Items < 1 || r.Workers < 1 || r.BatchSize < 0 {
-		return 0, fmt.Errorf("%w: items = %d, workers = %d, batch size = %d", ErrInvalidOptions, r.Items, r.Workers, r.BatchSize)
+	if err := r.validate(); err != nil {
+		return 0, err
 	}
 	if err := ctx.Err(); err != nil {
 		return 0, fmt.Errorf("pool %v: %w", r.Protocol, err)
@@ -129,15 +135,32 @@ func RunPool(ctx context.Context, r PoolRun) (time.Duration, error) {
 	return elapsed, nil
 }
 
-// ctxEvery is how many items pass between context checks.
-const ctxEvery = 4096
+func (r PoolRun) validate() error {
+	most := MaxPoolItems
+	switch r.Protocol {
+	case Throughput:
+	case Latency:
+		most = MaxPoolRoundTrips
+	default:
+		return fmt.Errorf("%w: protocol %v", ErrInvalidOptions, r.Protocol)
+	}
+	switch {
+	case r.Items < 1 || r.Items > most:
+		return fmt.Errorf("%w: items = %d, want 1..%d for %v", ErrInvalidOptions, r.Items, most, r.Protocol)
+	case r.Workers < 1 || r.Workers > workerpool.MaxWorkers:
+		return fmt.Errorf("%w: workers = %d, want 1..%d", ErrInvalidOptions, r.Workers, workerpool.MaxWorkers)
+	case r.BatchSize < 0:
+		return fmt.Errorf("%w: batch size = %d, want ≥ 0 (0: all at once)", ErrInvalidOptions, r.BatchSize)
+	}
+	return nil
+}
 
 func runGoroutines(ctx context.Context, r PoolRun, job *countJob) (time.Duration, error) {
 	var wg sync.WaitGroup
 	item := func() { job.Run(jobs.Inline) }
 	start := time.Now()
 	for i := range r.Items {
-		if i%ctxEvery == 0 && ctx.Err() != nil {
+		if i%stopEvery == 0 && ctx.Err() != nil {
 			wg.Wait()
 			return 0, ctx.Err()
 		}
@@ -156,51 +179,20 @@ func runOurPool(ctx context.Context, r PoolRun, job *countJob) (time.Duration, e
 	if err != nil {
 		return 0, err
 	}
-	defer p.Close()
-	size := r.BatchSize
-	switch {
-	case r.Protocol == Latency:
-		size = 1
-	case size == 0 || size > r.Items:
-		size = r.Items
-	}
-	batch := make([]jobs.Job, size)
-	for i := range batch {
-		batch[i] = job
-	}
+	defer func() {
+		p.Discard() // nothing is left after a whole run; after a stop, the rest need not run
+		p.Close()
+	}()
 	start := time.Now()
-	switch {
-	case r.Protocol == Latency:
-		for i := range r.Items {
-			if c.Batch {
-				err = p.EnqueueBatch(batch)
-			} else {
-				err = p.Enqueue(job)
-			}
-			if err == nil {
-				err = p.Join(ctx)
-			}
-			if err == nil && i%ctxEvery == 0 {
-				err = ctx.Err()
-			}
-			if err != nil {
-				return 0, err
-			}
-		}
-	case c.Batch:
-		for left := r.Items; left > 0; left -= size {
-			if err := p.EnqueueBatch(batch[:min(left, size)]); err != nil {
-				return 0, err
-			}
-		}
-	default:
-		for range r.Items {
-			if err := p.Enqueue(job); err != nil {
-				return 0, err
-			}
-		}
+	if r.Protocol == Latency {
+		err = roundTrips(ctx, p, r, job)
+	} else {
+		err = queueAll(ctx, p, r, job)
 	}
-	if err := p.Join(ctx); err != nil {
+	if err == nil {
+		err = p.Join(ctx)
+	}
+	if err != nil {
 		return 0, err
 	}
 	elapsed := time.Since(start)
@@ -210,17 +202,75 @@ func runOurPool(ctx context.Context, r PoolRun, job *countJob) (time.Duration, e
 	return elapsed, nil
 }
 
+// roundTrips is the Latency protocol: submit one item, wait for it, again.
+func roundTrips(ctx context.Context, p *workerpool.Pool, r PoolRun, job *countJob) error {
+	batch := []jobs.Job{job}
+	for i := range r.Items {
+		var err error
+		if r.Contender.Batch {
+			err = p.EnqueueBatch(batch)
+		} else {
+			err = p.Enqueue(job)
+		}
+		if err == nil {
+			err = p.Join(ctx) // looks at ctx only if the item is not done yet
+		}
+		if err == nil && i%stopEvery == 0 {
+			err = ctx.Err()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// queueAll is the Throughput protocol's submission: every item, one at a
+// time or BatchSize at a time, looking at ctx every 1024 items (or batch).
+func queueAll(ctx context.Context, p *workerpool.Pool, r PoolRun, job *countJob) error {
+	if !r.Contender.Batch {
+		for i := range r.Items {
+			if i%stopEvery == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if err := p.Enqueue(job); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	size := r.BatchSize
+	if size == 0 || size > r.Items {
+		size = r.Items
+	}
+	batch := make([]jobs.Job, size)
+	for i := range batch {
+		batch[i] = job
+	}
+	for left := r.Items; left > 0; left -= size {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := p.EnqueueBatch(batch[:min(left, size)]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // PoolOptions configures ComparePool. The zero value reproduces the seed's
 // protocols with every backend and wake policy.
 type PoolOptions struct {
-	Protocols   []PoolProtocol          // default Throughput, Latency
-	Items       int                     // Throughput items; default 10,000,000
-	RoundTrips  int                     // Latency round trips; default 300,000
-	Repetitions int                     // default 5
-	Workers     int                     // pool size; default GOMAXPROCS
-	BatchSize   int                     // items per EnqueueBatch call in Throughput; default 1024; -1 = all at once
-	Backends    []workerpool.Backend    // default Goroutines, Threads
-	Wakes       []workerpool.WakePolicy // default Broadcast, Signal, Targeted, Spin
+	Protocols   []PoolProtocol // default Throughput, Latency
+	Items       int            // Throughput items, 1..MaxPoolItems; default 10,000,000
+	RoundTrips  int            // Latency round trips, 1..MaxPoolRoundTrips; default 300,000
+	Repetitions int            // 1..MaxPoolRepetitions; default 5
+	Workers     int            // pool size, 1..workerpool.MaxWorkers; default GOMAXPROCS
+	// BatchSize is the items per EnqueueBatch call in Throughput,
+	// 1..MaxPoolItems; default 1024; -1 = all at once.
+	BatchSize int
+	Backends  []workerpool.Backend    // default Goroutines, Threads
+	Wakes     []workerpool.WakePolicy // default Broadcast, Signal, Targeted, Spin
 	// Progress, if set, is called after each run with the runs done and
 	// the total, from the calling goroutine.
 	Progress func(done, total int)
@@ -262,22 +312,47 @@ func (o PoolOptions) withDefaults() (PoolOptions, error) {
 	if len(o.Wakes) == 0 {
 		o.Wakes = []workerpool.WakePolicy{workerpool.Broadcast, workerpool.Signal, workerpool.Targeted, workerpool.Spin}
 	}
-	switch {
-	case o.Items < 1 || o.RoundTrips < 1:
-		return o, fmt.Errorf("%w: items = %d, round trips = %d, want ≥ 1", ErrInvalidOptions, o.Items, o.RoundTrips)
-	case o.Repetitions < 1:
-		return o, fmt.Errorf("%w: repetitions = %d, want ≥ 1", ErrInvalidOptions, o.Repetitions)
-	case o.Workers < 1 || o.Workers > workerpool.MaxWorkers:
-		return o, fmt.Errorf("%w: workers = %d, want 1..%d", ErrInvalidOptions, o.Workers, workerpool.MaxWorkers)
-	case o.BatchSize < 0:
-		return o, fmt.Errorf("%w: batch size = %d, want ≥ 1 or -1 for all at once", ErrInvalidOptions, o.BatchSize)
+	if err := o.validateCounts(); err != nil {
+		return o, err
 	}
 	for _, p := range o.Protocols {
 		if p != Throughput && p != Latency {
 			return o, fmt.Errorf("%w: protocol %v", ErrInvalidOptions, p)
 		}
 	}
-	return o, nil
+	return o, o.validateTotals()
+}
+
+func (o PoolOptions) validateCounts() error {
+	switch {
+	case o.Items < 1 || o.Items > MaxPoolItems:
+		return fmt.Errorf("%w: items = %d, want 1..%d", ErrInvalidOptions, o.Items, MaxPoolItems)
+	case o.RoundTrips < 1 || o.RoundTrips > MaxPoolRoundTrips:
+		return fmt.Errorf("%w: round trips = %d, want 1..%d", ErrInvalidOptions, o.RoundTrips, MaxPoolRoundTrips)
+	case o.Repetitions < 1 || o.Repetitions > MaxPoolRepetitions:
+		return fmt.Errorf("%w: repetitions = %d, want 1..%d", ErrInvalidOptions, o.Repetitions, MaxPoolRepetitions)
+	case o.Workers < 1 || o.Workers > workerpool.MaxWorkers:
+		return fmt.Errorf("%w: workers = %d, want 1..%d", ErrInvalidOptions, o.Workers, workerpool.MaxWorkers)
+	case o.BatchSize < 0 || o.BatchSize > MaxPoolItems:
+		return fmt.Errorf("%w: batch size = %d, want 1..%d or -1 for all at once", ErrInvalidOptions, o.BatchSize, MaxPoolItems)
+	}
+	return nil
+}
+
+// validateTotals bounds the comparison's items and round trips in all.
+func (o PoolOptions) validateTotals() error {
+	contenders := 1 + 2*len(o.Backends)*len(o.Wakes) // the lists would not fit in memory before this overflowed
+	for _, p := range o.Protocols {
+		limit, what := uint64(MaxPoolTotalItems), "items"
+		if p == Latency {
+			limit, what = MaxPoolTotalRoundTrips, "round trips"
+		}
+		if _, ok := mulBounded(limit, o.Repetitions, contenders, o.itemsFor(p)); !ok {
+			return fmt.Errorf("%w: repetitions × contenders × %s = %d × %d × %d, want at most %d %s in all",
+				ErrInvalidOptions, what, o.Repetitions, contenders, o.itemsFor(p), limit, what)
+		}
+	}
+	return nil
 }
 
 // itemsFor is how many items (Throughput) or round trips (Latency) a run of
@@ -310,12 +385,17 @@ type PoolReport struct {
 	// GOMAXPROCS is the runtime's setting when the runs started: on the
 	// Threads backend it decides whether a woken worker finds a P at once
 	// (GOMAXPROCS ≥ Workers+1) or may wait for sysmon to retake one.
-	GOMAXPROCS  int       `json:"gomaxprocs"`
-	Items       int       `json:"throughput_items"`
-	RoundTrips  int       `json:"latency_round_trips"`
-	BatchSize   int       `json:"batch_size"` // 0: all items in one EnqueueBatch
+	GOMAXPROCS int `json:"gomaxprocs"`
+	Items      int `json:"throughput_items"`
+	RoundTrips int `json:"latency_round_trips"`
+	BatchSize  int `json:"batch_size"` // 0: all items in one EnqueueBatch
+	// Repetitions is how many repetitions the rows summarize: all that were
+	// asked for, or, in a partial report, those completed.
 	Repetitions int       `json:"repetitions"`
 	Rows        []PoolRow `json:"rows"`
+	// Partial is set when ComparePool stopped early (its error says why):
+	// the rows summarize the repetitions completed before the stop.
+	Partial bool `json:"partial,omitempty"`
 }
 
 // PoolRow is one contender's medians for each protocol that ran.
@@ -342,6 +422,11 @@ type PoolStats struct {
 // repetition runs each contender once per protocol, starting the rotation
 // one contender later than the previous repetition, so that drift on a
 // shared machine hits all contenders alike.
+//
+// If a run fails — ctx ending, for one — ComparePool returns that error
+// and, when at least one repetition was complete, a report of the complete
+// repetitions with Partial set (the interrupted repetition's runs are left
+// out, so every row has the same number of samples); otherwise a nil report.
 func ComparePool(ctx context.Context, opt PoolOptions) (*PoolReport, error) {
 	opt, err := opt.withDefaults()
 	if err != nil {
@@ -349,38 +434,19 @@ func ComparePool(ctx context.Context, opt PoolOptions) (*PoolReport, error) {
 	}
 	cs := opt.Contenders()
 	procs := runtime.GOMAXPROCS(0)
-	samples := make(map[PoolProtocol][][]float64)
-	for _, p := range opt.Protocols {
-		samples[p] = make([][]float64, len(cs))
+	samples, reps, err := runPools(ctx, opt, cs)
+	if reps == 0 {
+		return nil, err
 	}
-	total, done := opt.Repetitions*len(opt.Protocols)*len(cs), 0
-	for rep := range opt.Repetitions {
-		for _, proto := range opt.Protocols {
-			items := opt.itemsFor(proto)
-			for k := range cs {
-				i := (k + rep) % len(cs)
-				d, err := RunPool(ctx, PoolRun{Contender: cs[i], Protocol: proto, Items: items, Workers: opt.Workers, BatchSize: opt.BatchSize})
-				if err != nil {
-					return nil, err
-				}
-				samples[proto][i] = append(samples[proto][i], d.Seconds())
-				if done++; opt.Progress != nil {
-					opt.Progress(done, total)
-				}
-			}
-		}
-	}
-	rep := &PoolReport{Workers: opt.Workers, GOMAXPROCS: procs, Items: opt.Items, RoundTrips: opt.RoundTrips, BatchSize: opt.BatchSize, Repetitions: opt.Repetitions}
+	rep := &PoolReport{Workers: opt.Workers, GOMAXPROCS: procs, Items: opt.Items, RoundTrips: opt.RoundTrips,
+		BatchSize: opt.BatchSize, Repetitions: reps, Partial: err != nil}
 	for i, c := range cs {
 		row := PoolRow{Contender: c.String(), API: c.api()}
 		if !c.Baseline {
 			row.Backend, row.Wake = c.Backend.String(), c.Wake.String()
 		}
 		for _, proto := range opt.Protocols {
-			items := opt.itemsFor(proto)
-			st := &PoolStats{Seconds: Median(samples[proto][i]), Samples: samples[proto][i]}
-			st.PerItemNs = st.Seconds * 1e9 / float64(items)
-			st.Speedup = Median(samples[proto][0]) / st.Seconds
+			st := summarizePool(samples[proto][i][:reps], samples[proto][0][:reps], opt.itemsFor(proto))
 			if proto == Throughput {
 				row.Throughput = st
 			} else {
@@ -389,7 +455,43 @@ func ComparePool(ctx context.Context, opt PoolOptions) (*PoolReport, error) {
 		}
 		rep.Rows = append(rep.Rows, row)
 	}
-	return rep, nil
+	return rep, err
+}
+
+// runPools runs the comparison's repetitions and returns the samples in
+// seconds, per protocol and contender, and how many repetitions were
+// completed, stopping at the first error.
+func runPools(ctx context.Context, opt PoolOptions, cs []PoolContender) (map[PoolProtocol][][]float64, int, error) {
+	samples := make(map[PoolProtocol][][]float64)
+	for _, p := range opt.Protocols {
+		samples[p] = make([][]float64, len(cs))
+	}
+	total, done := opt.Repetitions*len(opt.Protocols)*len(cs), 0 // ≤ MaxPoolTotalItems
+	for rep := range opt.Repetitions {
+		for _, proto := range opt.Protocols {
+			for k := range cs {
+				i := (k + rep) % len(cs)
+				d, err := RunPool(ctx, PoolRun{Contender: cs[i], Protocol: proto, Items: opt.itemsFor(proto), Workers: opt.Workers, BatchSize: opt.BatchSize})
+				if err != nil {
+					return samples, rep, err
+				}
+				samples[proto][i] = append(samples[proto][i], d.Seconds())
+				if done++; opt.Progress != nil {
+					opt.Progress(done, total)
+				}
+			}
+		}
+	}
+	return samples, opt.Repetitions, nil
+}
+
+// summarizePool is one contender's statistics for one protocol, its
+// speedup measured against the baseline's samples.
+func summarizePool(secs, baseline []float64, items int) *PoolStats {
+	st := &PoolStats{Seconds: Median(secs), Samples: secs}
+	st.PerItemNs = st.Seconds * 1e9 / float64(items)
+	st.Speedup = Median(baseline) / st.Seconds
+	return st
 }
 
 // Best returns the row with the highest speedup for protocol p among the

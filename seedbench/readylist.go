@@ -104,8 +104,10 @@ func ParseReadyVariant(s string) (ReadyVariant, error) {
 type ReadyListRun struct {
 	Kind      ListKind
 	Variant   ReadyVariant // zero: Transition
-	Producers int          // producer goroutines, ≥ 1
-	Events    int          // events each producer generates, ≥ 1
+	Producers int          // producer goroutines, 1..MaxReadyListProducers
+	// Events is how many events each producer generates,
+	// 1..MaxReadyListEvents, with Producers × Events ≤ MaxReadyListTotalEvents.
+	Events int
 }
 
 func (r ReadyListRun) validate() error {
@@ -114,10 +116,30 @@ func (r ReadyListRun) validate() error {
 		return fmt.Errorf("%w: list kind %v", ErrInvalidOptions, r.Kind)
 	case r.Variant != Transition && r.Variant != Callback:
 		return fmt.Errorf("%w: ready-list variant %v", ErrInvalidOptions, r.Variant)
-	case r.Producers < 1:
-		return fmt.Errorf("%w: producers = %d, want ≥ 1", ErrInvalidOptions, r.Producers)
-	case r.Events < 1:
-		return fmt.Errorf("%w: events = %d, want ≥ 1", ErrInvalidOptions, r.Events)
+	}
+	if err := validateProducers(r.Producers); err != nil {
+		return err
+	}
+	if err := validateEvents(r.Events); err != nil {
+		return err
+	}
+	if _, ok := mulBounded(MaxReadyListTotalEvents, r.Producers, r.Events); !ok {
+		return fmt.Errorf("%w: producers × events = %d × %d, want at most %d events in a run",
+			ErrInvalidOptions, r.Producers, r.Events, MaxReadyListTotalEvents)
+	}
+	return nil
+}
+
+func validateProducers(n int) error {
+	if n < 1 || n > MaxReadyListProducers {
+		return fmt.Errorf("%w: producers = %d, want 1..%d", ErrInvalidOptions, n, MaxReadyListProducers)
+	}
+	return nil
+}
+
+func validateEvents(n int) error {
+	if n < 1 || n > MaxReadyListEvents {
+		return fmt.Errorf("%w: events = %d, want 1..%d", ErrInvalidOptions, n, MaxReadyListEvents)
 	}
 	return nil
 }
@@ -309,6 +331,10 @@ func (l *lockedCallback) pop() (*readyItem, bool) {
 // times reached about 85,000 events/ms, runs where it polled about 13,000
 // times about 430,000. Compare medians over enough repetitions, and read
 // the samples.
+//
+// Producers and consumer look at a stop flag, set when ctx ends, every
+// 1024 events or polls; on a cancel RunReadyList returns within
+// milliseconds, with no sample and an error wrapping ctx.Err().
 func RunReadyList(ctx context.Context, r ReadyListRun) (ReadyListSample, error) {
 	if err := r.validate(); err != nil {
 		return ReadyListSample{}, err
@@ -316,6 +342,8 @@ func RunReadyList(ctx context.Context, r ReadyListRun) (ReadyListSample, error) 
 	if err := ctx.Err(); err != nil {
 		return ReadyListSample{}, fmt.Errorf("readylist: %w", err)
 	}
+	stop, release := stopFlag(ctx)
+	defer release()
 	ps := make([]readyProducer, r.Producers)
 	path := newReadyPath(r, ps)
 	start := make(chan struct{})
@@ -327,43 +355,53 @@ func RunReadyList(ctx context.Context, r ReadyListRun) (ReadyListSample, error) 
 		wg.Go(func() {
 			ready.Done()
 			<-start
-			path.produce(&p.readyItem, r.Events)
+			produceUntilStopped(path, &p.readyItem, r.Events, stop)
 		})
 	}
 	ready.Wait()
-	total := int64(r.Producers) * int64(r.Events)
-	var sum, pops int64
-	done := ctx.Done()
-	idle := 0
+	total := int64(r.Producers) * int64(r.Events) // validated: ≤ MaxReadyListTotalEvents
 	t0 := time.Now()
 	close(start)
-	for sum < total {
+	sum, pops, stopped := consume(path, total, stop)
+	elapsed := time.Since(t0)
+	wg.Wait()
+	if stopped {
+		return ReadyListSample{}, fmt.Errorf("readylist %v/%v: stopped after %d of %d events: %w", r.Variant, r.Kind, sum, total, ctx.Err())
+	}
+	return ReadyListSample{Kind: r.Kind, Variant: r.Variant, Producers: r.Producers, Events: sum, Pops: pops, Elapsed: elapsed}, nil
+}
+
+// produceUntilStopped runs a producer's loop in chunks of stopEvery events,
+// so that the per-event loop itself is the one measured.
+func produceUntilStopped(path readyPath, p *readyItem, events int, stop *atomic.Bool) {
+	for left := events; left > 0 && !stop.Load(); left -= stopEvery {
+		path.produce(p, min(left, stopEvery))
+	}
+}
+
+// consume is the consumer's loop: it sums popped items' counters until it
+// has seen total events, or the stop flag is set.
+func consume(path readyPath, total int64, stop *atomic.Bool) (sum, pops int64, stopped bool) {
+	for polls := 1; sum < total; polls++ {
+		if polls%stopEvery == 0 && stop.Load() {
+			return sum, pops, true
+		}
 		if p, ok := path.pop(); ok {
 			sum += p.count.Swap(0)
 			pops++
 			continue
 		}
-		if idle++; idle%256 == 0 {
-			select {
-			case <-done:
-				wg.Wait() // producers run a bounded loop
-				return ReadyListSample{}, fmt.Errorf("readylist %v/%v: %d of %d events seen: %w", r.Variant, r.Kind, sum, total, ctx.Err())
-			default:
-			}
-		}
 		runtime.Gosched()
 	}
-	elapsed := time.Since(t0)
-	wg.Wait()
-	return ReadyListSample{Kind: r.Kind, Variant: r.Variant, Producers: r.Producers, Events: sum, Pops: pops, Elapsed: elapsed}, nil
+	return sum, pops, false
 }
 
 // ReadyListOptions configures CompareReadyList. The zero value reproduces
 // the seed's sweep.
 type ReadyListOptions struct {
-	Producers   []int // producer counts to sweep; default 8, 16, 32
-	Events      int   // events per producer; default 1,000,000 (stress-epoll's ITERS)
-	Repetitions int   // runs of each kind at each producer count; default 5
+	Producers   []int // producer counts to sweep, each 1..MaxReadyListProducers; default 8, 16, 32
+	Events      int   // events per producer, 1..MaxReadyListEvents; default 1,000,000 (stress-epoll's ITERS)
+	Repetitions int   // runs of each kind at each producer count, 1..MaxReadyListRepetitions; default 5
 	// Variants to run; default Transition and Callback, so the table shows
 	// how much of the difference the dedup-per-event path makes.
 	Variants []ReadyVariant
@@ -404,25 +442,43 @@ func (o ReadyListOptions) withDefaults() (ReadyListOptions, error) {
 		}
 	}
 	for _, p := range o.Producers {
-		if p < 1 {
-			return o, fmt.Errorf("%w: producers = %d, want ≥ 1", ErrInvalidOptions, p)
+		if err := validateProducers(p); err != nil {
+			return o, err
 		}
 	}
-	if o.Events < 1 {
-		return o, fmt.Errorf("%w: events = %d, want ≥ 1", ErrInvalidOptions, o.Events)
+	if err := validateEvents(o.Events); err != nil {
+		return o, err
 	}
-	if o.Repetitions < 1 {
-		return o, fmt.Errorf("%w: repetitions = %d, want ≥ 1", ErrInvalidOptions, o.Repetitions)
+	if o.Repetitions < 1 || o.Repetitions > MaxReadyListRepetitions {
+		return o, fmt.Errorf("%w: repetitions = %d, want 1..%d", ErrInvalidOptions, o.Repetitions, MaxReadyListRepetitions)
 	}
-	return o, nil
+	return o, o.validateTotal()
+}
+
+// validateTotal bounds the comparison's events in all.
+func (o ReadyListOptions) validateTotal() error {
+	sum := 0
+	for _, p := range o.Producers {
+		sum += p // each ≤ MaxReadyListProducers: the list would not fit in memory before this overflowed
+	}
+	if _, ok := mulBounded(MaxReadyListTotalEvents, o.Repetitions, len(o.Variants), 2, sum, o.Events); !ok {
+		return fmt.Errorf("%w: repetitions × variants × 2 list kinds × producers × events = %d × %d × 2 × %d × %d, "+
+			"want at most %d events in all", ErrInvalidOptions, o.Repetitions, len(o.Variants), sum, o.Events, MaxReadyListTotalEvents)
+	}
+	return nil
 }
 
 // ReadyListReport is the seed's table: per variant and producer count, both
 // kinds' medians and the ratio between them.
 type ReadyListReport struct {
-	Events      int            `json:"events_per_producer"`
+	Events int `json:"events_per_producer"`
+	// Repetitions is how many repetitions the rows summarize: all that were
+	// asked for, or, in a partial report, those completed.
 	Repetitions int            `json:"repetitions"`
 	Rows        []ReadyListRow `json:"rows"`
+	// Partial is set when CompareReadyList stopped early (its error says
+	// why): the rows summarize the repetitions completed before the stop.
+	Partial bool `json:"partial,omitempty"`
 }
 
 // ReadyListRow is one variant at one producer count.
@@ -448,18 +504,48 @@ type ReadyListStats struct {
 // count, interleaved: each repetition runs every (variant, count, kind)
 // once, alternating which kind goes first, so that drift on a shared
 // machine hits both alike.
+//
+// If a run fails — ctx ending, for one — CompareReadyList returns that
+// error and, when at least one repetition was complete, a report of the
+// complete repetitions with Partial set (the interrupted repetition's runs
+// are left out, so every row has the same number of samples); otherwise a
+// nil report.
 func CompareReadyList(ctx context.Context, opt ReadyListOptions) (*ReadyListReport, error) {
 	opt, err := opt.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	type key struct {
-		variant   ReadyVariant
-		producers int
-		kind      ListKind
+	samples, reps, err := runReadyLists(ctx, opt)
+	if reps == 0 {
+		return nil, err
 	}
-	samples := map[key][]ReadyListSample{}
-	total, done := opt.Repetitions*len(opt.Variants)*len(opt.Producers)*2, 0
+	rep := &ReadyListReport{Events: opt.Events, Repetitions: reps, Partial: err != nil}
+	for _, v := range opt.Variants {
+		for _, p := range opt.Producers {
+			row := ReadyListRow{
+				Variant:   v.String(),
+				Producers: p,
+				MPSC:      summarizeReadyList(samples[readyKey{v, p, MPSC}][:reps]),
+				Mutex:     summarizeReadyList(samples[readyKey{v, p, Mutex}][:reps]),
+			}
+			row.Ratio = row.MPSC.EventsPerMs / row.Mutex.EventsPerMs
+			rep.Rows = append(rep.Rows, row)
+		}
+	}
+	return rep, err
+}
+
+type readyKey struct {
+	variant   ReadyVariant
+	producers int
+	kind      ListKind
+}
+
+// runReadyLists runs the comparison's repetitions and returns the samples
+// and how many repetitions were completed, stopping at the first error.
+func runReadyLists(ctx context.Context, opt ReadyListOptions) (map[readyKey][]ReadyListSample, int, error) {
+	samples := map[readyKey][]ReadyListSample{}
+	total, done := opt.Repetitions*len(opt.Variants)*len(opt.Producers)*2, 0 // ≤ MaxReadyListTotalEvents
 	for rep := range opt.Repetitions {
 		for _, v := range opt.Variants {
 			for _, p := range opt.Producers {
@@ -470,9 +556,9 @@ func CompareReadyList(ctx context.Context, opt ReadyListOptions) (*ReadyListRepo
 				for _, k := range kinds {
 					s, err := RunReadyList(ctx, ReadyListRun{Kind: k, Variant: v, Producers: p, Events: opt.Events})
 					if err != nil {
-						return nil, err
+						return samples, rep, err
 					}
-					samples[key{v, p, k}] = append(samples[key{v, p, k}], s)
+					samples[readyKey{v, p, k}] = append(samples[readyKey{v, p, k}], s)
 					if done++; opt.Progress != nil {
 						opt.Progress(done, total)
 					}
@@ -480,20 +566,7 @@ func CompareReadyList(ctx context.Context, opt ReadyListOptions) (*ReadyListRepo
 			}
 		}
 	}
-	rep := &ReadyListReport{Events: opt.Events, Repetitions: opt.Repetitions}
-	for _, v := range opt.Variants {
-		for _, p := range opt.Producers {
-			row := ReadyListRow{
-				Variant:   v.String(),
-				Producers: p,
-				MPSC:      summarizeReadyList(samples[key{v, p, MPSC}]),
-				Mutex:     summarizeReadyList(samples[key{v, p, Mutex}]),
-			}
-			row.Ratio = row.MPSC.EventsPerMs / row.Mutex.EventsPerMs
-			rep.Rows = append(rep.Rows, row)
-		}
-	}
-	return rep, nil
+	return samples, opt.Repetitions, nil
 }
 
 func summarizeReadyList(ss []ReadyListSample) ReadyListStats {

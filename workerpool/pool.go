@@ -392,8 +392,8 @@ func (p *Pool) Close() error {
 // as usual. A discarded job never runs and is not counted in Stats.JobsRun;
 // Join counts it as done, so a Join waits only for jobs that run, and a
 // Close after Discard waits only for the running ones. It is for abandoning
-// queued work, for example when the caller's context ends. It keeps the
-// queue's storage, clearing the slots so the jobs can be collected.
+// queued work, for example when the caller's context ends. It takes
+// constant time: the queue's storage is left to the Go collector.
 func (p *Pool) Discard() int {
 	if !p.initialized() {
 		return 0
