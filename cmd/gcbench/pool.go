@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/gcbench/gcbench/analysis"
@@ -17,15 +19,24 @@ import (
 func cmdPool(ctx context.Context, e *env, args []string) error {
 	stdout, stderr := e.stdout, e.stderr
 	fs := newFlagSet("pool")
-	items := fs.Int("items", seedbench.DefaultPoolItems, "items the throughput protocol queues before waiting for all")
-	trips := fs.Int("round-trips", seedbench.DefaultPoolRoundTrips, "sequential submit-and-wait round trips of the latency protocol")
-	reps := fs.Int("repetitions", seedbench.DefaultPoolRepetitions, "runs of each contender and protocol (interleaved)")
-	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "pool workers")
-	procs := fs.Int("gomaxprocs", 0, "GOMAXPROCS for the run (0: the runtime's default); on the threads backend, workers+1 models dedicated pthreads")
-	batch := fs.Int("batch-size", seedbench.DefaultPoolBatchSize, "items per EnqueueBatch call in the throughput protocol (-1: all in one call)")
-	protocols := fs.StringSlice("protocols", []string{"throughput", "latency"}, "protocols to run: throughput, latency")
-	backends := fs.StringSlice("backends", []string{"goroutines", "threads"}, "pool backends: goroutines, threads")
-	wakes := fs.StringSlice("wakes", []string{"broadcast", "signal", "targeted", "spin"}, "wake policies: broadcast, signal, targeted, spin")
+	var opt seedbench.PoolOptions
+	var procs int
+	fs.Var(newIntValue(&opt.Items, seedbench.DefaultPoolItems, 1, seedbench.MaxPoolItems), "items", "items the throughput protocol queues before waiting for all")
+	fs.Var(newIntValue(&opt.RoundTrips, seedbench.DefaultPoolRoundTrips, 1, seedbench.MaxPoolRoundTrips), "round-trips",
+		"sequential submit-and-wait round trips of the latency protocol")
+	fs.Var(newIntValue(&opt.Repetitions, seedbench.DefaultPoolRepetitions, 1, seedbench.MaxPoolRepetitions), "repetitions",
+		"runs of each contender and protocol (interleaved)")
+	fs.Var(newIntValue(&opt.Workers, runtime.GOMAXPROCS(0), 1, workerpool.MaxWorkers), "workers", "pool workers")
+	fs.Var(newIntValue(&procs, 0, 0, maxGOMAXPROCS), "gomaxprocs",
+		"GOMAXPROCS for the run (0: the runtime's default); on the threads backend, workers+1 models dedicated pthreads")
+	fs.Var(&batchSizeValue{&opt.BatchSize}, "batch-size", "items per EnqueueBatch call in the throughput protocol (-1: all in one call)")
+	opt.BatchSize = seedbench.DefaultPoolBatchSize
+	fs.Var(newListValue(&opt.Protocols, []seedbench.PoolProtocol{seedbench.Throughput, seedbench.Latency}, seedbench.ParsePoolProtocol,
+		"throughput or latency"), "protocols", "protocols to run: throughput, latency")
+	fs.Var(newListValue(&opt.Backends, []workerpool.Backend{workerpool.Goroutines, workerpool.Threads}, workerpool.ParseBackend,
+		"goroutines or threads"), "backends", "pool backends: goroutines, threads")
+	fs.Var(newListValue(&opt.Wakes, []workerpool.WakePolicy{workerpool.Broadcast, workerpool.Signal, workerpool.Targeted, workerpool.Spin},
+		workerpool.ParseWakePolicy, "broadcast, signal, targeted or spin"), "wakes", "wake policies: broadcast, signal, targeted, spin")
 	var format analysis.Format
 	fs.Var(formatValue{&format}, "format", "output format: "+strings.Join(analysis.FormatNames(), ", "))
 	if done, err := parseFlags(fs, args, stdout, "usage: gcbench pool [flags]\n\n"+
@@ -46,63 +57,44 @@ func cmdPool(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
-	opt := seedbench.PoolOptions{Items: *items, RoundTrips: *trips, Repetitions: *reps, Workers: *workers, BatchSize: *batch}
-	switch {
-	case *items < 1 || *trips < 1 || *reps < 1:
-		return usagef("--items, --round-trips and --repetitions must be ≥ 1")
-	case *workers < 1 || *workers > workerpool.MaxWorkers:
-		return usagef("--workers: %d, want 1..%d", *workers, workerpool.MaxWorkers)
-	case *batch < 1 && *batch != -1:
-		return usagef("--batch-size: %d, want ≥ 1, or -1 for all items in one call", *batch)
-	case *procs < 0 || *procs > maxGOMAXPROCS:
-		return usagef("--gomaxprocs: %d, want 0 (the runtime's default) to %d", *procs, maxGOMAXPROCS)
-	}
-	var err error
-	if opt.Protocols, err = parseEach(*protocols, "--protocols", seedbench.ParsePoolProtocol); err != nil {
-		return err
-	}
-	if opt.Backends, err = parseEach(*backends, "--backends", workerpool.ParseBackend); err != nil {
-		return err
-	}
-	if opt.Wakes, err = parseEach(*wakes, "--wakes", workerpool.ParseWakePolicy); err != nil {
-		return err
-	}
-	if *procs > 0 {
+	if procs > 0 {
 		// Process-wide, and set before any pool exists; the host line and
 		// the report read it back. Restored on return, as run does.
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(*procs))
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	}
 	opt.Progress = newLineProgress(stderr, "pool")
 	rep, err := seedbench.ComparePool(ctx, opt)
-	if err != nil {
+	switch {
+	case errors.Is(err, seedbench.ErrInvalidOptions):
+		return usagef("%v", err)
+	case err != nil && rep == nil:
 		return fmt.Errorf("running the pool protocols: %w", err)
 	}
+	// A cancelled run still shows the repetitions it finished.
 	if format == analysis.JSON {
-		return writeProtocolJSON(stdout, "pool", rep)
+		return joinErrors(err, writeProtocolJSON(stdout, "pool", rep))
 	}
-	return writePoolTable(stdout, format, rep, opt.Protocols)
+	return joinErrors(err, writePoolTable(stdout, format, rep, opt.Protocols))
 }
+
+// batchSizeValue is --batch-size: -1 (every item in one call) or a count.
+type batchSizeValue struct{ p *int }
+
+func (v *batchSizeValue) Set(s string) error {
+	n, err := boundedInt(-1, seedbench.MaxPoolItems)(s)
+	if err != nil || n == 0 {
+		return fmt.Errorf("want -1 (all items in one call) or a count from 1 to %d", seedbench.MaxPoolItems)
+	}
+	*v.p = n
+	return nil
+}
+
+func (v *batchSizeValue) String() string { return strconv.Itoa(*v.p) }
+func (v *batchSizeValue) Type() string   { return "int" }
 
 // maxGOMAXPROCS bounds --gomaxprocs: one P per pool worker plus one for
 // the submitting goroutine is the most a pool run can use.
 const maxGOMAXPROCS = workerpool.MaxWorkers + 1
-
-// parseEach parses every value of a list flag, or returns a usage error
-// naming the flag; an empty list is an error too.
-func parseEach[T any](vals []string, flag string, parse func(string) (T, error)) ([]T, error) {
-	if len(vals) == 0 {
-		return nil, usagef("%s: empty list", flag)
-	}
-	out := make([]T, 0, len(vals))
-	for _, v := range vals {
-		x, err := parse(strings.TrimSpace(v))
-		if err != nil {
-			return nil, usagef("%s: %v", flag, err)
-		}
-		out = append(out, x)
-	}
-	return out, nil
-}
 
 func writePoolTable(w io.Writer, f analysis.Format, rep *seedbench.PoolReport, protocols []seedbench.PoolProtocol) error {
 	header := []string{"contender"}
@@ -132,7 +124,11 @@ func writePoolTable(w io.Writer, f analysis.Format, rep *seedbench.PoolReport, p
 	title := fmt.Sprintf("gcbench pool: throughput = %d items queued, then waited for; latency = %d sequential "+
 		"submit-and-wait round trips; %d workers, %s; medians of %d interleaved runs; speedup = %s time / contender time",
 		rep.Items, rep.RoundTrips, rep.Workers, batch, rep.Repetitions, seedbench.BaselineName)
-	if err := protocolTable(title, header, rows).Write(w, f); err != nil {
+	t := protocolTable(title, header, rows)
+	if rep.Partial {
+		t.Facts = append(t.Facts, analysis.Fact{Key: "PARTIAL", Value: "interrupted; the medians are of the repetitions that finished"})
+	}
+	if err := t.Write(w, f); err != nil {
 		return err
 	}
 	if f == analysis.CSV {

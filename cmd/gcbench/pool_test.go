@@ -115,6 +115,10 @@ func TestPoolBadUsageExits2WithOneLine(t *testing.T) {
 		{"--wakes", "shout"},
 		{"--backends", "fibers"},
 		{"--protocols", "bandwidth"},
+		{"--wakes", "spin,SPIN"},
+		{"--backends", "threads,"},
+		{"--items", "9223372036854775807"},
+		{"--round-trips", "2000000000", "--repetitions", "1000"},
 		{"--format", "yaml"},
 		{"extra"},
 	} {
@@ -162,7 +166,7 @@ func TestPoolGOMAXPROCSIsSetAndRecorded(t *testing.T) {
 	stdout, stderr, code = runBinary(t, "pool", "--gomaxprocs", "-2")
 	assert.Equal(t, 2, code)
 	assert.Empty(t, stdout)
-	assert.Equal(t, "gcbench pool: --gomaxprocs: -2, want 0 (the runtime's default) to 4097\n", stderr)
+	assert.Equal(t, "gcbench pool: invalid argument \"-2\" for \"--gomaxprocs\" flag: want a whole number from 0 to 4097\n", stderr)
 }
 
 func TestPoolHelp(t *testing.T) {

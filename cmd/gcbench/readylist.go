@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -15,10 +17,15 @@ import (
 func cmdReadylist(ctx context.Context, e *env, args []string) error {
 	stdout, stderr := e.stdout, e.stderr
 	fs := newFlagSet("readylist")
-	producers := fs.IntSlice("producers", seedbench.DefaultReadyListProducers, "producer goroutine counts to sweep")
-	events := fs.Int("events", seedbench.DefaultReadyListEvents, "events each producer generates")
-	reps := fs.Int("repetitions", seedbench.DefaultReadyListRepetitions, "runs of each list kind at each producer count (interleaved)")
-	variant := fs.String("variant", "both", "which events use the ready list: transition (only a counter's 0→1), callback (every event, as ep_poll_callback), or both")
+	var opt seedbench.ReadyListOptions
+	fs.Var(newListValue(&opt.Producers, seedbench.DefaultReadyListProducers, boundedInt(1, seedbench.MaxReadyListProducers),
+		fmt.Sprintf("counts from 1 to %d", seedbench.MaxReadyListProducers)), "producers", "producer counts to sweep")
+	fs.Var(newIntValue(&opt.Events, seedbench.DefaultReadyListEvents, 1, seedbench.MaxReadyListEvents), "events", "events each producer generates")
+	fs.Var(newIntValue(&opt.Repetitions, seedbench.DefaultReadyListRepetitions, 1, seedbench.MaxReadyListRepetitions), "repetitions",
+		"runs of each list kind at each producer count (interleaved)")
+	fs.Var(newListValue(&opt.Variants, []seedbench.ReadyVariant{seedbench.Transition, seedbench.Callback}, seedbench.ParseReadyVariant,
+		"transition or callback"), "variants",
+		"which events use the ready list: transition (only a counter's 0→1), callback (every event, as ep_poll_callback), or both")
 	var format analysis.Format
 	fs.Var(formatValue{&format}, "format", "output format: "+strings.Join(analysis.FormatNames(), ", "))
 	if done, err := parseFlags(fs, args, stdout, "usage: gcbench readylist [flags]\n\n"+
@@ -37,30 +44,19 @@ func cmdReadylist(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
-	opt := seedbench.ReadyListOptions{Producers: *producers, Events: *events, Repetitions: *reps}
-	switch v := strings.ToLower(strings.TrimSpace(*variant)); v {
-	case "both":
-		opt.Variants = []seedbench.ReadyVariant{seedbench.Transition, seedbench.Callback}
-	default:
-		rv, err := seedbench.ParseReadyVariant(v)
-		if err != nil {
-			return usagef("--variant: %q, want transition, callback or both", *variant)
-		}
-		opt.Variants = []seedbench.ReadyVariant{rv}
-	}
-	for _, p := range opt.Producers {
-		if p < 1 {
-			return usagef("--producers: %d, want ≥ 1", p)
-		}
-	}
-	if *events < 1 || *reps < 1 {
-		return usagef("--events and --repetitions must be ≥ 1")
-	}
 	opt.Progress = newLineProgress(stderr, "readylist")
 	rep, err := seedbench.CompareReadyList(ctx, opt)
-	if err != nil {
+	switch {
+	case errors.Is(err, seedbench.ErrInvalidOptions):
+		return usagef("%v", err)
+	case err != nil && rep == nil:
 		return fmt.Errorf("running the ready-list protocol: %w", err)
 	}
+	// A cancelled run still shows the repetitions it finished.
+	return joinErrors(err, writeReadyList(stdout, format, rep))
+}
+
+func writeReadyList(stdout io.Writer, format analysis.Format, rep *seedbench.ReadyListReport) error {
 	if format == analysis.JSON {
 		return writeProtocolJSON(stdout, "readylist", rep)
 	}
@@ -78,5 +74,9 @@ func cmdReadylist(ctx context.Context, e *env, args []string) error {
 		})
 	}
 	title := fmt.Sprintf("gcbench readylist: %d events per producer, medians of %d interleaved runs", rep.Events, rep.Repetitions)
-	return protocolTable(title, header, rows).Write(stdout, format)
+	t := protocolTable(title, header, rows)
+	if rep.Partial {
+		t.Facts = append(t.Facts, analysis.Fact{Key: "PARTIAL", Value: "interrupted; the medians are of the repetitions that finished"})
+	}
+	return t.Write(stdout, format)
 }

@@ -98,7 +98,7 @@ func TestReadylistCSVAndMarkdown(t *testing.T) {
 
 func TestReadylistOneVariant(t *testing.T) {
 	for _, v := range []string{"transition", "callback", "Callback"} {
-		stdout, stderr, code := runBinary(t, append(readylistTiny, "--variant", v, "--format", "csv")...)
+		stdout, stderr, code := runBinary(t, append(readylistTiny, "--variants", v, "--format", "csv")...)
 		require.Equal(t, 0, code, stderr)
 		records, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
 		require.NoError(t, err)
@@ -117,8 +117,12 @@ func TestReadylistBadUsageExits2WithOneLine(t *testing.T) {
 		{"--events", "0"},
 		{"--repetitions", "-1"},
 		{"--format", "xml"},
-		{"--variant", "edge"},
-		{"--variant", ""},
+		{"--variants", "edge"},
+		{"--variants", ""},
+		{"--variants", "callback,CALLBACK"},
+		{"--producers", "8,8"},
+		{"--events", "9223372036854775807"},
+		{"--events", "4000000000000", "--producers", "8"},
 		{"extra"},
 	} {
 		stdout, stderr, code := runBinary(t, append([]string{"readylist"}, args...)...)
@@ -133,7 +137,7 @@ func TestReadylistHelp(t *testing.T) {
 	stdout, _, code := runBinary(t, "readylist", "--help")
 	assert.Equal(t, 0, code)
 	assert.Contains(t, stdout, "--producers")
-	assert.Contains(t, stdout, "--variant")
+	assert.Contains(t, stdout, "--variants")
 	assert.Contains(t, stdout, "ep_poll_callback")
 	assert.Contains(t, stdout, "--format")
 }

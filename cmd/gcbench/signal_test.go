@@ -64,7 +64,7 @@ func longPhases() []longPhase {
 			args:  []string{"readylist", "--events", "1000000000", "--producers", "8", "--repetitions", "1"},
 			check: func(t *testing.T, dir string) { assert.Empty(t, names(t, dir)) }},
 		{name: "pool: throughput, goroutine baseline", after: 500 * time.Millisecond,
-			args:  []string{"pool", "--items", "1000000000", "--protocols", "throughput", "--repetitions", "1"},
+			args:  []string{"pool", "--items", "33554432", "--protocols", "throughput", "--repetitions", "1"},
 			check: func(t *testing.T, dir string) { assert.Empty(t, names(t, dir)) }},
 		{name: "pool: throughput, the pool", after: 1500 * time.Millisecond,
 			// The baseline's 2M items take about a second; then the pool's.
