@@ -5,11 +5,8 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -33,28 +30,9 @@ const (
 // below 1e-323, a tick loop that never ends), so they get a linear axis.
 const minLogPause = 1e-3
 
-// PlotFormats lists the file extensions SavePlot understands.
+// PlotFormats lists the formats WritePlot draws (and the file extensions
+// that name them).
 var PlotFormats = []string{"png", "svg"}
-
-// SavePlot draws the report's pause distributions into the file at path,
-// whose extension (.png or .svg, case-insensitive) picks the format.
-// See WritePlot for what is drawn.
-func (r *Report) SavePlot(path string) (err error) {
-	format := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
-	if !slices.Contains(PlotFormats, format) {
-		return fmt.Errorf("%w: plot file %q: extension must be .png or .svg", ErrInvalidInput, path)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("analysis: plot: %w", err)
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("analysis: plot: %w", cerr)
-		}
-	}()
-	return r.WritePlot(f, format)
-}
 
 // WritePlot draws three panels, one series per mode (per host and mode in
 // a merged report): overlaid pause histograms over shared bins, box plots,

@@ -13,12 +13,6 @@ import (
 var policies = []Policy{Lockless, Locked}
 var memories = []Memory{OffHeap, GoHeap}
 
-// sent is what one writer recorded: the fields of every kept event.
-type sent struct {
-	events  []Event
-	written uint64
-}
-
 // readAll reads a whole trace, failing the test on any error.
 func readAll(t *testing.T, data []byte) ([]Event, *Reader) {
 	t.Helper()
