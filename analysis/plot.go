@@ -78,19 +78,28 @@ func (r *Report) WritePlot(w io.Writer, format string) error {
 	}
 	hist.Title.Text = r.Title + ": " + hist.Title.Text
 
+	return writePanels(w, format, hist, box, cdf)
+}
+
+// writePanels draws plots stacked on one page in format ("png" or "svg").
+func writePanels(w io.Writer, format string, panels ...*plot.Plot) error {
 	var canvas vg.CanvasWriterTo
+	height := plotHeight * vg.Length(len(panels)) / 3
 	switch format {
 	case "png":
-		canvas = vgimg.PngCanvas{Canvas: vgimg.New(plotWidth, plotHeight)}
+		canvas = vgimg.PngCanvas{Canvas: vgimg.New(plotWidth, height)}
 	case "svg":
-		canvas = vgsvg.New(plotWidth, plotHeight)
+		canvas = vgsvg.New(plotWidth, height)
 	default:
 		return fmt.Errorf("%w: plot format %q (want png or svg)", ErrInvalidInput, format)
 	}
 	dc := draw.New(canvas)
-	tiles := draw.Tiles{Rows: 3, Cols: 1, PadX: vg.Millimeter, PadY: 4 * vg.Millimeter,
+	tiles := draw.Tiles{Rows: len(panels), Cols: 1, PadX: vg.Millimeter, PadY: 4 * vg.Millimeter,
 		PadTop: 2 * vg.Millimeter, PadBottom: 2 * vg.Millimeter, PadLeft: 2 * vg.Millimeter, PadRight: 4 * vg.Millimeter}
-	grid := [][]*plot.Plot{{hist}, {box}, {cdf}}
+	grid := make([][]*plot.Plot, len(panels))
+	for i, p := range panels {
+		grid[i] = []*plot.Plot{p}
+	}
 	canvases := plot.Align(grid, tiles, dc)
 	for i := range grid {
 		grid[i][0].Draw(canvases[i][0])

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -50,20 +51,18 @@ func Summarize(xs []float64) Summary {
 	slices.Sort(sorted)
 	s := Summary{
 		N:      len(sorted),
-		Mean:   stat.Mean(sorted, nil),
-		Min:    sorted[0],
-		Max:    sorted[len(sorted)-1],
-		Trim10: TrimMean(sorted, 0.10),
-		Trim25: TrimMean(sorted, 0.25),
-		Q1:     QuartileInc(sorted, 1),
-		Median: QuartileInc(sorted, 2),
-		Q3:     QuartileInc(sorted, 3),
-		P90:    Quantile(sorted, 0.90),
-		P99:    Quantile(sorted, 0.99),
-		P999:   Quantile(sorted, 0.999),
-	}
-	if len(sorted) > 1 {
-		s.Stdev = stat.StdDev(sorted, nil)
+		Stdev:  Stdev.Of(sorted),
+		Mean:   Mean.Of(sorted),
+		Min:    Min.Of(sorted),
+		Max:    Max.Of(sorted),
+		Trim10: TrimMean10.Of(sorted),
+		Trim25: TrimMean25.Of(sorted),
+		Q1:     Q1.Of(sorted),
+		Median: Median.Of(sorted),
+		Q3:     Q3.Of(sorted),
+		P90:    P90.Of(sorted),
+		P99:    P99.Of(sorted),
+		P999:   P999.Of(sorted),
 	}
 	// benchmath sorts its input in place; sorted is our own copy.
 	ci := benchmath.AssumeNothing.Summary(benchmath.NewSample(sorted, &benchmath.DefaultThresholds), MedianConfidence)
@@ -205,6 +204,42 @@ func (st Statistic) String() string { return statisticNames[st].label }
 // Key returns the statistic's machine name, the same as its JSON field name
 // in Summary ("mean", "median").
 func (st Statistic) Key() string { return statisticNames[st].key }
+
+// Of computes statistic st of an ascending, non-empty sample: the one
+// definition of each statistic, which Summarize uses too. The sample
+// standard deviation of one value is 0.
+func (st Statistic) Of(sorted []float64) float64 {
+	switch st {
+	case Stdev:
+		if len(sorted) < 2 {
+			return 0
+		}
+		return stat.StdDev(sorted, nil)
+	case Mean:
+		return stat.Mean(sorted, nil)
+	case TrimMean10:
+		return TrimMean(sorted, 0.10)
+	case TrimMean25:
+		return TrimMean(sorted, 0.25)
+	case Q1:
+		return QuartileInc(sorted, 1)
+	case Median:
+		return QuartileInc(sorted, 2)
+	case Q3:
+		return QuartileInc(sorted, 3)
+	case P90:
+		return Quantile(sorted, 0.90)
+	case P99:
+		return Quantile(sorted, 0.99)
+	case P999:
+		return Quantile(sorted, 0.999)
+	case Min:
+		return sorted[0]
+	case Max:
+		return sorted[len(sorted)-1]
+	}
+	panic(fmt.Sprintf("analysis: unknown statistic %d", int(st)))
+}
 
 // Value returns statistic st of s.
 func (s Summary) Value(st Statistic) float64 {

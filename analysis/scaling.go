@@ -1,0 +1,253 @@
+package analysis
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// A Scaling sets one mode against another across the points of a sweep:
+// each point is one run of one configuration, and its row gives the
+// ratio new/base of the 10% trimmed mean and of the median pause, each
+// with a bootstrap interval, the Mann–Whitney p-value, and the means of
+// chosen counters for both modes. A ratio below 1 means New's pauses are
+// shorter.
+type Scaling struct {
+	Base string `json:"base"`
+	New  string `json:"new"`
+	// Keys are the configuration keys whose values differ between points,
+	// in column order; rows are sorted by them (numbers as numbers).
+	Keys     []string         `json:"keys"`
+	Counters []ScalingCounter `json:"counters"`
+	Points   []ScalingPoint   `json:"points"`
+}
+
+// A ScalingCounter is a counter the scaling table shows for both modes.
+type ScalingCounter struct {
+	Key   string `json:"key"`   // its name in Mode.CounterMeans
+	Label string `json:"label"` // its column heading
+}
+
+// A ScalingPoint is one row of a Scaling.
+type ScalingPoint struct {
+	Config     map[string]string  `json:"config"`
+	Host       string             `json:"host"`
+	Partial    string             `json:"partial,omitempty"`
+	TrimMean10 Ratio              `json:"trimmean10_ratio"`
+	Median     Ratio              `json:"median_ratio"`
+	P          float64            `json:"p"`
+	BaseMeans  map[string]float64 `json:"base_counter_means"`
+	NewMeans   map[string]float64 `json:"new_counter_means"`
+}
+
+// NewScaling builds the scaling table of reports (each run of each report
+// is a point) for modes base and new, which every run must have. Points
+// that share a configuration and a host are an error wrapping
+// ErrDuplicateRun: a sweep measures each point once.
+func NewScaling(reports []*Report, base, new string, counters []ScalingCounter) (*Scaling, error) {
+	s := &Scaling{Base: base, New: new, Counters: counters}
+	seen := map[string]bool{}
+	for i, r := range reports {
+		for _, run := range r.Runs {
+			p, err := scalingPoint(r.Config, run, base, new, counters)
+			if err != nil {
+				return nil, fmt.Errorf("report %d: %w", i+1, err)
+			}
+			id := p.Host + "\x00" + strings.Join(configPairsOf(p.Config), " ")
+			if seen[id] {
+				return nil, fmt.Errorf("%w: report %d repeats a point (%s on %s)", ErrDuplicateRun, i+1,
+					strings.Join(configPairsOf(p.Config), " "), p.Host)
+			}
+			seen[id] = true
+			s.Points = append(s.Points, p)
+		}
+	}
+	if len(s.Points) == 0 {
+		return nil, fmt.Errorf("%w: no points", ErrInvalidInput)
+	}
+	s.Keys = varyingKeys(s.Points)
+	slices.SortStableFunc(s.Points, func(a, b ScalingPoint) int {
+		for _, k := range s.Keys {
+			if c := compareValues(configValue(a, k), configValue(b, k)); c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	return s, nil
+}
+
+func scalingPoint(config map[string]string, run Run, base, new string, counters []ScalingCounter) (ScalingPoint, error) {
+	bm, nm := run.mode(base), run.mode(new)
+	if bm == nil || nm == nil {
+		return ScalingPoint{}, fmt.Errorf("%w: the run on %s has modes %s, not both %s and %s",
+			ErrInvalidInput, run.Host.Label(), strings.Join(run.ModeNames(), ","), base, new)
+	}
+	p := ScalingPoint{Config: config, Host: run.Host.Label(), Partial: run.Partial,
+		P: Compare(*bm, *nm).P, BaseMeans: map[string]float64{}, NewMeans: map[string]float64{}}
+	var err error
+	if p.TrimMean10, err = RatioOf(bm.Pauses, nm.Pauses, TrimMean10); err != nil {
+		return p, err
+	}
+	if p.Median, err = RatioOf(bm.Pauses, nm.Pauses, Median); err != nil {
+		return p, err
+	}
+	for _, c := range counters {
+		p.BaseMeans[c.Key], p.NewMeans[c.Key] = bm.CounterMeans[c.Key], nm.CounterMeans[c.Key]
+	}
+	return p, nil
+}
+
+func (r Run) mode(name string) *Mode {
+	for i := range r.Modes {
+		if r.Modes[i].Name == name {
+			return &r.Modes[i]
+		}
+	}
+	return nil
+}
+
+// hostKey is the pseudo configuration key of a point's host, a column
+// when points come from several machines.
+const hostKey = "host"
+
+func configValue(p ScalingPoint, key string) string {
+	if key == hostKey {
+		return p.Host
+	}
+	return p.Config[key]
+}
+
+// varyingKeys lists the configuration keys (and the host) whose values
+// differ between points, sorted, with "workers" last: it is the x axis.
+func varyingKeys(points []ScalingPoint) []string {
+	values := map[string]map[string]bool{}
+	add := func(k, v string) {
+		if values[k] == nil {
+			values[k] = map[string]bool{}
+		}
+		values[k][v] = true
+	}
+	for _, p := range points {
+		for k, v := range p.Config {
+			add(k, v)
+		}
+		add(hostKey, p.Host)
+	}
+	var keys []string
+	for _, k := range slices.Sorted(maps.Keys(values)) {
+		if len(values[k]) > 1 || missingSomewhere(points, k) {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortStableFunc(keys, func(a, b string) int { return cmp.Compare(b2i(a == ScalingX), b2i(b == ScalingX)) })
+	return keys
+}
+
+// ScalingX is the configuration key a scaling plot puts on its x axis.
+const ScalingX = "workers"
+
+func missingSomewhere(points []ScalingPoint, k string) bool {
+	if k == hostKey {
+		return false
+	}
+	for _, p := range points {
+		if _, ok := p.Config[k]; !ok {
+			return true
+		}
+	}
+	return false
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// compareValues orders configuration values: numbers numerically, sizes
+// and words as text.
+func compareValues(a, b string) int {
+	x, errA := strconv.ParseFloat(a, 64)
+	y, errB := strconv.ParseFloat(b, 64)
+	if errA == nil && errB == nil {
+		return cmp.Compare(x, y)
+	}
+	return strings.Compare(a, b)
+}
+
+func configPairsOf(config map[string]string) []string {
+	var pairs []string
+	for _, k := range slices.Sorted(maps.Keys(config)) {
+		pairs = append(pairs, k+"="+config[k])
+	}
+	return pairs
+}
+
+// Table is the scaling table: the varying keys, the two ratios with their
+// intervals, the p-value, then each counter for Base and New.
+func (s *Scaling) Table() *Table {
+	t := &Table{Title: fmt.Sprintf("gcbench: scaling of %s against %s (%d points)", s.New, s.Base, len(s.Points))}
+	if fixed := s.fixedConfig(); len(fixed) > 0 {
+		t.Facts = append(t.Facts, Fact{Key: "config", Value: strings.Join(fixed, " "), Verbatim: true})
+	}
+	head := append([]string{}, s.Keys...)
+	ratio := s.New + "/" + s.Base
+	head = append(head, "TrimMean 10% "+ratio, "95% CI", "median "+ratio, "95% CI", "p-value")
+	for _, c := range s.Counters {
+		head = append(head, c.Label+" "+s.Base, c.Label+" "+s.New)
+	}
+	t.Header = [][]string{head}
+	for _, p := range s.Points {
+		row := make([]string, 0, len(head))
+		for _, k := range s.Keys {
+			row = append(row, configValue(p, k))
+		}
+		row = append(row, fmtRatio(p.TrimMean10.Value), fmtCI(p.TrimMean10.CI), fmtRatio(p.Median.Value), fmtCI(p.Median.CI),
+			humanStyle.p(p.P))
+		for _, c := range s.Counters {
+			row = append(row, strconv.FormatFloat(p.BaseMeans[c.Key], 'f', 1, 64), strconv.FormatFloat(p.NewMeans[c.Key], 'f', 1, 64))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	t.Notes = append(t.Notes, fmt.Sprintf("Ratio = %s's statistic / %s's: below 1 means %s's pauses are shorter. "+
+		"CI: percentile bootstrap, %d resamples. p-value: two-sided Mann–Whitney U. Counters: means per collection.",
+		s.New, s.Base, s.New, bootstrapResamples))
+	for _, p := range s.Points {
+		if p.Partial != "" {
+			t.Notes = append(t.Notes, fmt.Sprintf("PARTIAL: %s: %s", strings.Join(configPairsOf(p.Config), " "), p.Partial))
+		}
+	}
+	return t
+}
+
+// fixedConfig lists the key=value pairs every point shares.
+func (s *Scaling) fixedConfig() []string {
+	var out []string
+	for _, pair := range configPairsOf(s.Points[0].Config) {
+		k, _, _ := strings.Cut(pair, "=")
+		if !slices.Contains(s.Keys, k) {
+			out = append(out, pair)
+		}
+	}
+	return out
+}
+
+func fmtRatio(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+func fmtCI(ci Interval) string  { return "[" + fmtRatio(ci.Lo) + ", " + fmtRatio(ci.Hi) + "]" }
+
+// Write renders the scaling table in f; JSON is the Scaling itself.
+func (s *Scaling) Write(w io.Writer, f Format) error {
+	if f == JSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(s)
+	}
+	return s.Table().Write(w, f)
+}

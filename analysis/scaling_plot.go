@@ -1,0 +1,150 @@
+package analysis
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// WritePlot draws the scaling against ScalingX (workers): the trimmed-mean
+// ratio with its interval as error bars, one line per combination of the
+// other varying keys (a wake policy, say), and below it one panel per
+// counter with a line per combination and mode. format is "png" or "svg".
+func (s *Scaling) WritePlot(w io.Writer, format string) error {
+	groups, err := s.groups()
+	if err != nil {
+		return err
+	}
+	ratio := plot.New()
+	ratio.Title.Text = fmt.Sprintf("TrimMean 10%% %s/%s (95%% bootstrap CI)", s.New, s.Base)
+	ratio.X.Label.Text, ratio.Y.Label.Text = ScalingX, "ratio"
+	ratio.Legend.Top = true
+	for i, g := range groups {
+		if err := addRatioLine(ratio, g, i); err != nil {
+			return err
+		}
+	}
+	panels := []*plot.Plot{ratio}
+	for _, c := range s.Counters {
+		p := plot.New()
+		p.Title.Text = c.Label + " per collection"
+		p.X.Label.Text, p.Y.Label.Text = ScalingX, c.Label
+		p.Legend.Top = true
+		for i, g := range groups {
+			for j, mode := range []string{s.Base, s.New} {
+				means := func(pt ScalingPoint) map[string]float64 { return pt.BaseMeans }
+				if j == 1 {
+					means = func(pt ScalingPoint) map[string]float64 { return pt.NewMeans }
+				}
+				xys := make(plotter.XYs, len(g.points))
+				for k, pt := range g.points {
+					xys[k] = plotter.XY{X: g.x[k], Y: means(pt)[c.Key]}
+				}
+				if err := addLine(p, joinLabel(g.label, mode), xys, 2*i+j); err != nil {
+					return err
+				}
+			}
+		}
+		panels = append(panels, p)
+	}
+	return writePanels(w, format, panels...)
+}
+
+// A scalingGroup is the points of one line: those that share every
+// varying key but ScalingX, in order of ScalingX.
+type scalingGroup struct {
+	label  string
+	points []ScalingPoint
+	x      []float64
+}
+
+func (s *Scaling) groups() ([]scalingGroup, error) {
+	var others []string
+	hasX := false
+	for _, k := range s.Keys {
+		if k == ScalingX {
+			hasX = true
+		} else {
+			others = append(others, k)
+		}
+	}
+	if !hasX {
+		return nil, fmt.Errorf("%w: the points do not vary %s, so there is nothing to plot against it", ErrInvalidInput, ScalingX)
+	}
+	var groups []scalingGroup
+	index := map[string]int{}
+	for _, p := range s.Points { // sorted by the keys, ScalingX last
+		x, err := strconv.ParseFloat(configValue(p, ScalingX), 64)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s=%q is not a number", ErrInvalidInput, ScalingX, configValue(p, ScalingX))
+		}
+		var parts []string
+		for _, k := range others {
+			parts = append(parts, k+"="+configValue(p, k))
+		}
+		label := strings.Join(parts, " ")
+		i, ok := index[label]
+		if !ok {
+			i = len(groups)
+			index[label] = i
+			groups = append(groups, scalingGroup{label: label})
+		}
+		groups[i].points = append(groups[i].points, p)
+		groups[i].x = append(groups[i].x, x)
+	}
+	return groups, nil
+}
+
+func joinLabel(group, mode string) string {
+	if group == "" {
+		return mode
+	}
+	return group + " " + mode
+}
+
+// ratioPoints are a group's trimmed-mean ratios with their intervals, as
+// gonum's error bars want them.
+type ratioPoints struct {
+	plotter.XYs
+	plotter.YErrors
+}
+
+func addRatioLine(p *plot.Plot, g scalingGroup, i int) error {
+	pts := ratioPoints{XYs: make(plotter.XYs, len(g.points)), YErrors: make(plotter.YErrors, len(g.points))}
+	for k, pt := range g.points {
+		r := pt.TrimMean10
+		pts.XYs[k] = plotter.XY{X: g.x[k], Y: r.Value}
+		pts.YErrors[k].Low, pts.YErrors[k].High = r.Value-r.CI.Lo, r.CI.Hi-r.Value
+	}
+	label := g.label
+	if label == "" {
+		label = "all points"
+	}
+	if err := addLine(p, label, pts.XYs, i); err != nil {
+		return err
+	}
+	bars, err := plotter.NewYErrorBars(pts)
+	if err != nil {
+		return fmt.Errorf("analysis: scaling plot: %w", err)
+	}
+	bars.Color = seriesColor(i, 255)
+	bars.CapWidth = 2 * vg.Millimeter
+	p.Add(bars)
+	return nil
+}
+
+func addLine(p *plot.Plot, label string, xys plotter.XYs, i int) error {
+	line, points, err := plotter.NewLinePoints(xys)
+	if err != nil {
+		return fmt.Errorf("analysis: scaling plot: %w", err)
+	}
+	line.Color, points.Color = seriesColor(i, 255), seriesColor(i, 255)
+	p.Add(line, points)
+	p.Legend.Add(label, line, points)
+	return nil
+}

@@ -1,0 +1,117 @@
+package analysis
+
+import (
+	"bytes"
+	"errors"
+	"image/png"
+	"strings"
+	"testing"
+)
+
+func seq(n int, scale float64) []float64 {
+	xs := make([]float64, n)
+	for i := range xs {
+		xs[i] = scale * float64(i+1)
+	}
+	return xs
+}
+
+func TestRatioOf(t *testing.T) {
+	r, err := RatioOf(seq(100, 1), seq(100, 2), TrimMean10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Value != 2 {
+		t.Errorf("ratio of a sample and its double = %v, want 2", r.Value)
+	}
+	if !(r.CI.Lo < 2 && 2 < r.CI.Hi) || r.CI.Confidence != MedianConfidence {
+		t.Errorf("interval %+v does not hold the ratio", r.CI)
+	}
+	again, _ := RatioOf(seq(100, 1), seq(100, 2), TrimMean10)
+	if again != r {
+		t.Errorf("the same samples gave another interval: %+v, then %+v", r, again)
+	}
+	wide, _ := RatioOf(seq(10, 1), seq(10, 2), Median)
+	if wide.CI.Hi-wide.CI.Lo <= r.CI.Hi-r.CI.Lo {
+		t.Errorf("10 samples gave an interval %+v no wider than 100 samples' %+v", wide.CI, r.CI)
+	}
+	if _, err := RatioOf(nil, seq(3, 1), Median); !errors.Is(err, ErrInvalidInput) {
+		t.Errorf("empty base: err = %v", err)
+	}
+	if _, err := RatioOf([]float64{0, 0, 0}, seq(3, 1), Median); !errors.Is(err, ErrInvalidInput) {
+		t.Errorf("zero base statistic: err = %v", err)
+	}
+}
+
+// point is a sweep point's report: perjob pauses around 100 µs, batch
+// scaled by ratio, and a futex counter.
+func point(t *testing.T, workers, wake string, ratio float64) *Report {
+	t.Helper()
+	run, err := NewRun(Host{Hostname: "vm"}, []ModeInput{
+		{Name: "perjob", Pauses: seq(50, 2), Counters: map[string][]float64{"futex": {10, 30}}},
+		{Name: "batch", Pauses: seq(50, 2*ratio), Counters: map[string][]float64{"futex": {4}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewReport("minor-collection pause", map[string]string{"workers": workers, "wake": wake, "gcs": "50",
+		ConfigModes: "perjob,batch"}, run)
+}
+
+func TestScaling(t *testing.T) {
+	reports := []*Report{point(t, "8", "targeted", 0.9), point(t, "2", "targeted", 1), point(t, "16", "broadcast", 0.5),
+		point(t, "2", "broadcast", 0.8), point(t, "8", "broadcast", 0.7)}
+	s, err := NewScaling(reports, "perjob", "batch", []ScalingCounter{{Key: "futex", Label: "futex calls"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(s.Keys, ","); got != "wake,workers" {
+		t.Errorf("keys %q, want wake,workers", got)
+	}
+	var order []string
+	for _, p := range s.Points {
+		order = append(order, p.Config["wake"]+"/"+p.Config["workers"])
+	}
+	if got := strings.Join(order, " "); got != "broadcast/2 broadcast/8 broadcast/16 targeted/2 targeted/8" {
+		t.Errorf("rows in order %q: want by wake, then workers as numbers", got)
+	}
+	if p := s.Points[2]; p.TrimMean10.Value != 0.5 || p.BaseMeans["futex"] != 20 || p.NewMeans["futex"] != 4 {
+		t.Errorf("broadcast/16: %+v", p)
+	}
+	var text bytes.Buffer
+	if err := s.Write(&text, Text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"TrimMean 10% batch/perjob", "futex calls perjob", "config: gcs=50 modes=perjob,batch", "0.500"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, text.String())
+		}
+	}
+	var pic bytes.Buffer
+	if err := s.WritePlot(&pic, "png"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := png.Decode(&pic); err != nil {
+		t.Errorf("not a PNG: %v", err)
+	}
+}
+
+func TestScalingRejects(t *testing.T) {
+	counters := []ScalingCounter{{Key: "futex", Label: "futex calls"}}
+	if _, err := NewScaling([]*Report{point(t, "2", "broadcast", 1), point(t, "2", "broadcast", 1)}, "perjob", "batch", counters); !errors.Is(err, ErrDuplicateRun) {
+		t.Errorf("a point twice: err = %v", err)
+	}
+	if _, err := NewScaling([]*Report{point(t, "2", "broadcast", 1)}, "serial", "batch", counters); !errors.Is(err, ErrInvalidInput) {
+		t.Errorf("a missing mode: err = %v", err)
+	}
+	if _, err := NewScaling(nil, "perjob", "batch", counters); !errors.Is(err, ErrInvalidInput) {
+		t.Errorf("no points: err = %v", err)
+	}
+	s, err := NewScaling([]*Report{point(t, "2", "broadcast", 1), point(t, "2", "targeted", 1)}, "perjob", "batch", counters)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WritePlot(&bytes.Buffer{}, "png"); !errors.Is(err, ErrInvalidInput) {
+		t.Errorf("plot without varying workers: err = %v", err)
+	}
+}
