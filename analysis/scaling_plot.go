@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -24,8 +25,11 @@ func (s *Scaling) WritePlot(w io.Writer, format string) error {
 	ratio.Title.Text = fmt.Sprintf("TrimMean 10%% %s/%s (95%% bootstrap CI)", s.New, s.Base)
 	ratio.X.Label.Text, ratio.Y.Label.Text = ScalingX, "ratio"
 	ratio.Legend.Top = true
+	one := plotter.NewFunction(func(float64) float64 { return 1 })
+	one.Dashes = []vg.Length{vg.Points(4), vg.Points(4)}
+	ratio.Add(one)
 	for i, g := range groups {
-		if err := addRatioLine(ratio, g, i); err != nil {
+		if err = addRatioLine(ratio, g, i); err != nil {
 			return err
 		}
 	}
@@ -34,7 +38,7 @@ func (s *Scaling) WritePlot(w io.Writer, format string) error {
 		p := plot.New()
 		p.Title.Text = c.Label + " per collection"
 		p.X.Label.Text, p.Y.Label.Text = ScalingX, c.Label
-		p.Legend.Top = true
+		p.Legend.Top, p.Legend.Left = true, true // counters grow to the right
 		for i, g := range groups {
 			for j, mode := range []string{s.Base, s.New} {
 				means := func(pt ScalingPoint) map[string]float64 { return pt.BaseMeans }
@@ -52,7 +56,33 @@ func (s *Scaling) WritePlot(w io.Writer, format string) error {
 		}
 		panels = append(panels, p)
 	}
+	for _, p := range panels {
+		workersAxis(p, groups)
+	}
 	return writePanels(w, format, panels...)
+}
+
+// workersAxis puts the x axis on a log2 scale with a tick at every
+// measured worker count when the counts span a factor of four or more
+// (1, 2, 4, … 32 would otherwise crowd into the left corner).
+func workersAxis(p *plot.Plot, groups []scalingGroup) {
+	seen := map[float64]bool{}
+	var ticks []plot.Tick
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, g := range groups {
+		for _, x := range g.x {
+			lo, hi = min(lo, x), max(hi, x)
+			if !seen[x] {
+				seen[x] = true
+				ticks = append(ticks, plot.Tick{Value: x, Label: strconv.FormatFloat(x, 'f', -1, 64)})
+			}
+		}
+	}
+	if lo <= 0 || hi < 4*lo {
+		return
+	}
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 }
 
 // A scalingGroup is the points of one line: those that share every

@@ -132,15 +132,25 @@ func newSizeValue(p *int64, def, limit int64) *sizeValue {
 }
 
 func (v *sizeValue) Set(s string) error {
-	n, err := parseSize(s)
+	n, err := parseSizeWithin(s, v.limit)
 	if err != nil {
 		return err
 	}
-	if v.limit > 0 && n > v.limit {
-		return fmt.Errorf("%w is more than this machine's available memory (%s)", errSize, humanize.IBytes(uint64(v.limit)))
-	}
 	*v.bytes, v.text = n, s
 	return nil
+}
+
+// parseSizeWithin is parseSize, refusing sizes above limit (when limit >
+// 0: the machine's available memory).
+func parseSizeWithin(s string, limit int64) (int64, error) {
+	n, err := parseSize(s)
+	if err != nil {
+		return 0, err
+	}
+	if limit > 0 && n > limit {
+		return 0, fmt.Errorf("%w is more than this machine's available memory (%s)", errSize, humanize.IBytes(uint64(limit)))
+	}
+	return n, nil
 }
 
 func (v *sizeValue) String() string { return formatSize(*v.bytes) }

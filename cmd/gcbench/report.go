@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/internal/outfile"
@@ -35,26 +36,84 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 	if err := out.check(fs); err != nil {
 		return err
 	}
-	inputs := make([]outfile.Path, fs.NArg())
-	for i, name := range fs.Args() {
+	names, sweep, err := reportInputs(fs.Args())
+	if err != nil {
+		return err
+	}
+	inputs := make([]outfile.Path, len(names))
+	for i, name := range names {
 		inputs[i] = outfile.Path{Name: "input", Path: name}
 	}
 	if err := checkPaths(out.paths(), inputs); err != nil {
 		return err
 	}
-	reports := make([]*analysis.Report, 0, fs.NArg())
-	for _, name := range fs.Args() {
+	reports := make([]*analysis.Report, 0, len(names))
+	for _, name := range names {
 		r, err := readReport(name)
 		if err != nil {
 			return err
 		}
 		reports = append(reports, r)
 	}
+	if sweep {
+		return writeScaling(e, &out, reports)
+	}
 	merged, err := analysis.Merge(reports...)
 	if err != nil {
 		return err
 	}
 	return out.write(e, merged)
+}
+
+// reportInputs expands the arguments: a directory stands for the *.json
+// files in it (a sweep's points), and makes the report a scaling table.
+func reportInputs(args []string) (names []string, sweep bool, err error) {
+	for _, a := range args {
+		fi, err := os.Stat(a)
+		if err != nil || !fi.IsDir() {
+			names = append(names, a) // a missing file is reported when read
+			continue
+		}
+		sweep = true
+		found, err := filepath.Glob(filepath.Join(a, "*.json"))
+		if err != nil {
+			return nil, false, err
+		}
+		if len(found) == 0 {
+			return nil, false, usagef("%s holds no .json files", a)
+		}
+		names = append(names, found...)
+	}
+	return names, sweep, nil
+}
+
+// scalingCounters are the counters the scaling table shows per mode.
+var scalingCounters = []analysis.ScalingCounter{
+	{Key: "pool_futile_wakeups", Label: "futile wake-ups"},
+	{Key: "pool_futex_calls", Label: "futex calls"},
+}
+
+// writeScaling renders a sweep's points as the scaling table: the last
+// mode against the one before it (batch against perjob), per point.
+func writeScaling(e *env, out *outputFlags, reports []*analysis.Report) error {
+	modes := reports[0].Runs[0].ModeNames()
+	if len(modes) < 2 {
+		return fmt.Errorf("%w: a scaling table compares two modes; the points have %v", analysis.ErrInvalidInput, modes)
+	}
+	s, err := analysis.NewScaling(reports, modes[len(modes)-2], modes[len(modes)-1], scalingCounters)
+	if err != nil {
+		return err
+	}
+	render := func(w io.Writer) error { return s.Write(w, out.format) }
+	if out.out == "" {
+		err = render(e.stdout)
+	} else {
+		err = e.save("--out", out.out, false, render)
+	}
+	if out.plot != "" {
+		err = joinErrors(err, e.save("--plot", out.plot, true, func(w io.Writer) error { return s.WritePlot(w, formatForPlot(out.plot)) }))
+	}
+	return err
 }
 
 func readReport(name string) (*analysis.Report, error) {

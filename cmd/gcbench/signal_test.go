@@ -60,6 +60,14 @@ func longPhases() []longPhase {
 				require.Equal(t, 0, code, stderr)
 				assert.NotContains(t, stdout, "TRUNCATED", "the trace was closed with its end block")
 			}},
+		{name: "sweep", after: 1500 * time.Millisecond,
+			// Every point would run for hours.
+			args: []string{"sweep", "--dir", "pts", "--workers", "1,2", "--wake", "broadcast", "--major-heap", "64MiB",
+				"--los", "16MiB", "--nursery", "256KiB", "--gcs", "100000000", "--warmup", "1", "--shard", "0/1"},
+			check: func(t *testing.T, dir string) {
+				assert.Equal(t, []string{"pts"}, names(t, dir))
+				assert.Empty(t, names(t, filepath.Join(dir, "pts")), "an interrupted point is not saved")
+			}},
 		{name: "readylist", after: 500 * time.Millisecond,
 			args:  []string{"readylist", "--events", "1000000000", "--producers", "8", "--repetitions", "1"},
 			check: func(t *testing.T, dir string) { assert.Empty(t, names(t, dir)) }},

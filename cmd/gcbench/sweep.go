@@ -1,0 +1,278 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gcbench/gcbench/gcsim"
+	"github.com/gcbench/gcbench/internal/outfile"
+	"github.com/gcbench/gcbench/workerpool"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+)
+
+const sweepUsage = `usage: gcbench sweep --dir DIR [flags]
+
+Runs 'gcbench run' over a grid: every combination of --workers, --wake,
+--backend, --major-heap and --los is one point, an interleaved comparison of
+--modes, saved as DIR/POINT.json (written atomically, named by the point).
+A point whose file exists is skipped, so an interrupted sweep resumes where
+it stopped; an interrupted point is not saved. --shard i/n runs only the
+points whose index is i modulo n, so the n tasks of a cluster scheduler's
+array job share one grid. 'gcbench report DIR...' prints the scaling table.
+
+flags:
+`
+
+// sweepOptions are sweep's parsed flags: the grid and what every point
+// shares.
+type sweepOptions struct {
+	dir                   string
+	workers               []int
+	wakes                 []workerpool.WakePolicy
+	backends              []workerpool.Backend
+	majorHeaps, loses     []int64
+	base                  runOptions // nursery, gcs, warmup, modes, seed, gomaxprocs
+	shardIndex, shardSize int
+}
+
+func parseSweepFlags(args []string, stdout io.Writer) (*sweepOptions, error) {
+	def := gcsim.DefaultConfig()
+	o := &sweepOptions{base: runOptions{cfg: def}}
+	fs := newFlagSet("sweep")
+	fs.SortFlags = false
+	avail := availableMemory()
+	size := func(s string) (int64, error) { return parseSizeWithin(s, avail) }
+	fs.StringVar(&o.dir, "dir", "", "directory of the points' JSON files (created if missing; required)")
+	fs.Var(newListValue(&o.workers, []int{1, 2, 4, 8, 16, 32}, boundedInt(1, workerpool.MaxWorkers), "worker counts"), "workers", "worker counts")
+	fs.Var(newListValue(&o.wakes, []workerpool.WakePolicy{workerpool.Broadcast, workerpool.Targeted}, workerpool.ParseWakePolicy,
+		"broadcast, signal, targeted or spin"), "wake", "wake policies")
+	fs.Var(newListValue(&o.backends, []workerpool.Backend{workerpool.Threads}, workerpool.ParseBackend, "threads or goroutines"),
+		"backend", "worker backends")
+	fs.Var(newListValue(&o.majorHeaps, []int64{512 << 20}, size, "sizes like 512MiB"), "major-heap", "major heap sizes")
+	fs.Var(newListValue(&o.loses, []int64{256 << 20}, size, "sizes like 256MiB"), "los", "large-object space sizes")
+	fs.Var(newSizeValue(&o.base.cfg.Nursery, def.Nursery, avail), "nursery", "nursery `size` of every point")
+	fs.Var(newIntValue(&o.base.gcs, 300, 1, maxRunCollections), "gcs", "timed minor collections per mode and point")
+	fs.Var(newIntValue(&o.base.warmup, 20, 0, maxRunCollections), "warmup", "untimed collections per mode and point")
+	fs.Var(newListValue(&o.base.modes, []gcsim.Mode{gcsim.PerJob, gcsim.Batch}, gcsim.ParseMode, "serial, perjob or batch"), "modes",
+		"modes each point compares, in column order")
+	fs.Uint64Var(&o.base.cfg.Seed, "seed", def.Seed, "seed of the mutator's random choices")
+	fs.Var(newIntValue(&o.base.gomaxprocs, 0, 0, maxRunGOMAXPROCS), "gomaxprocs", "GOMAXPROCS per point; 0 = auto, as run's")
+	fs.Var(&shardValue{&o.shardIndex, &o.shardSize}, "shard", "`i/n`: run only the points whose index is i modulo n (0 ≤ i < n), e.g. "+
+		"$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT or $JOB_COMPLETION_INDEX/N")
+	o.shardSize = 1
+	if done, err := parseFlags(fs, args, stdout, sweepUsage); done {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, usagef("unexpected argument %q (sweep takes only flags)", fs.Arg(0))
+	}
+	return o, o.validate(fs)
+}
+
+// validate checks every point's configuration and the directory before
+// any point runs.
+func (o *sweepOptions) validate(fs *pflag.FlagSet) error {
+	if o.dir == "" {
+		return usagef("--dir is required: the directory the points are saved in")
+	}
+	if len(o.base.modes) < 2 {
+		return usagef("--modes %s: a sweep compares at least two modes", strings.Join(o.base.modeNames(), ","))
+	}
+	for _, p := range o.points() {
+		if err := p.cfg.Validate(); err != nil {
+			return usagef("point %s: %v", p.name(), err)
+		}
+	}
+	if err := os.MkdirAll(o.dir, 0o777); err != nil {
+		return usagef("--dir: %v", err)
+	}
+	if err := outfile.Check(filepath.Join(o.dir, o.points()[0].name()+".json")); err != nil {
+		return usagef("--dir %s: %v", o.dir, err)
+	}
+	return nil
+}
+
+// points lists the grid in a fixed order (heap sizes, backend, wake,
+// workers), so that every shard of every machine numbers it alike.
+func (o *sweepOptions) points() []*runOptions {
+	var out []*runOptions
+	for _, major := range o.majorHeaps {
+		for _, los := range o.loses {
+			for _, backend := range o.backends {
+				for _, wake := range o.wakes {
+					for _, workers := range o.workers {
+						p := o.base
+						p.modes = append([]gcsim.Mode(nil), o.base.modes...)
+						p.cfg.MajorHeap, p.cfg.LOS, p.cfg.Backend, p.cfg.Wake, p.cfg.Workers = major, los, backend, wake, workers
+						out = append(out, &p)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// name is a point's file name (without .json): what varies in a grid.
+func (o *runOptions) name() string {
+	c := o.cfg
+	return fmt.Sprintf("workers%d-%s-%s-major%s-los%s", c.Workers, c.Wake, c.Backend, formatSize(c.MajorHeap), formatSize(c.LOS))
+}
+
+// cmdSweep is `gcbench sweep`.
+func cmdSweep(ctx context.Context, e *env, args []string) error {
+	o, err := parseSweepFlags(args, e.stdout)
+	if o == nil || err != nil {
+		return err
+	}
+	var todo []*runOptions
+	all := o.points()
+	for i, p := range all {
+		if i%o.shardSize != o.shardIndex {
+			continue
+		}
+		done, err := pointDone(filepath.Join(o.dir, p.name()+".json"), p.config())
+		if err != nil {
+			return err
+		}
+		if !done {
+			todo = append(todo, p)
+		}
+	}
+	fmt.Fprintf(e.stdout, "gcbench sweep: %d points in the grid, %d in this shard still to run, into %s\n",
+		len(all), len(todo), o.dir)
+	bar := newSweepProgress(e.stderr, len(todo)*len(o.base.modes)*o.base.gcs)
+	defer bar.finish()
+	for i, p := range todo {
+		if err := runPoint(ctx, e, p, filepath.Join(o.dir, p.name()+".json"), bar); err != nil {
+			return fmt.Errorf("point %s: %w", p.name(), err)
+		}
+		fmt.Fprintf(e.stdout, "point %d/%d saved: %s.json\n", i+1, len(todo), p.name())
+	}
+	return nil
+}
+
+// pointDone reports whether path holds a saved point of config; a file
+// that is not one, or one of another configuration, is an error: the
+// sweep never overwrites what it cannot account for.
+func pointDone(path string, config map[string]string) (bool, error) {
+	r, err := readReport(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("%w (move it away, or sweep into another --dir)", err)
+	}
+	for k, v := range config {
+		if r.Config[k] != v {
+			return false, fmt.Errorf("%s was made with %s=%q, this sweep asks %q: sweep into another --dir", path, k, r.Config[k], v)
+		}
+	}
+	return true, nil
+}
+
+// runPoint runs one point as `gcbench run` would and saves its report to
+// path.
+func runPoint(ctx context.Context, e *env, p *runOptions, path string, bar *sweepProgress) error {
+	if prev, n := runtime.GOMAXPROCS(0), p.procs(p.modes); n != prev {
+		runtime.GOMAXPROCS(n)
+		defer runtime.GOMAXPROCS(prev)
+	}
+	opt := gcsim.CompareOptions{Modes: p.modes, GCs: p.gcs, Warmup: p.warmup,
+		Progress: func(m gcsim.Mode, done, total int) { bar.add(indexOf(p.modes, m), done) }}
+	started := time.Now()
+	res, err := gcsim.Compare(ctx, p.cfg, opt)
+	bar.pointDone()
+	if err != nil {
+		return err // an interrupted point is not saved: resuming runs it again
+	}
+	report, err := p.report(res, started, map[string]float64{}, "")
+	if err != nil {
+		return err
+	}
+	return e.save("point", path, false, report.WriteJSON)
+}
+
+// shardValue is --shard i/n.
+type shardValue struct{ index, size *int }
+
+func (v *shardValue) Set(s string) error {
+	i, n, ok := strings.Cut(s, "/")
+	index, err1 := strconv.Atoi(strings.TrimSpace(i))
+	size, err2 := strconv.Atoi(strings.TrimSpace(n))
+	if !ok || err1 != nil || err2 != nil || size < 1 || index < 0 || index >= size {
+		return fmt.Errorf("want i/n with 0 ≤ i < n, like 0/4")
+	}
+	*v.index, *v.size = index, size
+	return nil
+}
+
+func (v *shardValue) String() string { return fmt.Sprintf("%d/%d", *v.index, *v.size) }
+func (v *shardValue) Type() string   { return "i/n" }
+
+// sweepProgress draws one bar over every collection of the points still
+// to run, with an estimated time to completion; nil off a terminal.
+type sweepProgress struct {
+	bar      *progressbar.ProgressBar
+	base     int   // collections of the points already done
+	perMode  []int // collections done in the current point, by mode
+	lastDraw time.Time
+}
+
+func newSweepProgress(stderr io.Writer, total int) *sweepProgress {
+	f, ok := stderr.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) || total == 0 {
+		return nil
+	}
+	return &sweepProgress{bar: progressbar.NewOptions(total, progressbar.OptionSetWriter(f), progressbar.OptionSetWidth(30),
+		progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish(),
+		progressbar.OptionSetDescription("sweep"))}
+}
+
+func (p *sweepProgress) add(mode, done int) {
+	if p == nil || mode < 0 {
+		return
+	}
+	for len(p.perMode) <= mode {
+		p.perMode = append(p.perMode, 0)
+	}
+	p.perMode[mode] = done
+	if time.Since(p.lastDraw) < 100*time.Millisecond {
+		return
+	}
+	p.lastDraw = time.Now()
+	sum := p.base
+	for _, d := range p.perMode {
+		sum += d
+	}
+	_ = p.bar.Set(sum)
+}
+
+func (p *sweepProgress) pointDone() {
+	if p == nil {
+		return
+	}
+	for _, d := range p.perMode {
+		p.base += d
+	}
+	p.perMode = p.perMode[:0]
+	_ = p.bar.Set(p.base)
+}
+
+func (p *sweepProgress) finish() {
+	if p != nil {
+		_ = p.bar.Finish()
+		_ = p.bar.Exit()
+	}
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// sweepTiny is a 4-point grid small enough for tests.
+func sweepTiny(dir string, extra ...string) []string {
+	return sweepGrid(dir, "1,2", "broadcast,targeted", "12", extra...)
+}
+
+func sweepGrid(dir, workers, wakes, gcs string, extra ...string) []string {
+	return append([]string{"sweep", "--dir", dir, "--workers", workers, "--wake", wakes,
+		"--major-heap", "64MiB", "--los", "16MiB", "--nursery", "256KiB", "--gcs", gcs, "--warmup", "1"}, extra...)
+}
+
+func TestSweepWritesOnePointPerFileAndResumes(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "points") // created by the sweep
+	stdout, stderr, code := runBinary(t, sweepTiny(dir, "--shard", "1/2")...)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "4 points in the grid, 2 in this shard still to run")
+	assert.ElementsMatch(t, []string{"workers2-broadcast-threads-major64MiB-los16MiB.json",
+		"workers2-targeted-threads-major64MiB-los16MiB.json"}, names(t, dir), "shard 1/2: every second point")
+
+	stdout, stderr, code = runBinary(t, sweepTiny(dir)...)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "4 points in the grid, 2 in this shard still to run", "the saved points are skipped")
+	assert.Len(t, names(t, dir), 4)
+	stdout, _, code = runBinary(t, sweepTiny(dir)...)
+	require.Equal(t, 0, code)
+	assert.Contains(t, stdout, "0 in this shard still to run")
+
+	plot := filepath.Join(t.TempDir(), "scaling.png")
+	stdout, stderr, code = runBinary(t, "report", dir, "--plot", plot)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "scaling of batch against perjob (4 points)")
+	lines := strings.Split(stdout, "\n")
+	var rows []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "broadcast ") || strings.HasPrefix(l, "targeted ") {
+			rows = append(rows, strings.Join(strings.Fields(l)[:2], " "))
+		}
+	}
+	assert.Equal(t, []string{"broadcast 1", "broadcast 2", "targeted 1", "targeted 2"}, rows)
+	f, err := os.Open(plot)
+	require.NoError(t, err)
+	defer f.Close()
+	_, err = png.Decode(f)
+	assert.NoError(t, err)
+}
+
+func TestSweepNeverOverwritesWhatItCannotAccountFor(t *testing.T) {
+	dir := t.TempDir()
+	_, stderr, code := runBinary(t, sweepGrid(dir, "1", "broadcast", "12")...)
+	require.Equal(t, 0, code, stderr)
+	point := filepath.Join(dir, "workers1-broadcast-threads-major64MiB-los16MiB.json")
+	before := snap(t, point)
+
+	_, stderr, code = runBinary(t, sweepGrid(dir, "1", "broadcast", "13")...)
+	assert.Equal(t, 1, code, stderr)
+	assert.Contains(t, stderr, `gcs="12", this sweep asks "13"`)
+	before.assertUnchanged(t)
+
+	require.NoError(t, os.WriteFile(point, []byte("not a report"), 0o644))
+	_, stderr, code = runBinary(t, sweepGrid(dir, "1", "broadcast", "12")...)
+	assert.Equal(t, 1, code, stderr)
+	assert.Contains(t, stderr, "move it away")
+	assert.Equal(t, "not a report", readString(t, point))
+}
+
+func TestSweepBadUsage(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	for _, args := range [][]string{
+		{"sweep"},
+		{"sweep", "--dir", dir, "--shard", "2/2"},
+		{"sweep", "--dir", dir, "--shard", "x"},
+		{"sweep", "--dir", dir, "--workers", "0"},
+		{"sweep", "--dir", dir, "--workers", "2,2"},
+		{"sweep", "--dir", dir, "--wake", "shout"},
+		{"sweep", "--dir", dir, "--modes", "batch"},
+		{"sweep", "--dir", dir, "--major-heap", "64MiB", "--workers", "4096"},
+		{"sweep", "--dir", filepath.Join(file, "sub")},
+		{"sweep", "--dir", dir, "extra"},
+	} {
+		stdout, stderr, code := runBinary(t, args...)
+		assert.Equal(t, 2, code, "%v: %s", args, stderr)
+		assert.Empty(t, stdout, "%v", args)
+		assert.Equal(t, 1, strings.Count(stderr, "\n"), "%v: one line: %q", args, stderr)
+	}
+}
