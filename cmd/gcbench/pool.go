@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/gcbench/gcbench/analysis"
-	"github.com/gcbench/gcbench/seedbench"
+	"github.com/gcbench/gcbench/internal/protocols"
 	"github.com/gcbench/gcbench/workerpool"
 )
 
@@ -19,19 +19,19 @@ import (
 func cmdPool(ctx context.Context, e *env, args []string) error {
 	stdout, stderr := e.stdout, e.stderr
 	fs := newFlagSet("pool")
-	var opt seedbench.PoolOptions
+	var opt protocols.PoolOptions
 	var procs int
-	fs.Var(newIntValue(&opt.Items, seedbench.DefaultPoolItems, 1, seedbench.MaxPoolItems), "items", "items the throughput protocol queues before waiting for all")
-	fs.Var(newIntValue(&opt.RoundTrips, seedbench.DefaultPoolRoundTrips, 1, seedbench.MaxPoolRoundTrips), "round-trips",
+	fs.Var(newIntValue(&opt.Items, protocols.DefaultPoolItems, 1, protocols.MaxPoolItems), "items", "items the throughput protocol queues before waiting for all")
+	fs.Var(newIntValue(&opt.RoundTrips, protocols.DefaultPoolRoundTrips, 1, protocols.MaxPoolRoundTrips), "round-trips",
 		"sequential submit-and-wait round trips of the latency protocol")
-	fs.Var(newIntValue(&opt.Repetitions, seedbench.DefaultPoolRepetitions, 1, seedbench.MaxPoolRepetitions), "repetitions",
+	fs.Var(newIntValue(&opt.Repetitions, protocols.DefaultPoolRepetitions, 1, protocols.MaxPoolRepetitions), "repetitions",
 		"runs of each contender and protocol (interleaved)")
 	fs.Var(newIntValue(&opt.Workers, runtime.GOMAXPROCS(0), 1, workerpool.MaxWorkers), "workers", "pool workers")
 	fs.Var(newIntValue(&procs, 0, 0, maxGOMAXPROCS), "gomaxprocs",
 		"GOMAXPROCS for the run (0: the runtime's default); on the threads backend, workers+1 models dedicated pthreads")
 	fs.Var(&batchSizeValue{&opt.BatchSize}, "batch-size", "items per EnqueueBatch call in the throughput protocol (-1: all in one call)")
-	opt.BatchSize = seedbench.DefaultPoolBatchSize
-	fs.Var(newListValue(&opt.Protocols, []seedbench.PoolProtocol{seedbench.Throughput, seedbench.Latency}, seedbench.ParsePoolProtocol,
+	opt.BatchSize = protocols.DefaultPoolBatchSize
+	fs.Var(newListValue(&opt.Protocols, []protocols.PoolProtocol{protocols.Throughput, protocols.Latency}, protocols.ParsePoolProtocol,
 		"throughput or latency"), "protocols", "protocols to run: throughput, latency")
 	fs.Var(newListValue(&opt.Backends, []workerpool.Backend{workerpool.Goroutines, workerpool.Threads}, workerpool.ParseBackend,
 		"goroutines or threads"), "backends", "pool backends: goroutines, threads")
@@ -63,9 +63,9 @@ func cmdPool(ctx context.Context, e *env, args []string) error {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	}
 	opt.Progress = newLineProgress(stderr, "pool")
-	rep, err := seedbench.ComparePool(ctx, opt)
+	rep, err := protocols.ComparePool(ctx, opt)
 	switch {
-	case errors.Is(err, seedbench.ErrInvalidOptions):
+	case errors.Is(err, protocols.ErrInvalidOptions):
 		return usagef("%v", err)
 	case err != nil && rep == nil:
 		return fmt.Errorf("running the pool protocols: %w", err)
@@ -81,9 +81,9 @@ func cmdPool(ctx context.Context, e *env, args []string) error {
 type batchSizeValue struct{ p *int }
 
 func (v *batchSizeValue) Set(s string) error {
-	n, err := boundedInt(-1, seedbench.MaxPoolItems)(s)
+	n, err := boundedInt(-1, protocols.MaxPoolItems)(s)
 	if err != nil || n == 0 {
-		return fmt.Errorf("want -1 (all items in one call) or a count from 1 to %d", seedbench.MaxPoolItems)
+		return fmt.Errorf("want -1 (all items in one call) or a count from 1 to %d", protocols.MaxPoolItems)
 	}
 	*v.p = n
 	return nil
@@ -96,11 +96,11 @@ func (v *batchSizeValue) Type() string   { return "int" }
 // the submitting goroutine is the most a pool run can use.
 const maxGOMAXPROCS = workerpool.MaxWorkers + 1
 
-func writePoolTable(w io.Writer, f analysis.Format, rep *seedbench.PoolReport, protocols []seedbench.PoolProtocol) error {
+func writePoolTable(w io.Writer, f analysis.Format, rep *protocols.PoolReport, protos []protocols.PoolProtocol) error {
 	header := []string{"contender"}
-	for _, p := range protocols {
+	for _, p := range protos {
 		unit := "ns/item"
-		if p == seedbench.Latency {
+		if p == protocols.Latency {
 			unit = "ns/trip"
 		}
 		header = append(header, p.String()+" s", unit, "speedup")
@@ -108,9 +108,9 @@ func writePoolTable(w io.Writer, f analysis.Format, rep *seedbench.PoolReport, p
 	var rows [][]string
 	for _, r := range rep.Rows {
 		row := []string{r.Contender}
-		for _, p := range protocols {
+		for _, p := range protos {
 			st := r.Throughput
-			if p == seedbench.Latency {
+			if p == protocols.Latency {
 				st = r.Latency
 			}
 			row = append(row, fmtFloat(st.Seconds, 3), fmtFloat(st.PerItemNs, 0), fmtFloat(st.Speedup, 2)+"x")
@@ -123,7 +123,7 @@ func writePoolTable(w io.Writer, f analysis.Format, rep *seedbench.PoolReport, p
 	}
 	title := fmt.Sprintf("gcbench pool: throughput = %d items queued, then waited for; latency = %d sequential "+
 		"submit-and-wait round trips; %d workers, %s; medians of %d interleaved runs; speedup = %s time / contender time",
-		rep.Items, rep.RoundTrips, rep.Workers, batch, rep.Repetitions, seedbench.BaselineName)
+		rep.Items, rep.RoundTrips, rep.Workers, batch, rep.Repetitions, protocols.BaselineName)
 	t := protocolTable(title, header, rows)
 	if rep.Partial {
 		t.Facts = append(t.Facts, analysis.Fact{Key: "PARTIAL", Value: "interrupted; the medians are of the repetitions that finished"})
@@ -135,11 +135,11 @@ func writePoolTable(w io.Writer, f analysis.Format, rep *seedbench.PoolReport, p
 		return nil
 	}
 	var best []string
-	for _, p := range protocols {
+	for _, p := range protos {
 		for _, api := range []string{"batch", "enqueue"} {
 			if r := rep.Best(p, api); r != nil {
 				st := r.Throughput
-				if p == seedbench.Latency {
+				if p == protocols.Latency {
 					st = r.Latency
 				}
 				best = append(best, fmt.Sprintf("best %s %s: %s, %.2fx", p, api, r.Contender, st.Speedup))

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/gcbench/gcbench/analysis"
-	"github.com/gcbench/gcbench/seedbench"
+	"github.com/gcbench/gcbench/internal/protocols"
 )
 
 // cmdReadylist runs the stress-epoll protocol: the lock-free MPSC completion
@@ -17,13 +17,13 @@ import (
 func cmdReadylist(ctx context.Context, e *env, args []string) error {
 	stdout, stderr := e.stdout, e.stderr
 	fs := newFlagSet("readylist")
-	var opt seedbench.ReadyListOptions
-	fs.Var(newListValue(&opt.Producers, seedbench.DefaultReadyListProducers, boundedInt(1, seedbench.MaxReadyListProducers),
-		fmt.Sprintf("counts from 1 to %d", seedbench.MaxReadyListProducers)), "producers", "producer counts to sweep")
-	fs.Var(newIntValue(&opt.Events, seedbench.DefaultReadyListEvents, 1, seedbench.MaxReadyListEvents), "events", "events each producer generates")
-	fs.Var(newIntValue(&opt.Repetitions, seedbench.DefaultReadyListRepetitions, 1, seedbench.MaxReadyListRepetitions), "repetitions",
+	var opt protocols.ReadyListOptions
+	fs.Var(newListValue(&opt.Producers, protocols.DefaultReadyListProducers, boundedInt(1, protocols.MaxReadyListProducers),
+		fmt.Sprintf("counts from 1 to %d", protocols.MaxReadyListProducers)), "producers", "producer counts to sweep")
+	fs.Var(newIntValue(&opt.Events, protocols.DefaultReadyListEvents, 1, protocols.MaxReadyListEvents), "events", "events each producer generates")
+	fs.Var(newIntValue(&opt.Repetitions, protocols.DefaultReadyListRepetitions, 1, protocols.MaxReadyListRepetitions), "repetitions",
 		"runs of each list kind at each producer count (interleaved)")
-	fs.Var(newListValue(&opt.Variants, []seedbench.ReadyVariant{seedbench.Transition, seedbench.Callback}, seedbench.ParseReadyVariant,
+	fs.Var(newListValue(&opt.Variants, []protocols.ReadyVariant{protocols.Transition, protocols.Callback}, protocols.ParseReadyVariant,
 		"transition or callback"), "variants",
 		"which events use the ready list: transition (only a counter's 0→1), callback (every event, as ep_poll_callback), or both")
 	var format analysis.Format
@@ -45,9 +45,9 @@ func cmdReadylist(ctx context.Context, e *env, args []string) error {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
 	opt.Progress = newLineProgress(stderr, "readylist")
-	rep, err := seedbench.CompareReadyList(ctx, opt)
+	rep, err := protocols.CompareReadyList(ctx, opt)
 	switch {
-	case errors.Is(err, seedbench.ErrInvalidOptions):
+	case errors.Is(err, protocols.ErrInvalidOptions):
 		return usagef("%v", err)
 	case err != nil && rep == nil:
 		return fmt.Errorf("running the ready-list protocol: %w", err)
@@ -56,7 +56,7 @@ func cmdReadylist(ctx context.Context, e *env, args []string) error {
 	return joinErrors(err, writeReadyList(stdout, format, rep))
 }
 
-func writeReadyList(stdout io.Writer, format analysis.Format, rep *seedbench.ReadyListReport) error {
+func writeReadyList(stdout io.Writer, format analysis.Format, rep *protocols.ReadyListReport) error {
 	if format == analysis.JSON {
 		return writeProtocolJSON(stdout, "readylist", rep)
 	}

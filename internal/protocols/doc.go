@@ -1,4 +1,4 @@
-// Package seedbench runs the benchmark protocols of the seed experiments —
+// Package protocols runs the benchmark protocols of the seed experiments —
 // the measurements that motivated the designs gcbench learns from — against
 // gcbench's own building blocks, so their numbers can be reproduced beside
 // the alternatives in one run:
@@ -23,4 +23,4 @@
 // finish. Every run looks at its context at least every 1024 events, items
 // or round trips and returns within milliseconds of a cancel; a cancelled
 // comparison returns a partial report of its completed repetitions.
-package seedbench
+package protocols

@@ -1,10 +1,10 @@
-package seedbench_test
+package protocols_test
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/gcbench/gcbench/seedbench"
+	"github.com/gcbench/gcbench/internal/protocols"
 	"github.com/gcbench/gcbench/workerpool"
 )
 
@@ -12,7 +12,7 @@ import (
 // the ratio of the lock-free list's events/ms to the mutex list's at each
 // producer count.
 func ExampleCompareReadyList() {
-	rep, err := seedbench.CompareReadyList(context.Background(), seedbench.ReadyListOptions{
+	rep, err := protocols.CompareReadyList(context.Background(), protocols.ReadyListOptions{
 		Producers: []int{8, 16}, Events: 10_000, Repetitions: 3,
 	})
 	if err != nil {
@@ -31,7 +31,7 @@ func ExampleCompareReadyList() {
 // Compare one wake policy's Enqueue and EnqueueBatch with a goroutine per
 // item, and find the fastest batch configuration.
 func ExampleComparePool() {
-	rep, err := seedbench.ComparePool(context.Background(), seedbench.PoolOptions{
+	rep, err := protocols.ComparePool(context.Background(), protocols.PoolOptions{
 		Items: 10_000, RoundTrips: 100, Repetitions: 1,
 		Backends: []workerpool.Backend{workerpool.Goroutines},
 		Wakes:    []workerpool.WakePolicy{workerpool.Targeted},
@@ -42,7 +42,7 @@ func ExampleComparePool() {
 	for _, row := range rep.Rows {
 		fmt.Println(row.Contender)
 	}
-	fmt.Println("best batch:", rep.Best(seedbench.Throughput, "batch").Contender)
+	fmt.Println("best batch:", rep.Best(protocols.Throughput, "batch").Contender)
 	// Output:
 	// goroutine-per-item
 	// goroutines/targeted/enqueue

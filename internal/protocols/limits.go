@@ -1,4 +1,4 @@
-package seedbench
+package protocols
 
 import (
 	"context"
