@@ -78,7 +78,15 @@ func (r *Report) WritePlot(w io.Writer, format string) error {
 	}
 	hist.Title.Text = r.Title + ": " + hist.Title.Text
 
-	return writePanels(w, format, hist, box, cdf)
+	panels := []*plot.Plot{hist, box, cdf}
+	if r.Anatomy != nil && len(r.Anatomy.Parts) > 0 {
+		a, err := r.anatomyPanel()
+		if err != nil {
+			return err
+		}
+		panels = append(panels, a)
+	}
+	return writePanels(w, format, panels...)
 }
 
 // writePanels draws plots stacked on one page in format ("png" or "svg").

@@ -54,6 +54,9 @@ type Report struct {
 	// only when their Configs are equal.
 	Config map[string]string `json:"config"`
 	Runs   []Run             `json:"runs"`
+	// Anatomy, if set, names the counters that split each pause into
+	// parts; renderers then add the pause anatomy (see AnatomyTable).
+	Anatomy *Anatomy `json:"anatomy,omitempty"`
 }
 
 // A Host describes the machine a Run measured.
@@ -234,7 +237,7 @@ func Merge(reports ...*Report) (*Report, error) {
 		return nil, fmt.Errorf("%w: nothing to merge", ErrInvalidInput)
 	}
 	first := reports[0]
-	out := &Report{Schema: Schema, Title: first.Title, Unit: Unit, Config: maps.Clone(first.Config)}
+	out := &Report{Schema: Schema, Title: first.Title, Unit: Unit, Config: maps.Clone(first.Config), Anatomy: first.Anatomy}
 	for i, r := range reports {
 		if r.Title != first.Title {
 			return nil, fmt.Errorf("%w: report %d measures %q, report 1 %q", ErrConfigMismatch, i+1, r.Title, first.Title)

@@ -159,13 +159,27 @@ func (c column) headers() (host, top, bottom string) {
 // WriteText writes the report as an aligned plain-text table with a short
 // header describing the configuration and hosts.
 func (r *Report) WriteText(w io.Writer) error {
-	return r.humanTable(len(r.Runs) > 1).Write(w, Text)
+	return r.writeWithAnatomy(w, r.humanTable(len(r.Runs) > 1), Text)
+}
+
+// writeWithAnatomy writes t, then the anatomy table if the report has one.
+func (r *Report) writeWithAnatomy(w io.Writer, t *Table, f Format) error {
+	if err := t.Write(w, f); err != nil {
+		return err
+	}
+	if a := r.AnatomyTable(); a != nil {
+		if _, err := io.WriteString(w, "\n"); err != nil {
+			return err
+		}
+		return a.Write(w, f)
+	}
+	return nil
 }
 
 // WriteMarkdown writes the report as a Markdown table (GitHub flavor) with
 // the configuration and hosts as a list above it.
 func (r *Report) WriteMarkdown(w io.Writer) error {
-	return r.humanTable(true).Write(w, Markdown)
+	return r.writeWithAnatomy(w, r.humanTable(true), Markdown)
 }
 
 // humanTable is the grid as people read it: rounded numbers, the notes
@@ -273,5 +287,37 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		}
 		t.Rows = append(t.Rows, rec)
 	}
+	t.Rows = append(t.Rows, r.anatomyCSV(cols)...)
 	return t.Write(w, CSV)
+}
+
+// anatomyCSV are the anatomy's records for the CSV grid: a part's or
+// counter's mean per mode, and in each comparison column base − new.
+func (r *Report) anatomyCSV(cols []column) [][]string {
+	if r.Anatomy == nil {
+		return nil
+	}
+	var recs [][]string
+	rows := append(append([]AnatomyRow{}, r.Anatomy.Parts...), r.Anatomy.Counters...)
+	for i, a := range rows {
+		unit := " (µs; comparisons: base − new)"
+		if i >= len(r.Anatomy.Parts) {
+			unit = " (mean count; comparisons: base − new)"
+		}
+		rec := []string{"anatomy: " + a.Label + unit}
+		for ci, c := range cols {
+			if c.mode != nil {
+				rec = append(rec, machineStyle.value(c.mode.CounterMeans[a.Key]))
+				continue
+			}
+			base, new := findMode(cols[:ci], c.host, c.cmp.Base), findMode(cols[:ci], c.host, c.cmp.New)
+			cell := ""
+			if base != nil && new != nil {
+				cell = machineStyle.value(base.CounterMeans[a.Key] - new.CounterMeans[a.Key])
+			}
+			rec = append(rec, cell)
+		}
+		recs = append(recs, rec)
+	}
+	return recs
 }

@@ -1,0 +1,159 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// An Anatomy says which of a mode's per-collection counters are the parts
+// of its pause, in time order, and which further counters explain them.
+// The parts must add up to the pause in every collection; then their
+// means add up to the mean pause (the mean is linear), and the difference
+// between two modes' mean pauses is exactly the sum of the differences of
+// their parts: the table attributes it part by part.
+type Anatomy struct {
+	Parts    []AnatomyRow `json:"parts"`
+	Counters []AnatomyRow `json:"counters,omitempty"`
+}
+
+// An AnatomyRow is one counter of the anatomy: its key in
+// Mode.CounterMeans and its label.
+type AnatomyRow struct {
+	Key   string `json:"key"`
+	Label string `json:"label"`
+}
+
+// anatomyTolerance is how far (µs) the sum of the parts' means may be from
+// the mean pause before the table says so: the parts are differences of
+// the same nanosecond clock readings, so only rounding separates them.
+const anatomyTolerance = 0.01
+
+// AnatomyTable is the pause anatomy of every run's modes: the mean of each
+// part per collection (µs), their sum beside the mean pause, the
+// explaining counters, then for each comparison of the last mode with an
+// earlier one, base − new per part and its share of the whole difference.
+// It returns nil when the report has no anatomy.
+func (r *Report) AnatomyTable() *Table {
+	a := r.Anatomy
+	if a == nil || len(a.Parts) == 0 {
+		return nil
+	}
+	cols := r.columns()
+	t := &Table{Title: "pause anatomy: mean per collection (µs; counters: mean count)"}
+	head := []string{"part"}
+	for _, c := range cols {
+		_, top, bottom := c.headers()
+		if c.cmp != nil {
+			head = append(head, c.cmp.Base+" − "+c.cmp.New, "share")
+			continue
+		}
+		head = append(head, top+bottom)
+	}
+	t.Header = [][]string{head}
+	for _, p := range a.Parts {
+		t.Rows = append(t.Rows, anatomyRow(p.Label, cols, func(m *Mode) float64 { return m.CounterMeans[p.Key] }, true))
+	}
+	t.Rows = append(t.Rows,
+		anatomyRow("sum of the parts", cols, func(m *Mode) float64 { return a.sum(m) }, true),
+		anatomyRow("mean pause (Avg)", cols, func(m *Mode) float64 { return m.Summary.Mean }, true))
+	for _, c := range a.Counters {
+		t.Rows = append(t.Rows, anatomyRow(c.Label, cols, func(m *Mode) float64 { return m.CounterMeans[c.Key] }, false))
+	}
+	t.Notes = append(t.Notes, "The parts add up to each collection's pause; a difference column is base − new (positive: new is shorter there), "+
+		"share its part of the whole difference of the mean pauses.")
+	for _, run := range r.Runs {
+		for _, m := range run.Modes {
+			if d := math.Abs(a.sum(&m) - m.Summary.Mean); d > anatomyTolerance {
+				t.Notes = append(t.Notes, fmt.Sprintf("WARNING: %s's parts add up to %.3f µs, not its mean pause %.3f µs.",
+					m.Name, a.sum(&m), m.Summary.Mean))
+			}
+		}
+	}
+	return t
+}
+
+// sum is the sum of m's part means.
+func (a *Anatomy) sum(m *Mode) float64 {
+	s := 0.0
+	for _, p := range a.Parts {
+		s += m.CounterMeans[p.Key]
+	}
+	return s
+}
+
+// anatomyRow is one row: a value per mode column, and for each comparison
+// column the difference base − new and its share of the pause difference.
+func anatomyRow(label string, cols []column, value func(*Mode) float64, share bool) []string {
+	row := []string{label}
+	for i, c := range cols {
+		if c.mode != nil {
+			row = append(row, strconv.FormatFloat(value(c.mode), 'f', 1, 64))
+			continue
+		}
+		base, new := findMode(cols[:i], c.host, c.cmp.Base), findMode(cols[:i], c.host, c.cmp.New)
+		if base == nil || new == nil {
+			row = append(row, "", "")
+			continue
+		}
+		d := value(base) - value(new)
+		row = append(row, strconv.FormatFloat(d, 'f', 1, 64))
+		total := base.Summary.Mean - new.Summary.Mean
+		if share && total != 0 {
+			row = append(row, fmt.Sprintf("%.0f%%", 100*d/total))
+		} else {
+			row = append(row, "")
+		}
+	}
+	return row
+}
+
+func findMode(cols []column, host, name string) *Mode {
+	for _, c := range cols {
+		if c.mode != nil && c.host == host && c.mode.Name == name {
+			return c.mode
+		}
+	}
+	return nil
+}
+
+// anatomyPanel draws one stacked bar per mode (per run), a segment per
+// part, bottom to top in time order.
+func (r *Report) anatomyPanel() (*plot.Plot, error) {
+	a := r.Anatomy
+	ss := r.series()
+	p := plot.New()
+	p.Title.Text = "pause anatomy (mean per collection)"
+	p.Y.Label.Text = "µs"
+	p.Legend.Top, p.Legend.Left = true, true
+	var below *plotter.BarChart
+	width := vg.Points(40)
+	for i, part := range a.Parts {
+		vals := make(plotter.Values, len(ss))
+		for j, s := range ss {
+			vals[j] = s.mode.CounterMeans[part.Key]
+		}
+		bars, err := plotter.NewBarChart(vals, width)
+		if err != nil {
+			return nil, fmt.Errorf("analysis: anatomy plot: %w", err)
+		}
+		bars.Color = seriesColor(i, 220)
+		bars.LineStyle.Width = 0
+		if below != nil {
+			bars.StackOn(below)
+		}
+		below = bars
+		p.Add(bars)
+		p.Legend.Add(part.Label, bars)
+	}
+	names := make([]string, len(ss))
+	for j, s := range ss {
+		names[j] = s.label
+	}
+	p.NominalX(names...)
+	return p, nil
+}

@@ -1,0 +1,133 @@
+package analysis
+
+import (
+	"bytes"
+	"encoding/csv"
+	"image/png"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var testAnatomy = &Anatomy{
+	Parts:    []AnatomyRow{{"prep", "card preparation"}, {"dispatch", "dispatch"}, {"span", "job span"}, {"join", "join latency"}},
+	Counters: []AnatomyRow{{"futex", "futex calls"}},
+}
+
+// anatomyInput draws n collections whose parts add up to each pause, the
+// dispatch part scaled by slow.
+func anatomyInput(name string, n int, slow float64, seed uint64) ModeInput {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	in := ModeInput{Name: name, Counters: map[string][]float64{}}
+	for range n {
+		parts := map[string]float64{"prep": 50 + rng.Float64()*10, "dispatch": slow * (20 + rng.Float64()*20),
+			"span": 500 + rng.Float64()*100, "join": 5 + rng.Float64()}
+		pause := 0.0
+		for _, p := range testAnatomy.Parts {
+			in.Counters[p.Key] = append(in.Counters[p.Key], parts[p.Key])
+			pause += parts[p.Key]
+		}
+		in.Pauses = append(in.Pauses, pause)
+		in.Counters["futex"] = append(in.Counters["futex"], 10*slow)
+	}
+	return in
+}
+
+func anatomyReport(t *testing.T) *Report {
+	run, err := NewRun(Host{Hostname: "vm"}, []ModeInput{anatomyInput("perjob", 200, 4, 1), anatomyInput("batch", 200, 1, 2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewReport("minor-collection pause", map[string]string{"workers": "8"}, run)
+	r.Anatomy = testAnatomy
+	return r
+}
+
+// cells finds the row labelled label in a text table and returns its
+// numeric cells.
+func cells(t *testing.T, text, label string) []float64 {
+	t.Helper()
+	for _, line := range strings.Split(text, "\n") {
+		if rest, ok := strings.CutPrefix(line, label+" "); ok {
+			var out []float64
+			for _, f := range strings.Fields(rest) {
+				v, err := strconv.ParseFloat(strings.TrimSuffix(f, "%"), 64)
+				if err != nil {
+					t.Fatalf("row %q: cell %q: %v", label, f, err)
+				}
+				out = append(out, v)
+			}
+			return out
+		}
+	}
+	t.Fatalf("no row %q in:\n%s", label, text)
+	return nil
+}
+
+func TestAnatomyAddsUpAndAttributesTheDifference(t *testing.T) {
+	r := anatomyReport(t)
+	text := string(render(t, r, Text))
+	sum, avg := cells(t, text, "sum of the parts"), cells(t, text, "mean pause (Avg)")
+	if sum[0] != avg[0] || sum[1] != avg[1] {
+		t.Errorf("the parts add up to %v, the mean pauses are %v", sum, avg)
+	}
+	if strings.Contains(text, "WARNING") {
+		t.Errorf("parts that add up were flagged:\n%s", text)
+	}
+	// Columns: perjob, batch, perjob − batch, share.
+	var diff, share float64
+	for _, p := range testAnatomy.Parts {
+		c := cells(t, text, p.Label)
+		diff += c[2]
+		share += c[3]
+	}
+	if total := avg[0] - avg[1]; diff < total-0.5 || diff > total+0.5 {
+		t.Errorf("the parts' differences add up to %.1f, the pauses differ by %.1f", diff, total)
+	}
+	if share < 98 || share > 102 {
+		t.Errorf("shares add up to %.0f%%", share)
+	}
+	if d := cells(t, text, "dispatch"); d[3] < 90 {
+		t.Errorf("the slow dispatch should carry the difference: %v", d)
+	}
+	if futex := cells(t, text, "futex calls"); futex[0] != 40 || futex[1] != 10 {
+		t.Errorf("futex calls %v", futex)
+	}
+}
+
+func TestAnatomyFlagsPartsThatDoNotAddUp(t *testing.T) {
+	r := anatomyReport(t)
+	r.Runs[0].Modes[0].CounterMeans["join"] += 3
+	if text := string(render(t, r, Text)); !strings.Contains(text, "WARNING: perjob's parts add up to") {
+		t.Errorf("no warning:\n%s", text)
+	}
+}
+
+func TestAnatomyInEveryFormat(t *testing.T) {
+	r := anatomyReport(t)
+	if md := string(render(t, r, Markdown)); !strings.Contains(md, "| job span |") {
+		t.Errorf("Markdown lacks the anatomy:\n%s", md)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(render(t, r, CSV))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := recs[len(recs)-1]; !strings.HasPrefix(last[0], "anatomy: futex calls") || len(last) != len(recs[0]) {
+		t.Errorf("CSV's last record %q (header %q)", last, recs[0])
+	}
+	back, err := ReadJSON(bytes.NewReader(render(t, r, JSON)))
+	if err != nil || back.Anatomy == nil || len(back.Anatomy.Parts) != 4 {
+		t.Fatalf("JSON lost the anatomy: %v %+v", err, back)
+	}
+	var pic bytes.Buffer
+	if err := r.WritePlot(&pic, "png"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := png.Decode(&pic); err != nil {
+		t.Error(err)
+	}
+	if fixture := string(render(t, fixtureReport(t), Text)); strings.Contains(fixture, "anatomy") {
+		t.Error("a report without an anatomy printed one")
+	}
+}
