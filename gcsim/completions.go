@@ -70,14 +70,25 @@ func (s *Sim) drainCompletions(pauseErr error) error {
 // by the Sim and overwritten by the next Collect.
 func (s *Sim) Completions() []jobs.Completion { return s.completions }
 
-// summarizeCompletions fills rec's per-job fields from s.completions.
-func (s *Sim) summarizeCompletions(rec *Record) {
+// summarizeCompletions fills rec's per-job fields from s.completions, and
+// the anatomy of the pause from its phases: the first job's start and the
+// last job's end split the span from card preparation's end to the join's
+// end into ToFirstJob, JobSpan and JoinLatency, so the parts add up to
+// the pause exactly (all are differences of monotonic clock readings).
+func (s *Sim) summarizeCompletions(rec *Record, ph *phases) {
 	clear(s.busy)
 	clear(s.ran)
 	var sum time.Duration
+	first, last := ph[3], ph[1]
 	for _, c := range s.completions {
 		d := c.Duration()
 		sum += d
+		if c.Start.Before(first) {
+			first = c.Start
+		}
+		if c.End.After(last) {
+			last = c.End
+		}
 		rec.JobMax = max(rec.JobMax, d)
 		if w := c.Worker + 1; w >= 0 && w < len(s.busy) {
 			s.busy[w] += d
@@ -95,6 +106,10 @@ func (s *Sim) summarizeCompletions(rec *Record) {
 			busiest = max(busiest, s.busy[i])
 		}
 	}
+	if len(s.completions) == 0 || last.Before(first) {
+		first, last = ph[1], ph[1] // no job ran: the whole wait is dispatch
+	}
+	rec.ToFirstJob, rec.JobSpan, rec.JoinLatency = first.Sub(ph[1]), last.Sub(first), ph[3].Sub(last)
 	rec.Imbalance = 1
 	if total > 0 {
 		rec.Imbalance = float64(busiest) * float64(rec.JobWorkers) / float64(total)

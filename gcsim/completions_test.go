@@ -83,7 +83,11 @@ func TestImbalanceDefinition(t *testing.T) {
 	s.completions = append(s.completions[:0],
 		at(0, 0, 0, 20*time.Microsecond), at(1, 1, 0, 10*time.Microsecond), at(2, 0, 20*time.Microsecond, 30*time.Microsecond))
 	var rec Record
-	s.summarizeCompletions(&rec)
+	ph := phases{t0.Add(-5 * time.Microsecond), t0.Add(-2 * time.Microsecond), t0, t0.Add(33 * time.Microsecond), t0.Add(34 * time.Microsecond)}
+	s.summarizeCompletions(&rec, &ph)
+	assert.Equal(t, 2*time.Microsecond, rec.ToFirstJob, "card preparation's end to the first job's start")
+	assert.Equal(t, 30*time.Microsecond, rec.JobSpan, "the first job's start to the last job's end")
+	assert.Equal(t, 3*time.Microsecond, rec.JoinLatency, "the last job's end to Join's return")
 	assert.Equal(t, 2, rec.JobWorkers)
 	assert.InDelta(t, 1.5, rec.Imbalance, 1e-12)
 	assert.Equal(t, 20*time.Microsecond, rec.JobMax)
@@ -91,7 +95,42 @@ func TestImbalanceDefinition(t *testing.T) {
 
 	s.completions = append(s.completions[:0], at(0, jobs.Inline, 0, 0), at(1, jobs.Inline, 0, 0))
 	rec = Record{}
-	s.summarizeCompletions(&rec)
+	s.summarizeCompletions(&rec, &ph)
 	assert.Equal(t, 1, rec.JobWorkers)
 	assert.Equal(t, 1.0, rec.Imbalance, "zero busy time is even, not NaN")
+}
+
+// TestAnatomyAddsUpToThePause: every collection's parts, in every mode,
+// add up to its pause exactly, and each is non-negative.
+func TestAnatomyAddsUpToThePause(t *testing.T) {
+	for _, backend := range testBackends() {
+		cfg := tinyConfig(7, 32)
+		cfg.Backend, cfg.Verify = backend, false
+		s := newSim(t, cfg)
+		for i := 0; i < 6; i++ {
+			for _, mode := range []Mode{Serial, PerJob, Batch} {
+				if err := s.Mutate(); err != nil {
+					t.Fatal(err)
+				}
+				r, err := s.Collect(mode)
+				if err != nil {
+					t.Fatal(err)
+				}
+				parts := []time.Duration{r.CardPrep, r.ToFirstJob, r.JobSpan, r.JoinLatency, r.NurseryReset}
+				var sum time.Duration
+				for _, p := range parts {
+					if p < 0 {
+						t.Fatalf("%v %v: a negative part in %v", backend, mode, parts)
+					}
+					sum += p
+				}
+				if sum != r.Pause {
+					t.Fatalf("%v %v: parts %v add up to %v, the pause is %v", backend, mode, parts, sum, r.Pause)
+				}
+				if r.JobSpan < r.JobMax {
+					t.Errorf("%v %v: the job span %v is shorter than the longest job %v", backend, mode, r.JobSpan, r.JobMax)
+				}
+			}
+		}
+	}
 }

@@ -15,6 +15,13 @@ type Record struct {
 	// (for Serial: running them inline); NurseryReset returns the promotion
 	// blocks and empties the nursery.
 	Pause, CardPrep, Dispatch, Join, NurseryReset time.Duration
+	// The pause's anatomy, a second split of the same interval:
+	// CardPrep + ToFirstJob + JobSpan + JoinLatency + NurseryReset = Pause.
+	// ToFirstJob runs from the end of card preparation to the first job's
+	// start on a worker (enqueues, wakes, Start, the wake-to-run latency),
+	// JobSpan from there to the last job's end, and JoinLatency from there
+	// to the collector's return from Join (noticing the end, waking it).
+	ToFirstJob, JobSpan, JoinLatency time.Duration
 	// Jobs is the number of jobs (1 + 2·SplitCount(workers)); DirtyCards
 	// the marked cards they scanned.
 	Jobs, DirtyCards int

@@ -335,7 +335,7 @@ func (s *Sim) timedCollect(mode Mode, rec *Record) error {
 	if e := s.drainCompletions(err); e != nil {
 		err = e
 	}
-	s.summarizeCompletions(rec)
+	s.summarizeCompletions(rec, &ph)
 	rec.CardPrep, rec.Dispatch, rec.Join, rec.NurseryReset = ph[1].Sub(ph[0]), ph[2].Sub(ph[1]), ph[3].Sub(ph[2]), ph[4].Sub(ph[3])
 	rec.Pause = ph[4].Sub(ph[0])
 	rec.MajorGCBefore, s.majorPending = s.majorPending, false
