@@ -94,6 +94,15 @@ func (o Options) withDefaults() (Options, error) {
 	return o, nil
 }
 
+// Validate returns nil if NewSession accepts o, and otherwise the error
+// NewSession would return (wrapping ErrInvalidOptions, naming the field),
+// so that a caller that starts sessions later, after other work, can
+// refuse bad options before doing any.
+func (o Options) Validate() error {
+	_, err := o.withDefaults()
+	return err
+}
+
 // A Session owns the budget, the writers' buffers and the reader goroutine
 // that streams them to the output.
 //

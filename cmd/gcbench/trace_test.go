@@ -43,7 +43,10 @@ func TestTraceStressJSON(t *testing.T) {
 				Policy                    int
 				EventsRead, EventsDropped uint64
 			} `json:"runs"`
-			Policies map[string][]trace.Metric `json:"policies"`
+			Policies map[string][]struct {
+				Name, Unit string
+				Spread     struct{ Min, Max, Mean, StdDev float64 }
+			} `json:"policies"`
 		} `json:"report"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(stdout), &doc), stdout)
@@ -53,7 +56,11 @@ func TestTraceStressJSON(t *testing.T) {
 		assert.Equal(t, int(trace.Locked), r.Policy)
 		assert.Positive(t, r.EventsRead)
 	}
-	assert.Len(t, doc.Report.Policies["locked"], 10)
+	require.Len(t, doc.Report.Policies["locked"], 10)
+	read := doc.Report.Policies["locked"][0]
+	assert.Equal(t, "Events Read", read.Name)
+	assert.Positive(t, read.Spread.Min)
+	assert.GreaterOrEqual(t, read.Spread.Max, read.Spread.Min)
 }
 
 func TestTraceStressBadUsage(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gcbench/gcbench/analysis"
+	"github.com/gcbench/gcbench/internal/protocols"
 	"github.com/gcbench/gcbench/trace"
 )
 
@@ -17,12 +18,12 @@ import (
 func cmdTraceStress(ctx context.Context, e *env, args []string) error {
 	stdout, stderr := e.stdout, e.stderr
 	fs := newFlagSet("trace-stress")
-	var opt trace.StressOptions
-	fs.Var(newIntValue(&opt.Writers, trace.DefaultStressWriters, 1, trace.MaxStressWriters), "writers", "writer goroutines writing as fast as they can")
-	fs.Var(newIntValue(&opt.PayloadSize, trace.DefaultStressPayload, 1, trace.MaxPayload), "payload", "payload bytes per event")
+	var opt protocols.TraceStressOptions
+	fs.Var(newIntValue(&opt.Writers, protocols.DefaultTraceStressWriters, 1, protocols.MaxTraceStressWriters), "writers", "writer goroutines writing as fast as they can")
+	fs.Var(newIntValue(&opt.PayloadSize, protocols.DefaultTraceStressPayload, 1, trace.MaxPayload), "payload", "payload bytes per event")
 	fs.Var(newSizeValue(&opt.Limit, trace.DefaultLimit, availableMemory()), "limit", "session buffer limit (all buffers together)")
-	fs.Var(newDurationValue(&opt.Duration, trace.DefaultStressDuration, time.Millisecond, maxStressDuration), "duration", "how long the writers write in each run")
-	fs.Var(newIntValue(&opt.Iterations, trace.DefaultStressIters, 1, trace.MaxStressIterations), "iterations", "runs of each policy (interleaved)")
+	fs.Var(newDurationValue(&opt.Duration, protocols.DefaultTraceStressDuration, time.Millisecond, maxStressDuration), "duration", "how long the writers write in each run")
+	fs.Var(newIntValue(&opt.Iterations, protocols.DefaultTraceStressIterations, 1, protocols.MaxTraceStressIterations), "iterations", "runs of each policy (interleaved)")
 	fs.Var(newListValue(&opt.Policies, []trace.Policy{trace.Lockless, trace.Locked}, trace.ParsePolicy, "lockless or locked"), "policies",
 		"reservation policies to compare: lockless, locked")
 	fs.Var(newEnumValue(&opt.Memory, trace.OffHeap, trace.ParseMemory, "offheap or goheap"), "memory", "where buffers live: offheap (mmap) or goheap")
@@ -53,9 +54,9 @@ func cmdTraceStress(ctx context.Context, e *env, args []string) error {
 	}
 	opt.Progress = newLineProgress(stderr, "trace-stress")
 
-	res, err := trace.Stress(ctx, opt)
+	res, err := protocols.TraceStress(ctx, opt)
 	switch {
-	case errors.Is(err, trace.ErrInvalidOptions):
+	case errors.Is(err, protocols.ErrInvalidOptions):
 		return usagef("%v", err)
 	case err != nil && (res == nil || len(res.Runs) == 0):
 		return fmt.Errorf("running the stress protocol: %w", err)
@@ -72,45 +73,40 @@ const (
 
 // stressReport is the JSON form of a trace-stress result.
 type stressReport struct {
-	Options  trace.StressOptions       `json:"options"`
-	Policies map[string][]trace.Metric `json:"policies"`
-	Ratio    *stressRatio              `json:"lockless_over_locked,omitempty"`
-	Runs     []trace.StressRun         `json:"runs"`
-	Elapsed  time.Duration             `json:"elapsed_ns"`
-	Partial  bool                      `json:"partial,omitempty"`
+	Options  protocols.TraceStressOptions `json:"options"`
+	Policies map[string][]stressMetric    `json:"policies"`
+	Ratio    *protocols.TraceStressRatio  `json:"lockless_over_locked,omitempty"`
+	Runs     []protocols.TraceStressRun   `json:"runs"`
+	Elapsed  time.Duration                `json:"elapsed_ns"`
+	Partial  bool                         `json:"partial,omitempty"`
 }
 
-// stressRatio compares Lockless with Locked event throughput: the ratio of
-// the means, and the median of the per-iteration ratios (each iteration
-// ran both policies back to back).
-type stressRatio struct {
-	MeanRatio   float64 `json:"mean_ratio"`
-	MedianRatio float64 `json:"median_paired_ratio"`
+// stressMetric is a metric's JSON form: the seed table's columns, under
+// the names trace-stress has always written.
+type stressMetric struct {
+	Name, Unit string
+	Spread     stressSpread
 }
 
-func ratioOf(res *trace.StressResult) *stressRatio {
-	a, b := res.PolicyRuns(trace.Lockless), res.PolicyRuns(trace.Locked)
-	if len(a) == 0 || len(a) != len(b) {
-		return nil
+type stressSpread struct{ Min, Max, Mean, StdDev float64 }
+
+func stressMetrics(res *protocols.TraceStressResult, p trace.Policy) []stressMetric {
+	var out []stressMetric
+	for _, m := range res.Metrics(p) {
+		s := m.Summary
+		out = append(out, stressMetric{Name: m.Name, Unit: m.Unit, Spread: stressSpread{s.Min, s.Max, s.Mean, s.Stdev}})
 	}
-	var sa, sb float64
-	paired := make([]float64, len(a))
-	for i := range a {
-		sa += a[i].EventThroughput()
-		sb += b[i].EventThroughput()
-		paired[i] = a[i].EventThroughput() / b[i].EventThroughput()
-	}
-	return &stressRatio{MeanRatio: sa / sb, MedianRatio: analysis.Summarize(paired).Median}
+	return out
 }
 
-func writeStress(w io.Writer, f analysis.Format, res *trace.StressResult) error {
+func writeStress(w io.Writer, f analysis.Format, res *protocols.TraceStressResult) error {
 	o := res.Options
-	ratio := ratioOf(res)
+	ratio := res.LocklessOverLocked()
 	if f == analysis.JSON {
-		rep := stressReport{Options: o, Policies: map[string][]trace.Metric{}, Ratio: ratio, Runs: res.Runs, Elapsed: res.Elapsed, Partial: res.Partial}
+		rep := stressReport{Options: o, Policies: map[string][]stressMetric{}, Ratio: ratio, Runs: res.Runs, Elapsed: res.Elapsed, Partial: res.Partial}
 		rep.Options.Progress = nil
 		for _, p := range o.Policies {
-			rep.Policies[p.String()] = res.Metrics(p)
+			rep.Policies[p.String()] = stressMetrics(res, p)
 		}
 		return writeProtocolJSON(w, "trace-stress", rep)
 	}
@@ -132,8 +128,8 @@ func writeStress(w io.Writer, f analysis.Format, res *trace.StressResult) error 
 			if m.Unit == "%" || m.Unit == "s" {
 				prec = 2
 			}
-			s := m.Spread
-			row := []string{fmt.Sprintf("%s (%s)", m.Name, m.Unit), fmtFloat(s.Min, prec), fmtFloat(s.Max, prec), fmtFloat(s.Mean, prec), fmtFloat(s.StdDev, prec)}
+			s := m.Summary
+			row := []string{fmt.Sprintf("%s (%s)", m.Name, m.Unit), fmtFloat(s.Min, prec), fmtFloat(s.Max, prec), fmtFloat(s.Mean, prec), fmtFloat(s.Stdev, prec)}
 			rows = append(rows, row)
 			csvRows = append(csvRows, append([]string{p.String()}, row...))
 		}

@@ -2,9 +2,21 @@ package protocols
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math/bits"
 	"sync/atomic"
 )
+
+// ErrInvalidOptions is wrapped by every error about a bad option value or
+// run, from every protocol, so that a caller can tell a usage error from a
+// failed run with one errors.Is.
+var ErrInvalidOptions = errors.New("invalid options")
+
+// invalidf returns an error wrapping ErrInvalidOptions.
+func invalidf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalidOptions, fmt.Sprintf(format, args...))
+}
 
 // Bounds on the protocols' counts. Each is far above what a seed run uses,
 // and every product of counts — a run's events, a comparison's events or
@@ -48,6 +60,15 @@ const (
 	// all (repetitions × contenders × RoundTrips): 2^32, hours at 1–10 µs
 	// a round trip.
 	MaxPoolTotalRoundTrips = 1 << 32
+
+	// MaxTraceStressWriters bounds TraceStressOptions.Writers: 128 times
+	// the seed's 32 writers, each a goroutine with its own buffers.
+	MaxTraceStressWriters = 1 << 12
+	// MaxTraceStressIterations bounds TraceStressOptions.Iterations, so
+	// that the runs (iterations × 2 policies at most) and the duration of
+	// them all are computed without overflow; the total duration is
+	// bounded by time.Duration's range.
+	MaxTraceStressIterations = 1 << 20
 )
 
 // mulBounded returns the product of xs, and false if it, or any partial

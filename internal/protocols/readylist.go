@@ -2,7 +2,6 @@ package protocols
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -14,9 +13,6 @@ import (
 
 	"github.com/gcbench/gcbench/jobs"
 )
-
-// ErrInvalidOptions is wrapped by every error about a bad option value.
-var ErrInvalidOptions = errors.New("invalid options")
 
 // ListKind names a completion-list implementation.
 type ListKind int

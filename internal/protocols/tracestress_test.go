@@ -1,6 +1,7 @@
-package trace
+package protocols
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,19 +14,22 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gcbench/gcbench/analysis"
+	"github.com/gcbench/gcbench/trace"
 )
 
 // TestStressSmall runs the protocol at a tiny scale: both policies,
 // interleaved, with accounting checked inside Stress.
 func TestStressSmall(t *testing.T) {
-	res, err := Stress(context.Background(), StressOptions{
-		Writers: 4, PayloadSize: 64, Limit: MinLimit * 4, Duration: 30 * time.Millisecond,
+	res, err := TraceStress(context.Background(), TraceStressOptions{
+		Writers: 4, PayloadSize: 64, Limit: trace.MinLimit * 4, Duration: 30 * time.Millisecond,
 		Iterations: 2, FlushInterval: 5 * time.Millisecond, Dir: t.TempDir(),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	order := []Policy{Lockless, Locked, Locked, Lockless}
+	order := []trace.Policy{trace.Lockless, trace.Locked, trace.Locked, trace.Lockless}
 	if len(res.Runs) != 4 {
 		t.Fatalf("%d runs", len(res.Runs))
 	}
@@ -33,13 +37,14 @@ func TestStressSmall(t *testing.T) {
 		if run.Policy != order[i] {
 			t.Fatalf("run %d is %v, want %v (interleaved, alternating)", i, run.Policy, order[i])
 		}
-		if run.EventsRead == 0 || run.Duration <= 0 || run.FileBytes <= fileHeaderSize {
+		// The file holds at least every payload it read back.
+		if run.EventsRead == 0 || run.Duration <= 0 || run.FileBytes < int64(run.EventsRead)*64 {
 			t.Fatalf("run %d: %+v", i, run)
 		}
 	}
-	for _, p := range []Policy{Lockless, Locked} {
+	for _, p := range []trace.Policy{trace.Lockless, trace.Locked} {
 		m := res.Metrics(p)
-		if m[0].Name != "Events Read" || m[0].Spread.Min <= 0 || m[2].Spread.Max > 100 {
+		if m[0].Name != "Events Read" || m[0].Summary.Min <= 0 || m[2].Summary.Max > 100 {
 			t.Fatalf("%v metrics %+v", p, m)
 		}
 	}
@@ -49,7 +54,7 @@ func TestStressCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	dir := t.TempDir()
-	res, err := Stress(ctx, StressOptions{Writers: 2, Iterations: 1, Duration: time.Hour, Dir: dir})
+	res, err := TraceStress(ctx, TraceStressOptions{Writers: 2, Iterations: 1, Duration: time.Hour, Dir: dir})
 	if !errors.Is(err, context.Canceled) || res == nil || !res.Partial || len(res.Runs) != 0 {
 		t.Fatalf("got %+v, %v; want no runs, Partial and context.Canceled", res, err)
 	}
@@ -74,7 +79,7 @@ func TestStressCancelWhileWriting(t *testing.T) {
 		cancelled.Store(time.Now().UnixNano())
 		cancel()
 	})
-	res, err := Stress(ctx, StressOptions{Writers: 4, PayloadSize: 200, Limit: 32 << 20, Duration: time.Hour,
+	res, err := TraceStress(ctx, TraceStressOptions{Writers: 4, PayloadSize: 200, Limit: 32 << 20, Duration: time.Hour,
 		Iterations: 3, FlushInterval: time.Hour, Dir: dir})
 	took := time.Since(time.Unix(0, cancelled.Load()))
 	if !errors.Is(err, context.Canceled) || res == nil || !res.Partial || len(res.Runs) != 0 {
@@ -96,7 +101,7 @@ func TestStressCancelBetweenRuns(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	res, err := Stress(ctx, StressOptions{Writers: 2, PayloadSize: 16, Limit: MinLimit * 2, Duration: 10 * time.Millisecond,
+	res, err := TraceStress(ctx, TraceStressOptions{Writers: 2, PayloadSize: 16, Limit: trace.MinLimit * 2, Duration: 10 * time.Millisecond,
 		Iterations: 4, FlushInterval: time.Millisecond, Dir: dir, Progress: func(done, total int) { cancel() }})
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "after 1 of 8 runs") {
 		t.Fatalf("got %v, want context.Canceled after 1 of 8 runs", err)
@@ -132,7 +137,7 @@ func TestStressLeavesNoFiles(t *testing.T) {
 			t.Errorf("%s: Dir holds %v, want %v", when, names, want)
 		}
 	}
-	_, err := Stress(context.Background(), StressOptions{Writers: 2, PayloadSize: 16, Limit: MinLimit * 2,
+	_, err := TraceStress(context.Background(), TraceStressOptions{Writers: 2, PayloadSize: 16, Limit: trace.MinLimit * 2,
 		Duration: 10 * time.Millisecond, Iterations: 2, FlushInterval: time.Millisecond, Dir: dir,
 		Progress: func(done, total int) { check(fmt.Sprintf("after run %d", done)) }})
 	if err != nil {
@@ -169,20 +174,47 @@ func TestTempFileRemovesOnlyItsOwn(t *testing.T) {
 // TestCountEventsStopsOnCancel: a read-back stops within ctxCheckEvents
 // events of a cancel, long before the end of a large trace.
 func TestCountEventsStopsOnCancel(t *testing.T) {
-	g := synthetic{size: 64 << 20, writers: 4, perBlock: 1000, payload: 200, event: func(uint64) (Kind, uint64) { return KindStress, 0 }}
-	pr, wait := g.stream()
-	defer wait()
+	const size, payload = 16 << 20, 200
+	data := recordTrace(t, size, payload)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	in := &cancelAfter{r: pr, n: 1 << 20, cancel: cancel}
+	in := &cancelAfter{r: bytes.NewReader(data), n: 1 << 20, cancel: cancel}
 	_, _, err := countEvents(ctx, in)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
-	// Read-ahead: the reader's 256 KiB buffer and up to ctxCheckEvents events.
-	if limit := int64(1<<20 + 256<<10 + 2*ctxCheckEvents*recordSize(g.payload)); in.read > limit {
-		t.Fatalf("read %d bytes after a cancel at 1 MiB, want at most %d", in.read, limit)
+	// Read-ahead: the reader's buffer, the block it is in (a writer's
+	// buffer: at most 1 MiB) and up to ctxCheckEvents events (each record
+	// is the payload plus a header of less than 64 bytes).
+	if limit := int64(1<<20 + 1<<20 + 1<<20 + 2*ctxCheckEvents*(payload+64)); in.read > limit {
+		t.Fatalf("read %d bytes of %d after a cancel at 1 MiB, want at most %d", in.read, len(data), limit)
 	}
+}
+
+// recordTrace records a complete trace of at least size bytes of
+// payload-byte events from one writer, with budget enough that none is
+// dropped.
+func recordTrace(t *testing.T, size, payload int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	s, err := trace.NewSession(&buf, trace.Options{Limit: 4 * int64(size), Memory: trace.GoHeap, FlushInterval: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.NewWriter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := make([]byte, payload)
+	for i := range size / payload {
+		if !w.Write(trace.KindStress, uint64(i), p) {
+			t.Fatalf("event %d dropped", i)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
 
 // cancelAfter reads from r and calls cancel once n bytes have been read.
@@ -219,33 +251,33 @@ func TestStressOptionsValidation(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		opt   StressOptions
+		opt   TraceStressOptions
 		field string
 	}{
-		{StressOptions{Writers: -1}, "Writers = -1"},
-		{StressOptions{Writers: MaxStressWriters + 1}, "Writers"},
-		{StressOptions{PayloadSize: -1}, "PayloadSize"},
-		{StressOptions{PayloadSize: MaxPayload + 1}, "PayloadSize"},
-		{StressOptions{Iterations: -2}, "Iterations"},
-		{StressOptions{Iterations: MaxStressIterations + 1}, "Iterations"},
-		{StressOptions{Limit: 5}, "Limit"},
-		{StressOptions{Policies: []Policy{}}, "Policies"},
-		{StressOptions{Policies: []Policy{Locked, 7}}, "Policies[1] = 7"},
-		{StressOptions{Policies: []Policy{Locked, Lockless, Locked}}, "Policies[2]"},
-		{StressOptions{Duration: -time.Second}, "Duration"},
-		{StressOptions{Duration: math.MaxInt64 / 10, Iterations: 10}, "Duration"}, // × 20 runs overflows
-		{StressOptions{Memory: 9}, "Memory"},
-		{StressOptions{Lock: 9}, "Lock"},
-		{StressOptions{FlushInterval: -1}, "FlushInterval"},
-		{StressOptions{Dir: filepath.Join(dir, "missing")}, "Dir"},
-		{StressOptions{Dir: file}, "Dir"},
+		{TraceStressOptions{Writers: -1}, "Writers = -1"},
+		{TraceStressOptions{Writers: MaxTraceStressWriters + 1}, "Writers"},
+		{TraceStressOptions{PayloadSize: -1}, "PayloadSize"},
+		{TraceStressOptions{PayloadSize: trace.MaxPayload + 1}, "PayloadSize"},
+		{TraceStressOptions{Iterations: -2}, "Iterations"},
+		{TraceStressOptions{Iterations: MaxTraceStressIterations + 1}, "Iterations"},
+		{TraceStressOptions{Limit: 5}, "Limit"},
+		{TraceStressOptions{Policies: []trace.Policy{}}, "Policies"},
+		{TraceStressOptions{Policies: []trace.Policy{trace.Locked, 7}}, "Policies[1] = 7"},
+		{TraceStressOptions{Policies: []trace.Policy{trace.Locked, trace.Lockless, trace.Locked}}, "Policies[2]"},
+		{TraceStressOptions{Duration: -time.Second}, "Duration"},
+		{TraceStressOptions{Duration: math.MaxInt64 / 10, Iterations: 10}, "Duration"}, // × 20 runs overflows
+		{TraceStressOptions{Memory: 9}, "Memory"},
+		{TraceStressOptions{Lock: 9}, "Lock"},
+		{TraceStressOptions{FlushInterval: -1}, "FlushInterval"},
+		{TraceStressOptions{Dir: filepath.Join(dir, "missing")}, "Dir"},
+		{TraceStressOptions{Dir: file}, "Dir"},
 	} {
 		if c.opt.Dir == "" {
 			c.opt.Dir = dir
 		}
-		res, err := Stress(context.Background(), c.opt)
+		res, err := TraceStress(context.Background(), c.opt)
 		if !errors.Is(err, ErrInvalidOptions) || !strings.Contains(err.Error(), c.field) || res != nil {
-			t.Errorf("Stress(%+v) = %v, %v; want ErrInvalidOptions naming %s", c.opt, res, err, c.field)
+			t.Errorf("TraceStress(%+v) = %v, %v; want ErrInvalidOptions naming %s", c.opt, res, err, c.field)
 		}
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
@@ -253,9 +285,36 @@ func TestStressOptionsValidation(t *testing.T) {
 	}
 }
 
-func TestSpreadOf(t *testing.T) {
-	s := SpreadOf([]float64{2, 4, 4, 4, 5, 5, 7, 9})
-	if s.Min != 2 || s.Max != 9 || s.Mean != 5 || math.Abs(s.StdDev-2) > 1e-12 {
-		t.Fatalf("SpreadOf = %+v, want min 2 max 9 mean 5 population stddev 2", s)
+// TestTraceStressSummaries: each metric is analysis's summary of the
+// per-run values, and the ratios pair the iterations.
+func TestTraceStressSummaries(t *testing.T) {
+	run := func(p trace.Policy, it int, read uint64, secs float64) TraceStressRun {
+		return TraceStressRun{Policy: p, Iteration: it, EventsRead: read, EventsDropped: read / 4,
+			Duration: time.Duration(secs * float64(time.Second))}
+	}
+	res := &TraceStressResult{Options: TraceStressOptions{PayloadSize: 100}, Runs: []TraceStressRun{
+		run(trace.Lockless, 0, 400, 1), run(trace.Locked, 0, 100, 1),
+		run(trace.Locked, 1, 300, 1), run(trace.Lockless, 1, 600, 2),
+	}}
+	m := res.Metrics(trace.Lockless)
+	want := analysis.Summarize([]float64{400, 600})
+	if got := m[0].Summary; m[0].Name != "Events Read" || got.N != 2 || got.Min != want.Min || got.Max != want.Max ||
+		got.Mean != want.Mean || got.Stdev != want.Stdev || got.Median != want.Median {
+		t.Fatalf("Events Read = %+v, want analysis.Summarize of 400 and 600", m[0])
+	}
+	if m[2].Name != "Throughput Efficiency" || m[2].Summary.Min != 80 || m[2].Summary.Max != 80 {
+		t.Fatalf("efficiency = %+v, want 80%% in every run", m[2])
+	}
+	if m[4].Name != "Data Throughput" || m[4].Summary.Mean != 100*(400+300)/2 {
+		t.Fatalf("data throughput = %+v, want the mean of 400 and 300 events/s × 100 bytes", m[4])
+	}
+	r := res.LocklessOverLocked()
+	// Means 350 over 200 events/s; paired ratios 4 and 1, median 2.5.
+	if r == nil || r.MeanRatio != 350.0/200 || r.MedianRatio != 2.5 {
+		t.Fatalf("LocklessOverLocked = %+v, want mean ratio 1.75 and median paired ratio 2.5", r)
+	}
+	res.Runs = res.Runs[:3]
+	if r := res.LocklessOverLocked(); r != nil {
+		t.Fatalf("unpaired runs gave %+v, want nil", r)
 	}
 }
