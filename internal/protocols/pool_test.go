@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/workerpool"
 )
 
@@ -74,11 +75,13 @@ func TestComparePoolTable(t *testing.T) {
 		for _, st := range []*PoolStats{row.Throughput, row.Latency} {
 			require.NotNil(t, st)
 			require.Len(t, st.Samples, 2)
-			assert.Contains(t, st.Samples, st.Seconds, "the median is an observed run")
+			assert.Equal(t, analysis.Summarize(st.Samples).Median, st.Seconds, "analysis's median of the runs")
 		}
 		assert.InDelta(t, row.Throughput.Seconds*1e9/500, row.Throughput.PerItemNs, 1e-6)
 		assert.InDelta(t, row.Latency.Seconds*1e9/40, row.Latency.PerItemNs, 1e-6)
 		assert.InDelta(t, rep.Rows[0].Latency.Seconds/row.Latency.Seconds, row.Latency.Speedup, 1e-9)
+		assert.InDelta(t, (row.Latency.Samples[0]+row.Latency.Samples[1])/2, row.Latency.Seconds, 1e-15,
+			"the median of two runs is their mean (QUARTILE.INC)")
 	}
 	assert.Equal(t, []string{"goroutine-per-item",
 		"goroutines/broadcast/enqueue", "goroutines/broadcast/batch",

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/jobs"
 )
 
@@ -565,6 +566,9 @@ func runReadyLists(ctx context.Context, opt ReadyListOptions) (map[readyKey][]Re
 	return samples, opt.Repetitions, nil
 }
 
+// summarizeReadyList is one kind's statistics at one producer count: the
+// medians (analysis's, as every statistic gcbench reports) of each run's
+// rates and run time.
 func summarizeReadyList(ss []ReadyListSample) ReadyListStats {
 	rates := make([]float64, len(ss))
 	ms := make([]float64, len(ss))
@@ -574,5 +578,10 @@ func summarizeReadyList(ss []ReadyListSample) ReadyListStats {
 		ms[i] = float64(s.Elapsed) / float64(time.Millisecond)
 		pushes[i] = float64(s.Pops) / ms[i]
 	}
-	return ReadyListStats{EventsPerMs: Median(rates), RunTimeMs: Median(ms), PushesPerMs: Median(pushes), Samples: rates}
+	return ReadyListStats{
+		EventsPerMs: analysis.Summarize(rates).Median,
+		RunTimeMs:   analysis.Summarize(ms).Median,
+		PushesPerMs: analysis.Summarize(pushes).Median,
+		Samples:     rates,
+	}
 }

@@ -2,13 +2,14 @@ package protocols
 
 import (
 	"context"
-	"math"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	"github.com/gcbench/gcbench/analysis"
 )
 
 // runWithDeadline runs r with a deadline, so that a lost event (the
@@ -197,7 +198,7 @@ func TestCompareReadyListInterleavesAndSummarizes(t *testing.T) {
 		assert.Equal(t, want.producers, row.Producers)
 		for _, st := range []ReadyListStats{row.MPSC, row.Mutex} {
 			require.Len(t, st.Samples, 3)
-			assert.Contains(t, st.Samples, st.EventsPerMs, "the median is an observed run")
+			assert.Equal(t, analysis.Summarize(st.Samples).Median, st.EventsPerMs, "analysis's median of the runs")
 			assert.Positive(t, st.RunTimeMs)
 			assert.Positive(t, st.PushesPerMs)
 		}
@@ -250,13 +251,4 @@ func TestCompareReadyListOneVariant(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, rep.Rows, 1)
 	assert.Equal(t, "callback", rep.Rows[0].Variant)
-}
-
-func TestMedianIsAnObservedValue(t *testing.T) {
-	assert.Equal(t, 3.0, Median([]float64{5, 3, 1}))
-	assert.Equal(t, 2.0, Median([]float64{4, 1, 2, 3}), "lower middle for an even count")
-	assert.True(t, math.IsNaN(Median(nil)))
-	xs := []float64{3, 1, 2}
-	Median(xs)
-	assert.Equal(t, []float64{3, 1, 2}, xs, "the input is not reordered")
 }
