@@ -139,6 +139,7 @@ func writeStress(w io.Writer, f analysis.Format, res *protocols.TraceStressResul
 		title := fmt.Sprintf("gcbench trace-stress, policy %s: %d writers, %d-byte payloads, %s limit, %v per run, %d iterations, %s buffers, %s manager lock, flush every %v",
 			p, o.Writers, o.PayloadSize, formatSize(o.Limit), o.Duration, o.Iterations, o.Memory, o.Lock, o.FlushInterval)
 		t := protocolTable(title, header, rows)
+		t.Notes = []string{"Std Dev: the sample standard deviation (n − 1), as every gcbench table's; the seed's table divides by n."}
 		if res.Partial {
 			t.Facts = append(t.Facts, analysis.Fact{Key: "PARTIAL", Value: fmt.Sprintf("interrupted: %d runs finished", len(res.Runs))})
 		}

@@ -1,26 +1,71 @@
-// Package protocols runs the benchmark protocols of the seed experiments —
-// the measurements that motivated the designs gcbench learns from — against
-// gcbench's own building blocks, so their numbers can be reproduced beside
-// the alternatives in one run:
+// Package protocols runs the benchmark protocols of the systems gcbench
+// learns from — the measurements that motivated their designs — against
+// gcbench's own building blocks, so that each seed's claim can be checked
+// beside the alternatives in one run. It is not API: the CLI
+// (cmd/gcbench's readylist, pool and trace-stress commands) is its only
+// user.
 //
-//   - the ready-list protocol of Linux's stress-epoll (RunReadyList,
-//     CompareReadyList): many producers, one consumer, jobs.MPSCList beside
-//     a mutex-guarded list, with producers touching the list only when
-//     their counter leaves zero (Transition) or on every event, as epoll's
-//     ep_poll_callback does (Callback);
-//   - the throughput and latency protocols of Akka.NET's DedicatedThreadPool
-//     (RunPool, ComparePool): workerpool in every wake policy and backend,
-//     per-job Enqueue and EnqueueBatch, beside a goroutine per item.
+// # Ready list: stress-epoll (readylist.go)
 //
-// Every comparison interleaves its contenders within each repetition (A B,
-// then B A, …) so that drift on a shared machine hits them alike, and
-// reports medians over repetitions and ratios between contenders measured
-// in the same run. Absolute numbers depend on the machine; the ratios are
-// what the seeds' claims are about.
+// RunReadyList and CompareReadyList reproduce stress-epoll
+// (stress-epoll.c in github.com/rouming/test-tools), the benchmark of
+// Linux's lockless epoll ready list: producers each signal their own
+// eventfd a fixed number of times, one consumer collects the ready items
+// and sums their counters until it has seen every event, and the result is
+// events per millisecond at 8, 16 and 32 producers. Here an eventfd is an
+// atomic counter and the ready list is jobs.MPSCList (a push is one atomic
+// swap, the lockless list) or a mutex-guarded list (the spinlock-guarded
+// list it replaced). A producer reaches the list only when its counter
+// leaves zero (Transition), or on every event through a deduplicating
+// ready path, as the kernel's ep_poll_callback does (Callback). Whatever
+// the interleaving, the consumer sums every event exactly once and pops no
+// more items than there were events.
 //
-// Every count is bounded (the Max* constants) and every product of counts
-// is checked for overflow and bounded too, so that an accepted run can
-// finish. Every run looks at its context at least every 1024 events, items
-// or round trips and returns within milliseconds of a cancel; a cancelled
-// comparison returns a partial report of its completed repetitions.
+// # Pool: DedicatedThreadPool (pool.go)
+//
+// RunPool and ComparePool reproduce the throughput and latency protocols
+// of the .NET DedicatedThreadPool (github.com/helios-io/DedicatedThreadPool):
+// Throughput queues many tiny items at once and waits for all of them;
+// Latency submits one item and waits for it, again and again, so that
+// every round trip finds the workers idle and pays a wake-up. The
+// contenders are package workerpool in every backend and wake policy, with
+// per-item Enqueue and with EnqueueBatch, beside a goroutine per item and
+// a sync.WaitGroup. A run fails unless every item ran exactly once.
+//
+// # Trace stress: EventPipe (tracestress.go, tracefile.go)
+//
+// TraceStress reproduces EventPipe's stress protocol (src/tests/EventPipeStress
+// in github.com/dotnet/diagnostics) against package trace, a port of
+// EventPipe's buffer manager (src/native/eventpipe/ep-buffer-manager.c in
+// github.com/dotnet/runtime): writers write fixed-size events as fast as
+// they can into a session with a byte budget while its reader streams them
+// to a file, and the file is read back to count the events read and
+// dropped. It compares the Lockless buffer reservation (a CAS loop that
+// fails without taking a lock) with the Locked one it replaced. For every
+// run, events read + events dropped = events the writers attempted,
+// checked against the session's own counters, and the run's file leaves
+// no path behind, even if the process is killed.
+//
+// # What every protocol guarantees
+//
+//   - Interleaving: a comparison runs every contender within each
+//     repetition and changes which goes first from one repetition to the
+//     next, so that drift on a shared machine hits them alike; its ratios
+//     are between contenders measured in the same run. Absolute numbers
+//     depend on the machine; the ratios are what the seeds' claims are
+//     about.
+//   - Statistics: every median, mean and standard deviation is package
+//     analysis's ([analysis.Summarize]); a median is QUARTILE.INC(range,
+//     2), the mean of the middle two values of an even count.
+//   - Bounds: every count is bounded (the Max* constants) and every
+//     product of counts is overflow-checked and bounded too, so that an
+//     accepted run can finish. Options out of bounds, and unknown
+//     protocols, variants and policies, are refused before any work with
+//     an error wrapping ErrInvalidOptions; a pool's backend and wake policy
+//     are checked by package workerpool when the pool is made.
+//   - Cancellation: every run looks at its context at least every 1024
+//     events, polls, items or round trips (a trace read-back every 4096
+//     events) and returns within milliseconds of a cancel. A cancelled
+//     comparison returns its error and what it completed — the complete
+//     repetitions, or the complete trace-stress runs — marked Partial.
 package protocols

@@ -33,9 +33,9 @@ func TestMulBounded(t *testing.T) {
 	}
 }
 
-// TestReadyListCountsAreBounded: issue 14's --events 2^63−1 (8 producers ×
-// events overflows) and --events 3×10^10 (hours of work at every producer
-// count) are refused at once; counts at the bounds are accepted.
+// TestReadyListCountsAreBounded: 2^63−1 events per producer (8 producers
+// × events overflows) and 3×10^10 (hours of work at every producer count)
+// are refused at once; counts at the bounds are accepted.
 func TestReadyListCountsAreBounded(t *testing.T) {
 	start := time.Now()
 	for _, r := range []ReadyListRun{

@@ -52,10 +52,10 @@ func ParsePoolProtocol(s string) (PoolProtocol, error) {
 // item and a sync.WaitGroup), or gcbench's pool with a backend, a wake
 // policy, and per-item Enqueue or EnqueueBatch.
 type PoolContender struct {
-	Baseline bool
-	Backend  workerpool.Backend
-	Wake     workerpool.WakePolicy
-	Batch    bool
+	Baseline bool                  // a goroutine per item; the other fields are ignored
+	Backend  workerpool.Backend    // the pool's backend
+	Wake     workerpool.WakePolicy // the pool's wake policy
+	Batch    bool                  // submit with EnqueueBatch instead of one Enqueue per item
 }
 
 // BaselineName is the name of the goroutine-per-item contender.
@@ -82,8 +82,8 @@ func (c PoolContender) api() string {
 
 // PoolRun is one run of one protocol by one contender.
 type PoolRun struct {
-	Contender PoolContender
-	Protocol  PoolProtocol
+	Contender PoolContender // who runs the items
+	Protocol  PoolProtocol  // Throughput or Latency
 	// Items is how many items Throughput queues (1..MaxPoolItems), or how
 	// many round trips Latency makes (1..MaxPoolRoundTrips).
 	Items int
@@ -101,6 +101,7 @@ type PoolRun struct {
 // Every item is the same job value, so that total is all there is to check.
 type countJob struct{ n atomic.Int64 }
 
+// Run counts one run of the item, from any worker.
 func (j *countJob) Run(int) { j.n.Add(1) }
 
 // RunPool runs one protocol once and returns its wall time: from the first
@@ -382,18 +383,18 @@ func (o PoolOptions) Contenders() []PoolContender {
 
 // PoolReport is the protocols' table: one row per contender.
 type PoolReport struct {
-	Workers int `json:"workers"`
+	Workers int `json:"workers"` // every pool's size
 	// GOMAXPROCS is the runtime's setting when the runs started: on the
 	// Threads backend it decides whether a woken worker finds a P at once
 	// (GOMAXPROCS ≥ Workers+1) or may wait for sysmon to retake one.
 	GOMAXPROCS int `json:"gomaxprocs"`
-	Items      int `json:"throughput_items"`
-	RoundTrips int `json:"latency_round_trips"`
-	BatchSize  int `json:"batch_size"` // 0: all items in one EnqueueBatch
+	Items      int `json:"throughput_items"`    // items of each Throughput run
+	RoundTrips int `json:"latency_round_trips"` // round trips of each Latency run
+	BatchSize  int `json:"batch_size"`          // 0: all items in one EnqueueBatch
 	// Repetitions is how many repetitions the rows summarize: all that were
 	// asked for, or, in a partial report, those completed.
 	Repetitions int       `json:"repetitions"`
-	Rows        []PoolRow `json:"rows"`
+	Rows        []PoolRow `json:"rows"` // one per contender, the baseline first
 	// Partial is set when ComparePool stopped early (its error says why):
 	// the rows summarize the repetitions completed before the stop.
 	Partial bool `json:"partial,omitempty"`
@@ -401,12 +402,12 @@ type PoolReport struct {
 
 // PoolRow is one contender's medians for each protocol that ran.
 type PoolRow struct {
-	Contender  string     `json:"contender"`
-	Backend    string     `json:"backend,omitempty"`
-	Wake       string     `json:"wake,omitempty"`
-	API        string     `json:"api"` // "go", "enqueue" or "batch"
-	Throughput *PoolStats `json:"throughput,omitempty"`
-	Latency    *PoolStats `json:"latency,omitempty"`
+	Contender  string     `json:"contender"`            // PoolContender.String
+	Backend    string     `json:"backend,omitempty"`    // empty for the baseline
+	Wake       string     `json:"wake,omitempty"`       // empty for the baseline
+	API        string     `json:"api"`                  // "go", "enqueue" or "batch"
+	Throughput *PoolStats `json:"throughput,omitempty"` // nil unless Throughput ran
+	Latency    *PoolStats `json:"latency,omitempty"`    // nil unless Latency ran
 }
 
 // PoolStats summarizes one contender's repetitions of one protocol.
@@ -416,7 +417,7 @@ type PoolStats struct {
 	// Speedup is the baseline's median time over this contender's: above 1
 	// the contender is faster than a goroutine per item.
 	Speedup float64   `json:"speedup_vs_goroutines"`
-	Samples []float64 `json:"samples_seconds"`
+	Samples []float64 `json:"samples_seconds"` // every repetition's wall time, in run order
 }
 
 // ComparePool runs every protocol for every contender, interleaved: each

@@ -58,8 +58,8 @@ func (k ListKind) newList() jobs.CompletionList[int] {
 type ReadyVariant int
 
 const (
-	// Transition is the protocol as issue 7 words it: a producer touches
-	// the list only on its counter's 0→1 transition, so the list sees one
+	// Transition: a producer touches the list only on its counter's 0→1
+	// transition (its eventfd becoming readable), so the list sees one
 	// push per batch of events the consumer has not swapped yet — far
 	// fewer than one per event — and events/ms mostly measures the
 	// producers' own counter increments.
@@ -99,7 +99,7 @@ func ParseReadyVariant(s string) (ReadyVariant, error) {
 
 // ReadyListRun is one run of the stress-epoll protocol.
 type ReadyListRun struct {
-	Kind      ListKind
+	Kind      ListKind     // the list under test
 	Variant   ReadyVariant // zero: Transition
 	Producers int          // producer goroutines, 1..MaxReadyListProducers
 	// Events is how many events each producer generates,
@@ -143,10 +143,10 @@ func validateEvents(n int) error {
 
 // ReadyListSample is what one run measured.
 type ReadyListSample struct {
-	Kind      ListKind
-	Variant   ReadyVariant
-	Producers int
-	Events    int64 // all producers' events, every one counted by the consumer
+	Kind      ListKind     // as run
+	Variant   ReadyVariant // as run
+	Producers int          // as run
+	Events    int64        // all producers' events, every one counted by the consumer
 	// Pops counts the nodes the consumer popped: the pushes (links), except
 	// that in the Callback variants a producer may link its item once more
 	// after the consumer has already counted that event, and the run ends
@@ -323,11 +323,10 @@ func (l *lockedCallback) pop() (*readyItem, bool) {
 // wakes it, but a yielding goroutine stays runnable. When the consumer's
 // P has no other goroutine queued, Gosched hands the consumer straight
 // back to it, so it can keep a P to itself for the whole run and leave the
-// producers the others. With 2 Ps this makes runs bimodal: measured at 16
-// producers (callback, MPSC), runs where the consumer polled about 900,000
-// times reached about 85,000 events/ms, runs where it polled about 13,000
-// times about 430,000. Compare medians over enough repetitions, and read
-// the samples.
+// producers the others. With few Ps this makes runs bimodal: a run whose
+// consumer kept a P polls far more often and reaches a several times lower
+// rate than one whose consumer did not. Compare medians over enough
+// repetitions, and read the samples.
 //
 // Producers and consumer look at a stop flag, set when ctx ends, every
 // 1024 events or polls; on a cancel RunReadyList returns within
@@ -468,11 +467,11 @@ func (o ReadyListOptions) validateTotal() error {
 // ReadyListReport is the seed's table: per variant and producer count, both
 // kinds' medians and the ratio between them.
 type ReadyListReport struct {
-	Events int `json:"events_per_producer"`
+	Events int `json:"events_per_producer"` // each run's events per producer
 	// Repetitions is how many repetitions the rows summarize: all that were
 	// asked for, or, in a partial report, those completed.
 	Repetitions int            `json:"repetitions"`
-	Rows        []ReadyListRow `json:"rows"`
+	Rows        []ReadyListRow `json:"rows"` // per variant, then per producer count, in option order
 	// Partial is set when CompareReadyList stopped early (its error says
 	// why): the rows summarize the repetitions completed before the stop.
 	Partial bool `json:"partial,omitempty"`
@@ -480,10 +479,10 @@ type ReadyListReport struct {
 
 // ReadyListRow is one variant at one producer count.
 type ReadyListRow struct {
-	Variant   string         `json:"variant"` // "transition" or "callback"
-	Producers int            `json:"producers"`
-	MPSC      ReadyListStats `json:"mpsc"`
-	Mutex     ReadyListStats `json:"mutex"`
+	Variant   string         `json:"variant"`   // "transition" or "callback"
+	Producers int            `json:"producers"` // producer goroutines of every run in the row
+	MPSC      ReadyListStats `json:"mpsc"`      // the lock-free list's runs
+	Mutex     ReadyListStats `json:"mutex"`     // the mutex-guarded list's runs
 	// Ratio is MPSC's median events/ms over the mutex list's: above 1 the
 	// lock-free list is faster.
 	Ratio float64 `json:"ratio"`
@@ -491,10 +490,10 @@ type ReadyListRow struct {
 
 // ReadyListStats summarizes one kind's repetitions at one producer count.
 type ReadyListStats struct {
-	EventsPerMs float64   `json:"events_per_ms"` // median
-	RunTimeMs   float64   `json:"run_time_ms"`   // median
-	PushesPerMs float64   `json:"pushes_per_ms"` // median popped links (pushes) per ms
-	Samples     []float64 `json:"events_per_ms_samples"`
+	EventsPerMs float64   `json:"events_per_ms"`         // median
+	RunTimeMs   float64   `json:"run_time_ms"`           // median
+	PushesPerMs float64   `json:"pushes_per_ms"`         // median popped links (pushes) per ms
+	Samples     []float64 `json:"events_per_ms_samples"` // every repetition's events/ms, in run order
 }
 
 // CompareReadyList runs both list kinds in every variant at every producer

@@ -52,6 +52,8 @@ type ctxWriter struct {
 	w   io.Writer
 }
 
+// Write writes p to the underlying writer while ctx lives, and otherwise
+// returns ctx.Err() without writing.
 func (c ctxWriter) Write(p []byte) (int, error) {
 	if err := c.ctx.Err(); err != nil {
 		return 0, err

@@ -128,8 +128,8 @@ func (o TraceStressOptions) session(p trace.Policy) trace.Options {
 
 // TraceStressRun is one run: one policy, one iteration.
 type TraceStressRun struct {
-	Policy    trace.Policy
-	Iteration int
+	Policy    trace.Policy // the session's reservation policy
+	Iteration int          // 0-based; every policy runs once per iteration
 	// EventsRead and EventsDropped are counted by reading the trace file
 	// back, as the seed's orchestrator does; their sum is the events the
 	// writers attempted, exactly.
@@ -137,11 +137,11 @@ type TraceStressRun struct {
 	// Duration runs from releasing the writers until the session is closed,
 	// i.e. every kept event is in the file: writing time plus drain.
 	Duration  time.Duration
-	FileBytes int64
+	FileBytes int64 // the trace file's size: header, blocks and end block
 	// Host Go runtime during the run (not the read-back): collections
 	// completed and bytes allocated on the Go heap.
-	HostGCs   uint32
-	HeapAlloc uint64
+	HostGCs   uint32      // Go collections completed
+	HeapAlloc uint64      // bytes allocated on the Go heap
 	Session   trace.Stats // the session's counters at Close
 }
 
@@ -162,7 +162,7 @@ func (r TraceStressRun) EventThroughput() float64 {
 type TraceStressResult struct {
 	Options TraceStressOptions // with defaults filled in
 	Runs    []TraceStressRun   // every completed run; an interrupted run is not kept
-	Elapsed time.Duration
+	Elapsed time.Duration      // TraceStress's wall time, read-backs included
 	// Partial is true when TraceStress was cancelled before every run
 	// completed.
 	Partial bool
@@ -183,8 +183,8 @@ func (r *TraceStressResult) PolicyRuns(p trace.Policy) []TraceStressRun {
 // policy's runs, summarized by analysis (the seed's columns are its Min,
 // Max, Mean and Stdev).
 type TraceStressMetric struct {
-	Name, Unit string
-	Summary    analysis.Summary
+	Name, Unit string           // the row's label, as the seed's table writes it, and its unit
+	Summary    analysis.Summary // of the per-run values, one per completed run of the policy
 }
 
 // metricDefs are the seed's rows (Events Read … Data Throughput), then
