@@ -17,10 +17,21 @@
 //
 // Enqueue takes the lock, pushes, applies the wake policy once, unlocks.
 // EnqueueBatch does the same for n jobs: one lock acquisition, one wake
-// decision. A worker holds the lock while it looks for work; it pops the
-// oldest job if the gate is open, releases the lock, runs the job, and
-// re-takes the lock once to record the job as finished and look for the
-// next one. Job panics are recovered and kept for Join.
+// decision. A worker holds the lock while it looks for work; if the gate is
+// open it takes a grab — the oldest min(max(1, q/(2·workers)), MaxGrab) of
+// the q queued jobs — releases the lock, runs the grab's jobs in order, and
+// re-takes the lock once to retire the grab and take the next one. So a
+// worker pays one lock acquisition per grab, not per job, when the queue is
+// long, while the shares shrink as the queue drains and the last jobs of a
+// round still spread over every worker (Go's runqgrab takes half of a run
+// queue for one thief; here all workers share one queue, hence the
+// division by the worker count). Job panics are recovered and kept for
+// Join.
+//
+// Ordering: jobs are taken in FIFO order (each grab is the oldest run of
+// queued jobs) and each worker runs its grab in order, so a pool of one
+// worker runs jobs in enqueue order. Grabs of different workers run
+// concurrently: a job may start before an older one held by another worker.
 //
 // Wake policies (what an enqueue of n jobs, Start and Close wake):
 //
@@ -59,9 +70,10 @@
 // it, since it would otherwise wait for jobs that may not run.
 //
 // Join snapshots pushed as its target and sleeps until every job with a
-// smaller sequence number has finished: popped ≥ target and no worker runs
-// such a job. The worker finishing a job wakes the sleeping Joins only when
-// the least of their targets is reached.
+// smaller sequence number has finished: popped ≥ target and no worker holds
+// a grab whose oldest job is older than the target. The worker retiring a
+// grab wakes the sleeping Joins only when the least of their targets is
+// reached.
 //
 // Close marks the pool closed and opens the gate for good under the lock,
 // wakes every worker, waits for them to exit, and for Threads waits until
@@ -74,7 +86,10 @@
 // # Invariants
 //
 //  1. Exactly once: a job is accepted only inside the critical section that
-//     pushes it, and taken only by the worker that pops it under the lock.
+//     pushes it, and taken only by the worker whose grab pops it under the
+//     lock. A grab's slot is cleared before its job runs, so the goroutine
+//     that replaces a worker ended by runtime.Goexit runs the rest of the
+//     grab and nothing twice.
 //  2. Nothing accepted is stranded. The DedicatedThreadPool seed could lose
 //     an item that was accepted after its workers decided to exit; here the
 //     in-flight adder count is structurally zero outside the lock, because

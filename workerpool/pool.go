@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gcbench/gcbench/jobs"
@@ -57,12 +58,18 @@ type Pool struct {
 // line; the padding keeps the next worker's counters off this worker's
 // remaining fields.
 type worker struct {
-	c       counters
-	id      int
-	running uint64 // 1 + sequence number of the job it runs, 0 if none; guarded by mu
-	tid     int    // OS thread id (Threads)
-	park    parker // Targeted
-	_       [cacheLine - 40]byte
+	c      counters
+	id     int
+	tid    int           // OS thread id (Threads)
+	park   parker        // Targeted
+	held   []jobs.Job    // the current grab, oldest first; capacity MaxGrab
+	next   int           // held[next:] have not started
+	panics []*PanicError // panics of the current grab, kept for Join when it is retired
+	_      [cacheLine - 88]byte
+	// running is 1 + the sequence number of the oldest job of the current
+	// grab, 0 between grabs. Written under mu, read by Join.
+	running atomic.Uint64
+	_       [cacheLine - 8]byte
 }
 
 // maxKeptPanics bounds the panic errors a pool keeps between two Joins.
@@ -106,6 +113,7 @@ func New(opts Options) (*Pool, error) {
 	for i := range p.workers {
 		w := &p.workers[i]
 		w.id = i
+		w.held = make([]jobs.Job, 0, MaxGrab)
 		k.startWorker(func() { p.serve(w, nil) }, &w.tid)
 	}
 	return p, nil
@@ -347,7 +355,7 @@ func (p *Pool) doneUpToLocked(target uint64) bool {
 		return false
 	}
 	for i := range p.workers {
-		if r := p.workers[i].running; r != 0 && r-1 < target {
+		if r := p.workers[i].running.Load(); r != 0 && r-1 < target {
 			return false
 		}
 	}
@@ -388,8 +396,9 @@ func (p *Pool) Close() error {
 }
 
 // Discard removes every job still queued — accepted, not yet taken by a
-// worker — and returns how many it removed; jobs already running finish
-// as usual. A discarded job never runs and is not counted in Stats.JobsRun;
+// worker — and returns how many it removed; jobs already taken finish as
+// usual, which includes the not yet started jobs of a worker's current grab
+// (at most MaxGrab per worker). A discarded job never runs and is not counted in Stats.JobsRun;
 // Join counts it as done, so a Join waits only for jobs that run, and a
 // Close after Discard waits only for the running ones. It is for abandoning
 // queued work, for example when the caller's context ends. It takes

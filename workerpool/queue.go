@@ -43,6 +43,19 @@ func (r *ring) pop() jobs.Job {
 	return j
 }
 
+// popInto removes the len(dst) oldest jobs into dst, oldest first, in at
+// most two contiguous runs; the queue must hold at least len(dst) jobs. The
+// slots are cleared, as by pop.
+func (r *ring) popInto(dst []jobs.Job) {
+	end := min(r.head+len(dst), len(r.buf))
+	k := copy(dst, r.buf[r.head:end])
+	clear(r.buf[r.head:end])
+	copy(dst[k:], r.buf[:len(dst)-k])
+	clear(r.buf[:len(dst)-k])
+	r.head = (r.head + len(dst)) & (len(r.buf) - 1)
+	r.n -= len(dst)
+}
+
 // grow makes room for at least extra more jobs, unwrapping the contents to
 // the front of the new buffer.
 func (r *ring) grow(extra int) {

@@ -33,6 +33,10 @@ type Stats struct {
 	// FutexCalls counts futex system calls by every goroutine and thread
 	// using the pool (Threads backend; always 0 on Goroutines).
 	FutexCalls uint64
+	// Grabs counts the times a worker took jobs from the queue: one lock
+	// acquisition each, taking between 1 and MaxGrab jobs.
+	// TotalJobsRun()/Grabs is the mean grab size.
+	Grabs uint64
 	// JobsRun[i] counts the jobs worker i has run.
 	JobsRun []uint64
 }
@@ -57,6 +61,7 @@ func (s Stats) Sub(prev Stats) Stats {
 		WorkersWoken:            s.WorkersWoken - prev.WorkersWoken,
 		FutileWakeups:           s.FutileWakeups - prev.FutileWakeups,
 		FutexCalls:              s.FutexCalls - prev.FutexCalls,
+		Grabs:                   s.Grabs - prev.Grabs,
 		JobsRun:                 make([]uint64, len(s.JobsRun)),
 	}
 	for i := range d.JobsRun {
@@ -77,8 +82,8 @@ const cacheLine = 128
 // or, for the rarely used coordinator set, atomic adds; the atomics let
 // Stats read without taking any lock.
 type counters struct {
-	locks, wakeCalls, woken, futile, futex, jobs atomic.Uint64
-	_                                            [cacheLine - 6*8]byte
+	locks, wakeCalls, woken, futile, futex, jobs, grabs atomic.Uint64
+	_                                                   [cacheLine - 7*8]byte
 }
 
 func (c *counters) addFutex(n int) {
@@ -93,6 +98,7 @@ func (c *counters) addTo(s *Stats) {
 	s.WorkersWoken += c.woken.Load()
 	s.FutileWakeups += c.futile.Load()
 	s.FutexCalls += c.futex.Load()
+	s.Grabs += c.grabs.Load()
 }
 
 // Stats returns the pool's counters. It takes no lock and may be called at
