@@ -90,6 +90,7 @@ type stressMetric struct {
 
 type stressSpread struct{ Min, Max, Mean, StdDev float64 }
 
+// stressMetrics is the JSON form of one policy's metrics.
 func stressMetrics(res *protocols.TraceStressResult, p trace.Policy) []stressMetric {
 	var out []stressMetric
 	for _, m := range res.Metrics(p) {
@@ -99,62 +100,72 @@ func stressMetrics(res *protocols.TraceStressResult, p trace.Policy) []stressMet
 	return out
 }
 
+func writeStressJSON(w io.Writer, res *protocols.TraceStressResult) error {
+	rep := stressReport{Options: res.Options, Policies: map[string][]stressMetric{}, Ratio: res.LocklessOverLocked(),
+		Runs: res.Runs, Elapsed: res.Elapsed, Partial: res.Partial}
+	rep.Options.Progress = nil
+	for _, p := range res.Options.Policies {
+		rep.Policies[p.String()] = stressMetrics(res, p)
+	}
+	return writeProtocolJSON(w, "trace-stress", rep)
+}
+
+// writeStress writes the seed's table for each policy (in CSV, one table
+// with a policy column), then the policies' ratio.
 func writeStress(w io.Writer, f analysis.Format, res *protocols.TraceStressResult) error {
-	o := res.Options
-	ratio := res.LocklessOverLocked()
 	if f == analysis.JSON {
-		rep := stressReport{Options: o, Policies: map[string][]stressMetric{}, Ratio: ratio, Runs: res.Runs, Elapsed: res.Elapsed, Partial: res.Partial}
-		rep.Options.Progress = nil
-		for _, p := range o.Policies {
-			rep.Policies[p.String()] = stressMetrics(res, p)
-		}
-		return writeProtocolJSON(w, "trace-stress", rep)
+		return writeStressJSON(w, res)
 	}
 	header := []string{"", "Min", "Max", "Average", "Std Dev"}
 	if f == analysis.CSV {
-		header = append([]string{"policy"}, header...)
-		header[1] = "metric"
-	}
-	var csvRows [][]string
-	seen := map[trace.Policy]bool{}
-	for _, p := range o.Policies {
-		if seen[p] {
-			continue
-		}
-		seen[p] = true
 		var rows [][]string
-		for _, m := range res.Metrics(p) {
-			prec := 0
-			if m.Unit == "%" || m.Unit == "s" {
-				prec = 2
+		for _, p := range res.Options.Policies {
+			for _, row := range stressRows(res, p) {
+				rows = append(rows, append([]string{p.String()}, row...))
 			}
-			s := m.Summary
-			row := []string{fmt.Sprintf("%s (%s)", m.Name, m.Unit), fmtFloat(s.Min, prec), fmtFloat(s.Max, prec), fmtFloat(s.Mean, prec), fmtFloat(s.Stdev, prec)}
-			rows = append(rows, row)
-			csvRows = append(csvRows, append([]string{p.String()}, row...))
 		}
-		if f == analysis.CSV {
-			continue
-		}
-		title := fmt.Sprintf("gcbench trace-stress, policy %s: %d writers, %d-byte payloads, %s limit, %v per run, %d iterations, %s buffers, %s manager lock, flush every %v",
-			p, o.Writers, o.PayloadSize, formatSize(o.Limit), o.Duration, o.Iterations, o.Memory, o.Lock, o.FlushInterval)
-		t := protocolTable(title, header, rows)
-		t.Notes = []string{"Std Dev: the sample standard deviation (n − 1), as every gcbench table's; the seed's table divides by n."}
-		if res.Partial {
-			t.Facts = append(t.Facts, analysis.Fact{Key: "PARTIAL", Value: fmt.Sprintf("interrupted: %d runs finished", len(res.Runs))})
-		}
-		if err := t.Write(w, f); err != nil {
+		header = append([]string{"policy", "metric"}, header[1:]...)
+		return (&analysis.Table{Header: [][]string{header}, Rows: rows}).Write(w, f)
+	}
+	for _, p := range res.Options.Policies {
+		if err := stressTable(res, p, header).Write(w, f); err != nil {
 			return err
 		}
 		fmt.Fprintln(w)
 	}
-	if f == analysis.CSV {
-		return (&analysis.Table{Header: [][]string{header}, Rows: csvRows}).Write(w, f)
-	}
-	if ratio != nil {
+	if ratio := res.LocklessOverLocked(); ratio != nil {
 		fmt.Fprintf(w, "Lockless/Locked event throughput: %.2fx (ratio of means), %.2fx (median of per-iteration ratios); target ≥ 1.30x\n",
 			ratio.MeanRatio, ratio.MedianRatio)
 	}
 	_, err := fmt.Fprintf(w, "total time %v\n", res.Elapsed.Round(time.Millisecond))
 	return err
+}
+
+// stressRows are one policy's rows of the seed's table: each metric's
+// Min, Max, Average and Std Dev over the policy's runs.
+func stressRows(res *protocols.TraceStressResult, p trace.Policy) [][]string {
+	var rows [][]string
+	for _, m := range res.Metrics(p) {
+		prec := 0
+		if m.Unit == "%" || m.Unit == "s" {
+			prec = 2
+		}
+		s := m.Summary
+		rows = append(rows, []string{fmt.Sprintf("%s (%s)", m.Name, m.Unit),
+			fmtFloat(s.Min, prec), fmtFloat(s.Max, prec), fmtFloat(s.Mean, prec), fmtFloat(s.Stdev, prec)})
+	}
+	return rows
+}
+
+// stressTable is one policy's table, titled with the run's configuration.
+func stressTable(res *protocols.TraceStressResult, p trace.Policy, header []string) *analysis.Table {
+	o := res.Options
+	title := fmt.Sprintf("gcbench trace-stress, policy %s: %d writers, %d-byte payloads, %s limit, %v per run, %d iterations, %s buffers, %s manager lock, flush every %v",
+		p, o.Writers, o.PayloadSize, formatSize(o.Limit), o.Duration, o.Iterations, o.Memory, o.Lock, o.FlushInterval)
+	t := protocolTable(title, header, stressRows(res, p))
+	t.Notes = []string{"Std Dev: the sample standard deviation (n − 1), as in every gcbench table; the seed's table divides by n."}
+	if res.Partial {
+		t.Facts = append(t.Facts, analysis.Fact{Key: "PARTIAL", Value: fmt.Sprintf("interrupted: %d runs finished", len(res.Runs))})
+	}
+	return t
 }

@@ -3,8 +3,10 @@ package protocols_test
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/gcbench/gcbench/internal/protocols"
+	"github.com/gcbench/gcbench/trace"
 	"github.com/gcbench/gcbench/workerpool"
 )
 
@@ -48,4 +50,25 @@ func ExampleComparePool() {
 	// goroutines/targeted/enqueue
 	// goroutines/targeted/batch
 	// best batch: goroutines/targeted/batch
+}
+
+// Run the EventPipe stress protocol briefly with both reservation
+// policies, which alternate going first, and check each run's accounting:
+// the events read back and the events dropped are every event written.
+func ExampleTraceStress() {
+	res, err := protocols.TraceStress(context.Background(), protocols.TraceStressOptions{
+		Writers: 2, PayloadSize: 64, Limit: 4 * trace.MinLimit, Duration: 20 * time.Millisecond,
+		Iterations: 2, FlushInterval: 5 * time.Millisecond,
+	})
+	if err != nil {
+		panic(err)
+	}
+	for _, run := range res.Runs {
+		fmt.Println(run.Iteration, run.Policy, run.EventsRead > 0, run.EventsRead+run.EventsDropped == run.Session.Written)
+	}
+	// Output:
+	// 0 lockless true true
+	// 0 locked true true
+	// 1 locked true true
+	// 1 lockless true true
 }
