@@ -311,7 +311,9 @@ func (o *runOptions) report(res *gcsim.Result, started time.Time, facts map[stri
 	for k, v := range facts {
 		run.Facts[k] = v
 	}
-	return analysis.NewReport("minor-collection pause", o.config(), run), nil
+	r := analysis.NewReport("minor-collection pause", o.config(), run)
+	r.Anatomy = pauseAnatomy
+	return r, nil
 }
 
 // config is the experiment's configuration as the report records it; two
@@ -347,6 +349,9 @@ var recordCounters = []struct {
 	{"dispatch_us", func(r *gcsim.Record) float64 { return micros(r.Dispatch) }},
 	{"join_us", func(r *gcsim.Record) float64 { return micros(r.Join) }},
 	{"nursery_reset_us", func(r *gcsim.Record) float64 { return micros(r.NurseryReset) }},
+	{"to_first_job_us", func(r *gcsim.Record) float64 { return micros(r.ToFirstJob) }},
+	{"job_span_us", func(r *gcsim.Record) float64 { return micros(r.JobSpan) }},
+	{"join_latency_us", func(r *gcsim.Record) float64 { return micros(r.JoinLatency) }},
 	{"jobs", func(r *gcsim.Record) float64 { return float64(r.Jobs) }},
 	{"job_mean_us", func(r *gcsim.Record) float64 { return micros(r.JobMean) }},
 	{"job_max_us", func(r *gcsim.Record) float64 { return micros(r.JobMax) }},
@@ -364,6 +369,29 @@ var recordCounters = []struct {
 	{"pool_workers_woken", func(r *gcsim.Record) float64 { return float64(r.Pool.WorkersWoken) }},
 	{"pool_futile_wakeups", func(r *gcsim.Record) float64 { return float64(r.Pool.FutileWakeups) }},
 	{"pool_futex_calls", func(r *gcsim.Record) float64 { return float64(r.Pool.FutexCalls) }},
+}
+
+// pauseAnatomy names the recordCounters that split a pause into parts (in
+// time order; gcsim.Record documents that they add up to the pause) and
+// the counters that explain them.
+var pauseAnatomy = &analysis.Anatomy{
+	Parts: []analysis.AnatomyRow{
+		{Key: "card_prep_us", Label: "card preparation"},
+		{Key: "to_first_job_us", Label: "dispatch: to the first job's start"},
+		{Key: "job_span_us", Label: "first-to-last job span"},
+		{Key: "join_latency_us", Label: "join: last job's end to resume"},
+		{Key: "nursery_reset_us", Label: "nursery reset"},
+	},
+	Counters: []analysis.AnatomyRow{
+		{Key: "dispatch_us", Label: "collector in enqueue calls and Start (µs; overlaps the parts)"},
+		{Key: "job_mean_us", Label: "mean job (µs)"},
+		{Key: "load_imbalance", Label: "load imbalance (busiest/mean)"},
+		{Key: "pool_enqueue_lock_acquisitions", Label: "enqueue-side lock acquisitions"},
+		{Key: "pool_enqueue_wake_calls", Label: "enqueue-side wake calls"},
+		{Key: "pool_workers_woken", Label: "workers woken"},
+		{Key: "pool_futile_wakeups", Label: "futile wake-ups"},
+		{Key: "pool_futex_calls", Label: "futex calls"},
+	},
 }
 
 // modeInput turns one mode's records into pause samples (µs), the

@@ -35,6 +35,32 @@ func TestRunTextTable(t *testing.T) {
 	}
 }
 
+// TestRunPrintsThePauseAnatomy: the anatomy's parts add up to each mode's
+// mean pause, and the dispatch counters say what each mode paid.
+func TestRunPrintsThePauseAnatomy(t *testing.T) {
+	stdout, stderr, code := runBinary(t, tiny()...)
+	require.Equal(t, 0, code, stderr)
+	_, anatomy, ok := strings.Cut(stdout, "pause anatomy")
+	require.True(t, ok, stdout)
+	row := func(label string) []string {
+		for _, line := range strings.Split(anatomy, "\n") {
+			if rest, ok := strings.CutPrefix(line, label+" "); ok {
+				return strings.Fields(rest)
+			}
+		}
+		t.Fatalf("no %q row in:\n%s", label, anatomy)
+		return nil
+	}
+	sum, avg := row("sum of the parts"), row("mean pause (Avg)")
+	assert.Equal(t, sum[:3], avg[:3], "serial, perjob and batch: the parts add up to the mean pause")
+	assert.Equal(t, "17.0", row("enqueue-side lock acquisitions")[1], "perjob: one per job (2 workers: 17 jobs)")
+	assert.Equal(t, "1.0", row("enqueue-side lock acquisitions")[2], "batch: one")
+	for _, label := range []string{"card preparation", "dispatch: to the first job's start", "first-to-last job span",
+		"join: last job's end to resume", "nursery reset", "futile wake-ups", "futex calls"} {
+		row(label)
+	}
+}
+
 func TestRunJSONAndReportRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	saved, plot := filepath.Join(dir, "run.json"), filepath.Join(dir, "run.png")
@@ -144,8 +170,10 @@ func TestRunCSVAndMarkdown(t *testing.T) {
 
 	stdout, stderr, code = runBinary(t, tiny("--format", "markdown", "--modes", "serial,batch")...)
 	require.Equal(t, 0, code, stderr)
+	pauses, anatomy, ok := strings.Cut(stdout, "| part |")
+	require.True(t, ok, "the anatomy table follows the pause table: %s", stdout)
 	var rows []string
-	for _, l := range strings.Split(stdout, "\n") {
+	for _, l := range strings.Split(pauses, "\n") {
 		if strings.HasPrefix(l, "|") {
 			rows = append(rows, l)
 		}
@@ -154,17 +182,26 @@ func TestRunCSVAndMarkdown(t *testing.T) {
 	for _, l := range rows {
 		assert.Equal(t, 5, strings.Count(l, "|"), l)
 	}
+	for _, l := range strings.Split(anatomy, "\n")[1:] {
+		if strings.HasPrefix(l, "|") {
+			assert.Equal(t, 6, strings.Count(l, "|"), "part, two modes, difference, share: %s", l)
+		}
+	}
 }
 
 // --verify checks the heap after every collection; a single mode gives a
 // table without comparisons.
+// TableStatisticsRows is the number of rows before "n" in the CSV grid:
+// the header, the eight statistics and the p-value.
+const TableStatisticsRows = 1 + 8 + 1
+
 func TestRunVerifyOneMode(t *testing.T) {
 	stdout, stderr, code := runBinary(t, tiny("--verify", "--gcs", "3", "--warmup", "0", "--modes", "batch", "--format", "csv")...)
 	require.Equal(t, 0, code, stderr)
 	recs, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
 	require.NoError(t, err)
 	assert.Equal(t, []string{"statistic", "batch"}, recs[0])
-	assert.Equal(t, []string{"n", "3"}, recs[len(recs)-2])
+	assert.Equal(t, []string{"n", "3"}, recs[TableStatisticsRows])
 }
 
 func TestRunCPUProfile(t *testing.T) {
