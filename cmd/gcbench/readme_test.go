@@ -1,0 +1,62 @@
+package main
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The README shows only what the code does today: these tests tie its
+// examples to code that runs.
+
+// codeOnly drops comments and white space, so that a README line and the
+// gofmt'ed code it was copied from compare equal.
+func codeOnly(s string) string {
+	s = regexp.MustCompile(`//[^\n]*`).ReplaceAllString(s, "")
+	return strings.Join(strings.Fields(s), "")
+}
+
+func TestREADMELibrarySnippetIsTheRunnableExample(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	_, rest, ok := strings.Cut(string(readme), "## The library in ten lines\n\n```go\n")
+	require.True(t, ok, "the README has the library section")
+	snippet, _, ok := strings.Cut(rest, "```")
+	require.True(t, ok)
+	example, err := os.ReadFile("../../workerpool/readme_example_test.go")
+	require.NoError(t, err)
+	// The example wraps the snippet in a function returning error; the
+	// snippet's one-line error checks are gofmt'ed there.
+	assert.Contains(t, codeOnly(string(example)), codeOnly(snippet), "README snippet and Example_readme differ")
+}
+
+// TestREADMEShowsTheRowsTheCodePrints: every row label of the README's
+// run tables is one the code prints today, in the same order.
+func TestREADMEShowsTheRowsTheCodePrints(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	stdout, stderr, code := runBinary(t, tiny()...)
+	require.Equal(t, 0, code, stderr)
+	labels := func(out string) []string {
+		var ls []string
+		for _, line := range strings.Split(out, "\n") {
+			for _, l := range []string{"Stdev", "Avg", "TrimMean 10%", "TrimMean 25%", "Q1", "Q2", "Q3", "p99", "p-value", "n",
+				"host-GC disturbed", "card preparation", "sum of the parts", "mean pause (Avg)", "futex calls"} {
+				if strings.HasPrefix(line, l+" ") {
+					ls = append(ls, l)
+				}
+			}
+		}
+		return ls
+	}
+	printed := labels(stdout)
+	blocks := regexp.MustCompile("(?s)```\ngcbench: minor-collection pause\n.*?```").FindAllString(string(readme), -1)
+	require.NotEmpty(t, blocks, "the README shows run's output")
+	for _, b := range blocks {
+		assert.Equal(t, printed, labels(b), "a README table's rows differ from what run prints:\n%s", b)
+	}
+}
