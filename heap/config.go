@@ -33,7 +33,8 @@ var (
 	ErrVerify = errors.New("heap verification failed")
 )
 
-// Layout constants. They follow SGen (research/sgen.md §3).
+// Layout constants. They follow SGen, Mono's generational collector
+// (mono/mono: mono/sgen/sgen-marksweep.c, sgen-cardtable.h, sgen-conf.h).
 const (
 	BlockSize      = 16 << 10 // major-heap block (MS_BLOCK_SIZE)
 	CardSize       = 512      // bytes per card (CARD_BITS = 9)

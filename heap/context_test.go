@@ -59,7 +59,7 @@ func TestPopulateLooksAtTheContextEveryMiB(t *testing.T) {
 	require.NoError(t, err)
 }
 
-// TestPopulateStopsSoonAfterCancel is the liveness check of issue 14: a
+// TestPopulateStopsSoonAfterCancel is the liveness check: a
 // population of gigabytes returns within a generous bound of the cancel.
 // Only what was built before the cancel is touched, a few hundred MiB.
 func TestPopulateStopsSoonAfterCancel(t *testing.T) {

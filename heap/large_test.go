@@ -17,7 +17,7 @@ func gcCycles() uint64 {
 	return s[0].Value.Uint64()
 }
 
-// TestLargeHeapBuild is the at-scale check of issue 3: the seed
+// TestLargeHeapBuild is the at-scale check: the seed
 // experiment's 2.5 GiB major heap filled to 60% plus a 1 GiB LOS (filled to
 // 95%). It needs about 3 GiB of memory and several seconds, so it runs only
 // with GCBENCH_LARGE=1:
