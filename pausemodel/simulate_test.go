@@ -1,0 +1,125 @@
+package pausemodel
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+)
+
+const us = time.Microsecond
+
+func jobsOf(n int, d time.Duration) []time.Duration {
+	js := make([]time.Duration, n)
+	for i := range js {
+		js[i] = d
+	}
+	return js
+}
+
+func mustSimulate(t *testing.T, c Costs, s Shape) Result {
+	t.Helper()
+	r, err := Simulate(c, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestOneJobByHand: one worker, one job, only wake latency and the job
+// cost: the batch wakes the worker for nothing (gate closed) while the
+// collector opens the gate; the worker, awake 10 µs later, finds the gate
+// open, runs the job and wakes the collector, who returns 10 µs later.
+func TestOneJobByHand(t *testing.T) {
+	c := Costs{WakeToRun: 10 * us}
+	r := mustSimulate(t, c, Shape{Cores: 4, Workers: 1, Protocol: Batch, Wake: Broadcast, Jobs: jobsOf(1, 100*us)})
+	want := Result{Dispatch: 120 * us, ToFirstJob: 10 * us, JobSpan: 100 * us, JoinLatency: 10 * us, Wakes: 2}
+	if r != want {
+		t.Errorf("got %+v, want %+v", r, want)
+	}
+}
+
+// hostLike are costs of the order a 2-core VM shows: a broadcast to 8
+// sleepers costs the waker longer than a sleeper takes to wake.
+var hostLike = Costs{WakeToRun: 6 * us, WakeCall: 3 * us, WakePer: 1500 * time.Nanosecond, Futile: 8 * us,
+	Push: 100 * time.Nanosecond, Take: 200 * time.Nanosecond}
+
+func TestPerJobBroadcastCostsMoreThanBatch(t *testing.T) {
+	for _, cores := range []int{2, 8, 64} {
+		shape := Shape{Cores: cores, Workers: 8, Wake: Broadcast, Jobs: jobsOf(65, 40*us)}
+		shape.Protocol = PerJob
+		per := mustSimulate(t, hostLike, shape)
+		shape.Protocol = Batch
+		batch := mustSimulate(t, hostLike, shape)
+		if per.Dispatch <= batch.Dispatch || per.FutileWakeups <= batch.FutileWakeups {
+			t.Errorf("%d cores: perjob %+v, batch %+v: perjob should cost more and wake more for nothing", cores, per, batch)
+		}
+	}
+}
+
+func TestTargetedWakesNobodyWhileGated(t *testing.T) {
+	shape := Shape{Cores: 2, Workers: 8, Wake: Targeted, Jobs: jobsOf(65, 40*us)}
+	shape.Protocol = PerJob
+	per := mustSimulate(t, hostLike, shape)
+	shape.Protocol = Batch
+	batch := mustSimulate(t, hostLike, shape)
+	if per.FutileWakeups != 0 || batch.FutileWakeups != 0 {
+		t.Errorf("futile wake-ups: perjob %d, batch %d, want none", per.FutileWakeups, batch.FutileWakeups)
+	}
+	if d := per.Dispatch - batch.Dispatch; d != 64*hostLike.Push*0 && d > 65*hostLike.Push {
+		t.Errorf("Targeted perjob − batch = %v: only the pushes' lock round trips should differ", d)
+	}
+}
+
+func TestMoreCoresShortenTheSpan(t *testing.T) {
+	shape := Shape{Workers: 8, Protocol: Batch, Wake: Broadcast, Jobs: jobsOf(65, 40*us)}
+	shape.Cores = 2
+	two := mustSimulate(t, hostLike, shape)
+	shape.Cores = 9
+	nine := mustSimulate(t, hostLike, shape)
+	if nine.JobSpan*3 > two.JobSpan {
+		t.Errorf("span on 9 cores %v, on 2 cores %v: want about 4× shorter", nine.JobSpan, two.JobSpan)
+	}
+}
+
+func TestSimulateRejectsBadShapes(t *testing.T) {
+	for _, s := range []Shape{{Cores: 0, Workers: 1, Jobs: jobsOf(1, us)}, {Cores: 1, Workers: 0, Jobs: jobsOf(1, us)},
+		{Cores: 1, Workers: 1}, {Cores: 1, Workers: 5000, Jobs: jobsOf(1, us)}} {
+		if _, err := Simulate(hostLike, s); !errors.Is(err, ErrShape) {
+			t.Errorf("%+v: err = %v, want ErrShape", s, err)
+		}
+	}
+}
+
+// TestEveryShapeFinishes: whatever the shape and costs, every job runs,
+// the collector returns, and the parts add up to the dispatch.
+func TestEveryShapeFinishes(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		d := func(name string, hi int) time.Duration {
+			return time.Duration(rapid.IntRange(0, hi).Draw(t, name)) * time.Nanosecond
+		}
+		c := Costs{WakeToRun: d("w2r", 50000), WakeCall: d("call", 5000), WakePer: d("per", 3000), Futile: d("futile", 20000),
+			Push: d("push", 500), Take: d("take", 500)}
+		jobs := make([]time.Duration, rapid.IntRange(1, 200).Draw(t, "jobs"))
+		for i := range jobs {
+			jobs[i] = d("job", 100000)
+		}
+		s := Shape{Cores: rapid.IntRange(1, 64).Draw(t, "cores"), Workers: rapid.IntRange(1, 64).Draw(t, "workers"),
+			Protocol: Protocol(rapid.IntRange(0, 1).Draw(t, "protocol")), Wake: Wake(rapid.IntRange(0, 1).Draw(t, "wake")), Jobs: jobs}
+		r, err := Simulate(c, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.ToFirstJob+r.JobSpan+r.JoinLatency != r.Dispatch || r.ToFirstJob < 0 || r.JobSpan < 0 || r.JoinLatency < 0 {
+			t.Fatalf("parts %+v do not add up", r)
+		}
+		var work time.Duration
+		for _, j := range jobs {
+			work += j
+		}
+		if r.JobSpan < work/time.Duration(min(s.Cores, s.Workers)) {
+			t.Fatalf("span %v is shorter than the work %v spread over %d cores", r.JobSpan, work, min(s.Cores, s.Workers))
+		}
+	})
+}

@@ -1,0 +1,110 @@
+package pausemodel
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/gcbench/gcbench/gcsim"
+	"github.com/gcbench/gcbench/jobs"
+)
+
+// Work is what one minor collection of a heap costs when run serially: the
+// roots job, the major-heap and large-object-space scans as cumulative
+// cost curves over their ranges, and the parts of the pause outside
+// dispatch (card preparation and nursery reset), the same in every mode.
+type Work struct {
+	Roots time.Duration `json:"roots"`
+	// Major[i] and LOS[i] are the cost of the first i of len−1 equal
+	// parts of each range (Major[0] = 0), as measured; Jobs re-splits them.
+	Major   []time.Duration `json:"major"`
+	LOS     []time.Duration `json:"los"`
+	Outside time.Duration   `json:"outside"`
+}
+
+// calibrationWorkers is the split the serial collections measure: fine
+// enough that re-splitting it for up to 64 workers stays close to the
+// heap's own unevenness.
+const calibrationWorkers = 32
+
+// MeasureWork runs serial collections of cfg's heap (its Workers setting
+// is replaced by calibrationWorkers, which only sets the split) and
+// averages each job's cost: the serial cost per job, measured where no
+// dispatch is involved.
+func MeasureWork(ctx context.Context, cfg gcsim.Config, collections int) (Work, error) {
+	cfg.Workers, cfg.Verify, cfg.Trace = calibrationWorkers, false, nil
+	s, err := gcsim.NewContext(ctx, cfg)
+	if err != nil {
+		return Work{}, err
+	}
+	defer s.Close()
+	parts := jobs.SplitCount(calibrationWorkers)
+	sum := make([]time.Duration, 1+2*parts)
+	var outside time.Duration
+	for range collections {
+		if err := s.MutateContext(ctx); err != nil {
+			return Work{}, err
+		}
+		r, err := s.CollectContext(ctx, gcsim.Serial)
+		if err != nil {
+			return Work{}, err
+		}
+		outside += r.CardPrep + r.NurseryReset
+		for _, c := range s.Completions() {
+			sum[c.Job] += c.Duration()
+		}
+	}
+	n := time.Duration(max(1, collections))
+	w := Work{Roots: sum[0] / n, Outside: outside / n, Major: cumulative(sum[1:1+parts], n), LOS: cumulative(sum[1+parts:], n)}
+	return w, nil
+}
+
+func cumulative(costs []time.Duration, n time.Duration) []time.Duration {
+	out := make([]time.Duration, len(costs)+1)
+	for i, c := range costs {
+		out[i+1] = out[i] + c/n
+	}
+	return out
+}
+
+// Jobs splits the work as gcsim splits a collection for workers: one roots
+// job, then jobs.SplitCount(workers) major-heap and as many LOS jobs, each
+// covering an equal share of its range, costed from the curves.
+func (w Work) Jobs(workers int) []time.Duration {
+	parts := jobs.SplitCount(workers)
+	out := []time.Duration{w.Roots}
+	for _, curve := range [][]time.Duration{w.Major, w.LOS} {
+		for i := range parts {
+			out = append(out, at(curve, float64(i+1)/float64(parts))-at(curve, float64(i)/float64(parts)))
+		}
+	}
+	return out
+}
+
+// Serial is the whole serial cost of the jobs.
+func (w Work) Serial() time.Duration {
+	return w.Roots + w.Major[len(w.Major)-1] + w.LOS[len(w.LOS)-1]
+}
+
+// at reads a cumulative curve at fraction f of its range, linearly
+// between its points.
+func at(curve []time.Duration, f float64) time.Duration {
+	x := f * float64(len(curve)-1)
+	i := sort.Search(len(curve)-1, func(i int) bool { return float64(i+1) > x })
+	if i >= len(curve)-1 {
+		return curve[len(curve)-1]
+	}
+	frac := x - float64(i)
+	return curve[i] + time.Duration(frac*float64(curve[i+1]-curve[i]))
+}
+
+// Predict is the model's mean pause for a collection of w's heap: the
+// parts outside dispatch plus the simulated dispatch.
+func Predict(c Costs, w Work, cores, workers int, p Protocol, wake Wake) (time.Duration, Result, error) {
+	r, err := Simulate(c, Shape{Cores: cores, Workers: workers, Protocol: p, Wake: wake, Jobs: w.Jobs(workers)})
+	if err != nil {
+		return 0, r, fmt.Errorf("predicting %v %v on %d cores, %d workers: %w", p, wake, cores, workers, err)
+	}
+	return w.Outside + r.Dispatch, r, nil
+}

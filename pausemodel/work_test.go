@@ -1,0 +1,45 @@
+package pausemodel
+
+import (
+	"testing"
+	"time"
+)
+
+// uneven is a work curve whose second half costs three times its first.
+var uneven = Work{Roots: 5 * us, Outside: 7 * us,
+	Major: []time.Duration{0, 10 * us, 20 * us, 50 * us, 80 * us},
+	LOS:   []time.Duration{0, 40 * us}}
+
+func TestJobsResplitTheWork(t *testing.T) {
+	for _, workers := range []int{1, 2, 3, 8, 64} {
+		js := uneven.Jobs(workers)
+		parts := 1
+		if workers > 1 {
+			parts = 4 * workers
+		}
+		if len(js) != 1+2*parts {
+			t.Fatalf("%d workers: %d jobs, want %d", workers, len(js), 1+2*parts)
+		}
+		var sum time.Duration
+		for _, j := range js {
+			sum += j
+		}
+		if d := sum - uneven.Serial(); d < -time.Duration(len(js)) || d > time.Duration(len(js)) {
+			t.Errorf("%d workers: jobs add up to %v, the work is %v", workers, sum, uneven.Serial())
+		}
+	}
+	two := uneven.Jobs(2) // 8 major parts: the last half's parts cost 3× the first's
+	if two[1] != 5*us || two[8] != 15*us {
+		t.Errorf("major parts %v: want 5 µs in the cheap half, 15 µs in the dear one", two[1:9])
+	}
+}
+
+func TestPredictAddsTheOutsideParts(t *testing.T) {
+	pause, r, err := Predict(hostLike, uneven, 2, 2, Batch, Broadcast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pause != uneven.Outside+r.Dispatch {
+		t.Errorf("pause %v, want outside %v + dispatch %v", pause, uneven.Outside, r.Dispatch)
+	}
+}
