@@ -100,15 +100,15 @@ type machine struct {
 	lockWaiters []func()
 
 	gate, finished bool
-	queued, next  int // jobs pushed and not yet taken; the next job's index
-	done          int
-	workers       []*worker
-	parked        []*worker // waiting workers, most recent last
-	awake         int       // Targeted: workers woken that have not yet taken a job
-	firstStart    time.Duration
-	lastEnd       time.Duration
-	end           time.Duration
-	res           Result
+	queued, next   int // jobs pushed and not yet taken; the next job's index
+	done           int
+	workers        []*worker
+	parked         []*worker // waiting workers, most recent last
+	awake          int       // Targeted: workers woken that have not yet taken a job
+	firstStart     time.Duration
+	lastEnd        time.Duration
+	end            time.Duration
+	res            Result
 }
 
 type worker struct {
