@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gcbench/gcbench/jobs"
+	"github.com/gcbench/gcbench/jobs/mpsc"
 )
 
 // Per-job completion records.
@@ -44,7 +45,7 @@ func (s *Sim) setupCompletions() {
 	s.visit = s.takeCompletion
 }
 
-func (s *Sim) takeCompletion(n *jobs.Node[jobs.Completion]) {
+func (s *Sim) takeCompletion(n *mpsc.Node[jobs.Completion]) {
 	s.completions = append(s.completions, n.Value)
 }
 

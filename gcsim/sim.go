@@ -9,6 +9,7 @@ import (
 
 	"github.com/gcbench/gcbench/heap"
 	"github.com/gcbench/gcbench/jobs"
+	"github.com/gcbench/gcbench/jobs/mpsc"
 	"github.com/gcbench/gcbench/trace"
 	"github.com/gcbench/gcbench/workerpool"
 )
@@ -35,11 +36,11 @@ type Sim struct {
 	// runs jobs[i] and pushes its record onto done.
 	timed       []jobs.Timed
 	dispatch    []jobs.Job
-	done        jobs.MPSCList[jobs.Completion]
+	done        mpsc.List[jobs.Completion]
 	completions []jobs.Completion // the last collection's records
 	busy        []time.Duration   // per worker+1: busy time in the last collection
 	ran         []int             // per worker+1: jobs run in the last collection
-	visit       func(*jobs.Node[jobs.Completion])
+	visit       func(*mpsc.Node[jobs.Completion])
 
 	obs         *trace.Observer // nil unless Config.Trace is set
 	collections uint64          // minor collections started, numbering trace events

@@ -1,10 +1,15 @@
 // Package jobs defines the unit of work that gcbench's worker pool runs, the
-// helpers that split a collection's work into jobs the way Mono's SGen does,
-// and a completion list through which workers hand results to one consumer.
+// helpers that split a parallel phase into jobs the way Mono's SGen does
+// (mono/mono's mono/sgen/sgen-workers.c and sgen-marksweep.c), and Timed, a
+// wrapper that reports when and where each run of a job happened.
 //
 // A Job receives the index of the worker that runs it, or Inline (-1) when
 // the caller runs it on its own goroutine, so that a job can use per-worker
 // state (allocation buffers, gray stacks) without any synchronization.
+//
+// Timed hands its Completion records to the coordinating goroutine through
+// a queue of package jobs/mpsc, preallocated with the job, so that timing a
+// round of jobs allocates nothing.
 package jobs
 
 import "fmt"

@@ -12,17 +12,17 @@ import (
 	"unsafe"
 
 	"github.com/gcbench/gcbench/analysis"
-	"github.com/gcbench/gcbench/jobs"
+	"github.com/gcbench/gcbench/jobs/mpsc"
 )
 
 // ListKind names a completion-list implementation.
 type ListKind int
 
 const (
-	// MPSC is jobs.MPSCList: a push is one atomic swap (epoll's lockless
+	// MPSC is mpsc.List: a push is one atomic swap (epoll's lockless
 	// ready list after Linux 5.1).
 	MPSC ListKind = iota
-	// Mutex is jobs.MutexList: every push and pop takes one mutex (the
+	// Mutex is mpsc.MutexList: every push and pop takes one mutex (the
 	// spinlock-guarded ready list before it).
 	Mutex
 )
@@ -47,11 +47,11 @@ func ParseListKind(s string) (ListKind, error) {
 	return 0, fmt.Errorf("%w: unknown list kind %q (want mpsc or mutex)", ErrInvalidOptions, s)
 }
 
-func (k ListKind) newList() jobs.CompletionList[int] {
+func (k ListKind) newList() mpsc.Queue[int] {
 	if k == Mutex {
-		return new(jobs.MutexList[int])
+		return new(mpsc.MutexList[int])
 	}
-	return new(jobs.MPSCList[int])
+	return new(mpsc.List[int])
 }
 
 // ReadyVariant says which events go through the ready list's "ready" path.
@@ -165,7 +165,7 @@ func (s ReadyListSample) EventsPerMs() float64 {
 // each kind of ready list.
 type readyItem struct {
 	count atomic.Int64
-	node  jobs.Node[int] // jobs' lists; Value is the item's index
+	node  mpsc.Node[int] // mpsc's lists; Value is the item's index
 	// claimed is the lock-free callback's "linked" state: set by the CAS
 	// that wins the right to push node, cleared by the consumer.
 	claimed atomic.Bool
@@ -203,7 +203,7 @@ func newReadyPath(r ReadyListRun, ps []readyProducer) readyPath {
 // transitionPath pushes an item only when its counter leaves zero; the
 // consumer's swap to zero re-arms it.
 type transitionPath struct {
-	list jobs.CompletionList[int]
+	list mpsc.Queue[int]
 	ps   []readyProducer
 }
 
@@ -217,7 +217,7 @@ func (t *transitionPath) produce(p *readyItem, events int) {
 
 func (t *transitionPath) pop() (*readyItem, bool) {
 	n, st := t.list.TryPop()
-	if st != jobs.Popped {
+	if st != mpsc.Popped {
 		return nil, false
 	}
 	return &t.ps[n.Value].readyItem, true
@@ -233,12 +233,12 @@ func (t *transitionPath) pop() (*readyItem, bool) {
 // What the model leaves out: the kernel also takes the read side of
 // ep->lock around every callback (two atomic adds on one shared word),
 // because its consumer needs the write side as a barrier against in-flight
-// appends. jobs.MPSCList needs no such barrier (TryPop reports Pending
+// appends. mpsc.List needs no such barrier (TryPop reports Pending
 // instead), so producers here share no word except the list's head, and
 // the kernel reads the linked state before its CAS where this CASes
 // unconditionally.
 type lockfreeCallback struct {
-	list jobs.MPSCList[int]
+	list mpsc.List[int]
 	ps   []readyProducer
 }
 
@@ -253,7 +253,7 @@ func (l *lockfreeCallback) produce(p *readyItem, events int) {
 
 func (l *lockfreeCallback) pop() (*readyItem, bool) {
 	n, st := l.list.TryPop()
-	if st != jobs.Popped {
+	if st != mpsc.Popped {
 		return nil, false
 	}
 	p := &l.ps[n.Value].readyItem
@@ -264,7 +264,7 @@ func (l *lockfreeCallback) pop() (*readyItem, bool) {
 // lockedCallback is ep_poll_callback before Linux 5.1, per event: take the
 // list's lock, link the item at the tail unless it is linked already, and
 // unlock. The dedup check and the link must be one critical section, which
-// jobs.MutexList's API cannot express, so this is the same mutex-guarded
+// mpsc.MutexList's API cannot express, so this is the same mutex-guarded
 // intrusive FIFO with the linked flag under the same mutex (one lock per
 // event, as epoll's spinlock). The consumer unlinks under the lock, then
 // swaps the counter.

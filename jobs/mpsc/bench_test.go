@@ -1,4 +1,4 @@
-package jobs
+package mpsc
 
 import (
 	"runtime"
@@ -6,13 +6,13 @@ import (
 	"testing"
 )
 
-// BenchmarkCompletionListPush measures producers contending on one list:
+// BenchmarkQueuePush measures producers contending on one list:
 // every goroutine of b.RunParallel pushes fresh nodes as fast as it can,
 // with no consumer, which is the cost the lock-free list was built to cut
 // (epoll's producers all took the ready list's lock). Raise -cpu to add
 // producers. The nodes are preallocated; the list is drained and counted
 // after the timer stops.
-func BenchmarkCompletionListPush(b *testing.B) {
+func BenchmarkQueuePush(b *testing.B) {
 	for _, k := range listKinds {
 		b.Run("kind="+k.name, func(b *testing.B) {
 			l := k.new()
@@ -44,9 +44,9 @@ func BenchmarkCompletionListPush(b *testing.B) {
 	}
 }
 
-// BenchmarkCompletionListPushPop measures one uncontended push and pop: the
+// BenchmarkQueuePushPop measures one uncontended push and pop: the
 // list's fixed cost on the consumer's own goroutine.
-func BenchmarkCompletionListPushPop(b *testing.B) {
+func BenchmarkQueuePushPop(b *testing.B) {
 	for _, k := range listKinds {
 		b.Run("kind="+k.name, func(b *testing.B) {
 			l := k.new()

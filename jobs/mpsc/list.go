@@ -1,67 +1,30 @@
-package jobs
+package mpsc
 
 import (
 	"context"
 	"fmt"
 	"runtime"
-	"sync"
 	"sync/atomic"
-	"time"
 	"unsafe"
 )
 
-// Completion is the record a worker hands to the coordinating goroutine when
-// it finishes a job: which job, which worker ran it, and when. From a round's
-// completions the coordinator computes per-job durations and load imbalance
-// without any lock on the workers' side.
-type Completion struct {
-	Job    int       // the job's index within its round
-	Worker int       // the worker that ran it, or Inline
-	Start  time.Time // when Run was called
-	End    time.Time // when Run returned
-}
-
-// Duration is how long the job ran.
-func (c Completion) Duration() time.Duration { return c.End.Sub(c.Start) }
-
-// Timed wraps a job so that each run hands a Completion record to a
-// completion list: the job's index, the worker, and when it started and
-// ended. The record travels in the Timed's own node, so timing a round's
-// jobs allocates nothing; the same Timed can run again once the consumer
-// has popped its previous record (drain every round before the next).
-// The record is pushed even if the job panics, so that a consumer draining
-// a known count is never left waiting for it.
-type Timed struct {
-	Job   Job
-	Index int                        // reported as Completion.Job
-	Done  CompletionList[Completion] // where the record goes
-	node  Node[Completion]
-}
-
-// Run runs the wrapped job and pushes its completion record.
-func (t *Timed) Run(worker int) {
-	start := time.Now()
-	defer func() {
-		t.node.Value = Completion{Job: t.Index, Worker: worker, Start: start, End: time.Now()}
-		t.Done.Push(&t.node)
-	}()
-	t.Job.Run(worker)
-}
-
-// Node is the intrusive link of a completion list: the producer owns it,
-// embeds or preallocates it beside its record, and pushes the node itself, so
-// a push allocates nothing. A node is in at most one list at a time; once the
+// Node is the intrusive link of a queue: the producer owns it, embeds or
+// preallocates it beside its record, and pushes the node itself, so a push
+// allocates nothing. A node is in at most one queue at a time; once the
 // consumer has popped it, it may be pushed again (to the same or another
-// list), which is how per-job records are reused round after round.
+// queue, of either implementation), which is how per-job records are reused
+// round after round.
 type Node[T any] struct {
-	// next links the node in an MPSCList. It is written plainly by the
-	// producer before the node is published (no other goroutine can see it
-	// then) and atomically afterwards, so it is an unsafe.Pointer used with
-	// the atomic functions rather than an atomic.Pointer.
+	// next links the node in a List. It is written plainly by the producer
+	// before the node is published (no other goroutine can see it then) and
+	// atomically afterwards, so it is an unsafe.Pointer used with the atomic
+	// functions rather than an atomic.Pointer.
 	next unsafe.Pointer // *Node[T]
 	// link links the node in a MutexList, always under the list's mutex.
 	link *Node[T]
 
+	// Value is the producer's record. The producer writes it before Push;
+	// the consumer reads it after popping the node.
 	Value T
 }
 
@@ -75,7 +38,7 @@ const (
 	Empty
 	// Pending: pushes have started but the oldest of them has not linked its
 	// node yet (its producer is between its two steps, perhaps descheduled).
-	// Nothing can be popped until it does; retry later.
+	// Nothing can be popped until it does; retry later. Only List reports it.
 	Pending
 )
 
@@ -92,33 +55,33 @@ func (s PopStatus) String() string {
 	return fmt.Sprintf("PopStatus(%d)", int(s))
 }
 
-// CompletionList is a FIFO of nodes with many producers and one consumer.
-// Push may be called from any number of goroutines at once; TryPop, PopAll
-// and Drain only from one goroutine at a time (the consumer). Nodes pushed by
-// one producer are popped in the order it pushed them. MPSCList and
-// MutexList implement it.
-type CompletionList[T any] interface {
-	// Push appends n. n must not be in any list.
+// Queue is a FIFO of nodes with many producers and one consumer. Push may be
+// called from any number of goroutines at once; TryPop, PopAll and Drain
+// only from one goroutine at a time (the consumer). Nodes pushed by one
+// producer are popped in the order it pushed them. List and MutexList
+// implement it.
+type Queue[T any] interface {
+	// Push appends n. n must not be in any queue.
 	Push(n *Node[T])
 	// TryPop removes and returns the oldest node, or reports why it cannot.
 	TryPop() (*Node[T], PopStatus)
-	// PopAll pops and visits nodes until the list is Empty, yielding the
+	// PopAll pops and visits nodes until the queue is Empty, yielding the
 	// processor while it is Pending. Every push that returned before PopAll
 	// was called is visited. It returns how many nodes it visited.
 	PopAll(visit func(*Node[T])) int
 	// Drain pops and visits exactly n nodes, yielding the processor while the
-	// list is Empty or Pending: use it when the consumer knows how many
+	// queue is Empty or Pending: use it when the consumer knows how many
 	// pushes will happen (one per job of a joined round). It returns early
 	// with the number visited and an error wrapping ctx.Err() if ctx ends.
 	Drain(ctx context.Context, n int, visit func(*Node[T])) (int, error)
 }
 
 var (
-	_ CompletionList[int] = (*MPSCList[int])(nil)
-	_ CompletionList[int] = (*MutexList[int])(nil)
+	_ Queue[int] = (*List[int])(nil)
+	_ Queue[int] = (*MutexList[int])(nil)
 )
 
-// MPSCList is Dmitry Vyukov's intrusive multi-producer single-consumer
+// List is Dmitry Vyukov's intrusive multi-producer single-consumer
 // node-based queue. Its zero value is an empty list; it must not be copied
 // after first use.
 //
@@ -152,7 +115,7 @@ var (
 // out, and it skips the stub whenever it reaches it. A popped node is no
 // longer referenced by the list, so its owner may push it again at once:
 // there is no ABA problem and no memory reclamation scheme is needed.
-type MPSCList[T any] struct {
+type List[T any] struct {
 	head unsafe.Pointer // *Node[T], the newest node; nil means &stub
 	_    [56]byte       // keep producers' head off the consumer's line
 	tail *Node[T]       // the oldest node; nil means &stub; consumer only
@@ -160,13 +123,13 @@ type MPSCList[T any] struct {
 }
 
 // Push appends n. It never blocks and never allocates.
-func (l *MPSCList[T]) Push(n *Node[T]) {
+func (l *List[T]) Push(n *Node[T]) {
 	l.link(l.swap(n), n)
 }
 
 // swap is step 1 of a push: it makes n the newest node and returns its
 // predecessor, which does not point at n yet.
-func (l *MPSCList[T]) swap(n *Node[T]) (prev *Node[T]) {
+func (l *List[T]) swap(n *Node[T]) (prev *Node[T]) {
 	n.next = nil
 	prev = (*Node[T])(atomic.SwapPointer(&l.head, unsafe.Pointer(n)))
 	if prev == nil {
@@ -176,11 +139,11 @@ func (l *MPSCList[T]) swap(n *Node[T]) (prev *Node[T]) {
 }
 
 // link is step 2 of a push: it makes n reachable from its predecessor.
-func (*MPSCList[T]) link(prev, n *Node[T]) {
+func (*List[T]) link(prev, n *Node[T]) {
 	atomic.StorePointer(&prev.next, unsafe.Pointer(n))
 }
 
-func (l *MPSCList[T]) loadHead() *Node[T] {
+func (l *List[T]) loadHead() *Node[T] {
 	if h := (*Node[T])(atomic.LoadPointer(&l.head)); h != nil {
 		return h
 	}
@@ -194,7 +157,7 @@ func loadNext[T any](n *Node[T]) *Node[T] {
 // TryPop removes and returns the oldest node. It returns Empty when no push
 // has started and Pending when a push has swapped in its node but its
 // predecessor is not linked yet (see the type's comment). Consumer only.
-func (l *MPSCList[T]) TryPop() (*Node[T], PopStatus) {
+func (l *List[T]) TryPop() (*Node[T], PopStatus) {
 	tail := l.tail
 	if tail == nil {
 		tail = &l.stub
@@ -226,65 +189,17 @@ func (l *MPSCList[T]) TryPop() (*Node[T], PopStatus) {
 	return nil, Pending // a push slipped in between the check and the stub
 }
 
-// PopAll pops and visits nodes until the list is Empty; see CompletionList.
-func (l *MPSCList[T]) PopAll(visit func(*Node[T])) int {
+// PopAll pops and visits nodes until the list is Empty; see Queue.
+func (l *List[T]) PopAll(visit func(*Node[T])) int {
 	return popAll(l, visit)
 }
 
-// Drain pops and visits exactly n nodes; see CompletionList.
-func (l *MPSCList[T]) Drain(ctx context.Context, n int, visit func(*Node[T])) (int, error) {
+// Drain pops and visits exactly n nodes; see Queue.
+func (l *List[T]) Drain(ctx context.Context, n int, visit func(*Node[T])) (int, error) {
 	return drain(ctx, l, n, visit)
 }
 
-// MutexList is a FIFO of the same nodes guarded by one sync.Mutex: the
-// baseline the lock-free MPSCList is measured against (the spinlock-guarded
-// ready list of epoll before Linux 5.1). Its TryPop never reports Pending.
-// Its zero value is an empty list; it must not be copied after first use.
-type MutexList[T any] struct {
-	mu         sync.Mutex
-	head, tail *Node[T] // oldest, newest
-}
-
-// Push appends n under the mutex.
-func (l *MutexList[T]) Push(n *Node[T]) {
-	n.link = nil
-	l.mu.Lock()
-	if l.tail == nil {
-		l.head = n
-	} else {
-		l.tail.link = n
-	}
-	l.tail = n
-	l.mu.Unlock()
-}
-
-// TryPop removes and returns the oldest node, or reports Empty.
-func (l *MutexList[T]) TryPop() (*Node[T], PopStatus) {
-	l.mu.Lock()
-	n := l.head
-	if n == nil {
-		l.mu.Unlock()
-		return nil, Empty
-	}
-	l.head = n.link
-	if l.head == nil {
-		l.tail = nil
-	}
-	l.mu.Unlock()
-	n.link = nil
-	return n, Popped
-}
-
-// PopAll pops and visits nodes until the list is Empty; see CompletionList.
-func (l *MutexList[T]) PopAll(visit func(*Node[T])) int {
-	return popAll(l, visit)
-}
-
-// Drain pops and visits exactly n nodes; see CompletionList.
-func (l *MutexList[T]) Drain(ctx context.Context, n int, visit func(*Node[T])) (int, error) {
-	return drain(ctx, l, n, visit)
-}
-
+// popper is the consumer side that PopAll and Drain are built on.
 type popper[T any] interface {
 	TryPop() (*Node[T], PopStatus)
 }
@@ -315,7 +230,7 @@ func drain[T any](ctx context.Context, l popper[T], want int, visit func(*Node[T
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return got, fmt.Errorf("jobs: drained %d of %d completions: %w", got, want, err)
+			return got, fmt.Errorf("mpsc: drained %d of %d nodes: %w", got, want, err)
 		}
 		runtime.Gosched()
 	}

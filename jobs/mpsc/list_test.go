@@ -1,4 +1,4 @@
-package jobs
+package mpsc
 
 import (
 	"context"
@@ -22,17 +22,17 @@ func TestMain(m *testing.M) {
 // item identifies one push: which producer, and its sequence number there.
 type item struct{ producer, seq int }
 
-// listKinds is the table every completion-list test runs over: the two
+// listKinds is the table every queue test runs over: the two
 // implementations must be indistinguishable through the interface.
 var listKinds = []struct {
 	name string
-	new  func() CompletionList[item]
+	new  func() Queue[item]
 }{
-	{"mpsc", func() CompletionList[item] { return new(MPSCList[item]) }},
-	{"mutex", func() CompletionList[item] { return new(MutexList[item]) }},
+	{"mpsc", func() Queue[item] { return new(List[item]) }},
+	{"mutex", func() Queue[item] { return new(MutexList[item]) }},
 }
 
-func forEachKind(t *testing.T, test func(t *testing.T, newList func() CompletionList[item])) {
+func forEachKind(t *testing.T, test func(t *testing.T, newList func() Queue[item])) {
 	for _, k := range listKinds {
 		t.Run(k.name, func(t *testing.T) { test(t, k.new) })
 	}
@@ -56,8 +56,8 @@ func (c *checker) requireAll(t *testing.T, perProducer []int) {
 	require.Equal(t, perProducer, c.next, "every producer's every push must be popped exactly once")
 }
 
-func TestCompletionListSequentialFIFO(t *testing.T) {
-	forEachKind(t, func(t *testing.T, newList func() CompletionList[item]) {
+func TestQueueSequentialFIFO(t *testing.T) {
+	forEachKind(t, func(t *testing.T, newList func() Queue[item]) {
 		l := newList()
 		_, st := l.TryPop()
 		require.Equal(t, Empty, st, "a new list is empty")
@@ -80,7 +80,7 @@ func TestCompletionListSequentialFIFO(t *testing.T) {
 
 // runProducers pushes counts[p] fresh nodes from producer p, all producers
 // at once, and returns when every push has returned.
-func runProducers(l CompletionList[item], counts []int) {
+func runProducers(l Queue[item], counts []int) {
 	var wg sync.WaitGroup
 	for p, n := range counts {
 		wg.Go(func() {
@@ -96,7 +96,7 @@ func runProducers(l CompletionList[item], counts []int) {
 
 // consumeConcurrently pushes from all producers while the consumer pops with
 // TryPop, and checks exactly-once FIFO-per-producer delivery.
-func consumeConcurrently(t *testing.T, l CompletionList[item], counts []int) {
+func consumeConcurrently(t *testing.T, l Queue[item], counts []int) {
 	total := 0
 	for _, n := range counts {
 		total += n
@@ -119,8 +119,8 @@ func consumeConcurrently(t *testing.T, l CompletionList[item], counts []int) {
 	c.requireAll(t, counts)
 }
 
-func TestCompletionListManyProducersOneConsumer(t *testing.T) {
-	forEachKind(t, func(t *testing.T, newList func() CompletionList[item]) {
+func TestQueueManyProducersOneConsumer(t *testing.T) {
+	forEachKind(t, func(t *testing.T, newList func() Queue[item]) {
 		for _, producers := range []int{1, 4, 16} {
 			counts := make([]int, producers)
 			for p := range counts {
@@ -131,8 +131,8 @@ func TestCompletionListManyProducersOneConsumer(t *testing.T) {
 	})
 }
 
-func TestCompletionListDrainWaitsForTheKnownCount(t *testing.T) {
-	forEachKind(t, func(t *testing.T, newList func() CompletionList[item]) {
+func TestQueueDrainWaitsForTheKnownCount(t *testing.T) {
+	forEachKind(t, func(t *testing.T, newList func() Queue[item]) {
 		l := newList()
 		counts := []int{300, 1, 0, 500, 250, 250, 7, 1000}
 		total := 0
@@ -150,8 +150,8 @@ func TestCompletionListDrainWaitsForTheKnownCount(t *testing.T) {
 	})
 }
 
-func TestCompletionListDrainStopsWithContext(t *testing.T) {
-	forEachKind(t, func(t *testing.T, newList func() CompletionList[item]) {
+func TestQueueDrainStopsWithContext(t *testing.T) {
+	forEachKind(t, func(t *testing.T, newList func() Queue[item]) {
 		l := newList()
 		var node Node[item]
 		l.Push(&node)
@@ -166,8 +166,8 @@ func TestCompletionListDrainStopsWithContext(t *testing.T) {
 
 // Drain of no nodes (or a negative count) visits nothing and reports 0
 // visited, leaving the list alone.
-func TestCompletionListDrainOfNothingVisitsNothing(t *testing.T) {
-	forEachKind(t, func(t *testing.T, newList func() CompletionList[item]) {
+func TestQueueDrainOfNothingVisitsNothing(t *testing.T) {
+	forEachKind(t, func(t *testing.T, newList func() Queue[item]) {
 		l := newList()
 		var node Node[item]
 		l.Push(&node)
@@ -180,8 +180,8 @@ func TestCompletionListDrainOfNothingVisitsNothing(t *testing.T) {
 	})
 }
 
-func TestCompletionListPopAllSeesEveryReturnedPush(t *testing.T) {
-	forEachKind(t, func(t *testing.T, newList func() CompletionList[item]) {
+func TestQueuePopAllSeesEveryReturnedPush(t *testing.T) {
+	forEachKind(t, func(t *testing.T, newList func() Queue[item]) {
 		l := newList()
 		counts := []int{100, 200, 300, 400}
 		runProducers(l, counts)
@@ -193,13 +193,13 @@ func TestCompletionListPopAllSeesEveryReturnedPush(t *testing.T) {
 	})
 }
 
-// TestCompletionListReadyListProtocol reuses each producer's single node the
-// way gcbench readylist does: a producer pushes its node only when its
+// TestQueueReadyListProtocol reuses each producer's single node the
+// way the ready-list benchmark protocol does: a producer pushes its node only when its
 // counter goes from 0 to 1; the consumer pops a node, then swaps its
 // producer's counter to zero. Every event must be counted exactly once, and
 // a node must never be pushed while it is still queued.
-func TestCompletionListReadyListProtocol(t *testing.T) {
-	forEachKind(t, func(t *testing.T, newList func() CompletionList[item]) {
+func TestQueueReadyListProtocol(t *testing.T) {
+	forEachKind(t, func(t *testing.T, newList func() Queue[item]) {
 		const producers, events = 8, 5000
 		l := newList()
 		counters := make([]atomic.Int64, producers)
@@ -243,7 +243,7 @@ func TestCompletionListReadyListProtocol(t *testing.T) {
 }
 
 func TestNodeMovesBetweenListKinds(t *testing.T) {
-	var a MPSCList[int]
+	var a List[int]
 	var b MutexList[int]
 	nodes := make([]Node[int], 10)
 	for i := range nodes {
@@ -259,13 +259,13 @@ func TestNodeMovesBetweenListKinds(t *testing.T) {
 	require.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, order)
 }
 
-// TestMPSCListReportsAnInterruptedPush stops a push between its two steps,
+// TestListReportsAnInterruptedPush stops a push between its two steps,
 // as a descheduled producer would, and checks the consumer sees Pending, not
 // Empty, while later pushes are hidden behind it, then gets everything in
 // order once the push completes.
-func TestMPSCListReportsAnInterruptedPush(t *testing.T) {
+func TestListReportsAnInterruptedPush(t *testing.T) {
 	for _, before := range []int{0, 1, 3} { // nodes fully pushed before the stalled one
-		var l MPSCList[int]
+		var l List[int]
 		nodes := make([]Node[int], before+3)
 		for i := range nodes {
 			nodes[i].Value = i
@@ -303,17 +303,11 @@ func TestPopStatusString(t *testing.T) {
 	assert.Equal(t, "PopStatus(7)", PopStatus(7).String())
 }
 
-func TestCompletionDuration(t *testing.T) {
-	start := time.Unix(100, 0)
-	c := Completion{Job: 3, Worker: 1, Start: start, End: start.Add(1500 * time.Microsecond)}
-	assert.Equal(t, 1500*time.Microsecond, c.Duration())
-}
-
-// TestCompletionListMatchesQueueModel drives one list from a single goroutine
+// TestQueueMatchesSliceModel drives one list from a single goroutine
 // with random pushes (of fresh or recycled nodes) and pops, against a slice
 // used as a FIFO queue.
-func TestCompletionListMatchesQueueModel(t *testing.T) {
-	forEachKind(t, func(t *testing.T, newList func() CompletionList[item]) {
+func TestQueueMatchesSliceModel(t *testing.T) {
+	forEachKind(t, func(t *testing.T, newList func() Queue[item]) {
 		rapid.Check(t, func(rt *rapid.T) {
 			l := newList()
 			var model []*Node[item]
@@ -362,10 +356,10 @@ func TestCompletionListMatchesQueueModel(t *testing.T) {
 	})
 }
 
-// TestCompletionListConcurrentProperty draws the number of producers and
+// TestQueueConcurrentProperty draws the number of producers and
 // their push counts and checks exactly-once FIFO-per-producer delivery.
-func TestCompletionListConcurrentProperty(t *testing.T) {
-	forEachKind(t, func(t *testing.T, newList func() CompletionList[item]) {
+func TestQueueConcurrentProperty(t *testing.T) {
+	forEachKind(t, func(t *testing.T, newList func() Queue[item]) {
 		rapid.Check(t, func(rt *rapid.T) {
 			counts := rapid.SliceOfN(rapid.IntRange(0, 300), 1, 12).Draw(rt, "counts")
 			l := newList()
@@ -400,54 +394,4 @@ func TestCompletionListConcurrentProperty(t *testing.T) {
 			}
 		})
 	})
-}
-
-func TestTimedPushesOneRecordPerRun(t *testing.T) {
-	forEachKindOf[Completion](t, func(t *testing.T, l CompletionList[Completion]) {
-		const n = 50
-		timed := make([]Timed, n)
-		ran := make([]atomic.Int32, n)
-		for i := range timed {
-			timed[i] = Timed{Job: Func(func(int) { ran[i].Add(1) }), Index: i, Done: l}
-		}
-		for round := range 3 { // the same records, round after round
-			var wg sync.WaitGroup
-			for i := range timed {
-				wg.Go(func() { timed[i].Run(i % 4) })
-			}
-			wg.Wait()
-			seen := make([]bool, n)
-			got, err := l.Drain(context.Background(), n, func(nd *Node[Completion]) {
-				c := nd.Value
-				require.False(t, seen[c.Job], "round %d: job %d reported twice", round, c.Job)
-				seen[c.Job] = true
-				assert.Equal(t, c.Job%4, c.Worker)
-				assert.False(t, c.End.Before(c.Start))
-			})
-			require.NoError(t, err)
-			require.Equal(t, n, got)
-			_, st := l.TryPop()
-			require.Equal(t, Empty, st, "exactly one record per run")
-		}
-		for i := range ran {
-			assert.Equal(t, int32(3), ran[i].Load())
-		}
-	})
-}
-
-func TestTimedReportsAPanickingJob(t *testing.T) {
-	var l MPSCList[Completion]
-	timed := &Timed{Job: Func(func(int) { panic("boom") }), Index: 7, Done: &l}
-	assert.PanicsWithValue(t, "boom", func() { timed.Run(Inline) })
-	got, err := l.Drain(context.Background(), 1, func(n *Node[Completion]) {
-		assert.Equal(t, 7, n.Value.Job)
-		assert.Equal(t, Inline, n.Value.Worker)
-	})
-	require.NoError(t, err)
-	assert.Equal(t, 1, got)
-}
-
-func forEachKindOf[T any](t *testing.T, test func(t *testing.T, l CompletionList[T])) {
-	t.Run("mpsc", func(t *testing.T) { test(t, new(MPSCList[T])) })
-	t.Run("mutex", func(t *testing.T) { test(t, new(MutexList[T])) })
 }
