@@ -81,8 +81,9 @@ type Config struct {
 	// Trace, if non-nil, receives the simulation's events: collection
 	// start and end around every minor pause (just outside the timed
 	// interval), the pool's job, enqueue and wake events, and job start and
-	// end for Serial's inline jobs, through a trace.Observer registered in
-	// New. The caller owns the session and closes it after the Sim. When nil,
+	// end for Serial's inline jobs, through a TraceObserver registered in
+	// New; TraceCollectionStart and the other Trace kinds say which. The
+	// caller owns the session and closes it after the Sim. When nil,
 	// tracing costs one nil check per hook.
 	Trace *trace.Session
 }

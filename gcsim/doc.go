@@ -36,7 +36,9 @@
 // With Config.Trace set, the Sim records collection start and end around
 // every pause, and job start and end for every job (the pool's workers
 // through workerpool.Options.Observer, Serial's inline jobs itself), into a
-// trace.Session.
+// trace.Session, through a TraceObserver. The event kinds are gcsim's
+// (TraceCollectionStart to TraceFutileWake); TraceKindName names them and
+// ChromeTracks lays them out for trace.ExportChrome.
 //
 // Compare runs several modes interleaved in rotating rounds on one evolving
 // heap, so machine drift hits every mode alike.

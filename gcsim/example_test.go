@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/trace"
@@ -103,6 +104,40 @@ func ExampleConfig_trace() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(sum.ByKind[trace.KindCollectionStart], sum.ByKind[trace.KindJobStart], sum.Lost)
+	fmt.Println(sum.ByKind[gcsim.TraceCollectionStart], sum.ByKind[gcsim.TraceJobStart], sum.Lost)
 	// Output: 4 68 0
+}
+
+// A TraceObserver records what a pool and a collector report; a trace's
+// kinds are named with TraceKindName, and its Perfetto export is laid out
+// by ChromeTracks.
+func ExampleTraceObserver() {
+	var file bytes.Buffer
+	sess, _ := trace.NewSession(&file, trace.Options{})
+	o, err := gcsim.NewTraceObserver(sess, 2)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	o.CollectionStart(1)
+	o.Enqueued(2)
+	o.JobStart(0)
+	o.JobStart(1)
+	o.JobEnd(1)
+	o.JobEnd(0)
+	o.CollectionEnd(1)
+	sess.Close()
+
+	r, _ := trace.Open(bytes.NewReader(file.Bytes()))
+	sum, _ := trace.Summarize(r)
+	for _, k := range []trace.Kind{gcsim.TraceCollectionStart, gcsim.TraceEnqueue, gcsim.TraceJobStart} {
+		fmt.Println(gcsim.TraceKindName(k), sum.ByKind[k])
+	}
+	r, _ = trace.Open(bytes.NewReader(file.Bytes()))
+	fmt.Println(trace.ExportChrome(io.Discard, r, gcsim.ChromeTracks{}))
+	// Output:
+	// collection-start 1
+	// enqueue 1
+	// job-start 2
+	// <nil>
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/gcbench/gcbench/heap"
 	"github.com/gcbench/gcbench/jobs"
 	"github.com/gcbench/gcbench/jobs/mpsc"
-	"github.com/gcbench/gcbench/trace"
 	"github.com/gcbench/gcbench/workerpool"
 )
 
@@ -42,8 +41,8 @@ type Sim struct {
 	ran         []int             // per worker+1: jobs run in the last collection
 	visit       func(*mpsc.Node[jobs.Completion])
 
-	obs         *trace.Observer // nil unless Config.Trace is set
-	collections uint64          // minor collections started, numbering trace events
+	obs         *TraceObserver // nil unless Config.Trace is set
+	collections uint64         // minor collections started, numbering trace events
 
 	majorPending bool // a major collection ran since the last Collect
 	majorGCs     int
@@ -120,10 +119,10 @@ func (s *Sim) startPool() error {
 	popt := workerpool.Options{Workers: cfg.Workers, Backend: cfg.Backend, Wake: cfg.Wake, Gated: true}
 	if cfg.Trace != nil {
 		var err error
-		if s.obs, err = trace.NewObserver(cfg.Trace, cfg.Workers); err != nil {
+		if s.obs, err = NewTraceObserver(cfg.Trace, cfg.Workers); err != nil {
 			return fmt.Errorf("gcsim: registering trace writers (Trace): %w", err)
 		}
-		popt.Observer = s.obs // only when set: a nil *Observer in the interface would not be nil
+		popt.Observer = s.obs // only when set: a nil *TraceObserver in the interface would not be nil
 	}
 	var err error
 	if s.pool, err = workerpool.New(popt); err != nil {

@@ -3,9 +3,13 @@ package gcsim
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"os"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -55,14 +59,14 @@ func TestTraceRecordsCollectionsAndJobs(t *testing.T) {
 					}
 					require.NoError(t, err)
 					switch ev.Kind {
-					case trace.KindJobStart:
+					case TraceJobStart:
 						if int(int64(ev.Arg)) == jobs.Inline {
 							inline++
 						} else {
 							assert.Less(t, ev.Arg, uint64(cfg.Workers))
 							pooled++
 						}
-					case trace.KindCollectionStart:
+					case TraceCollectionStart:
 						starts[ev.Arg]++
 					}
 				}
@@ -86,11 +90,166 @@ func TestTraceRecordsCollectionsAndJobs(t *testing.T) {
 				require.NoError(t, err)
 				sum, err := trace.Summarize(r2)
 				require.NoError(t, err)
-				assert.Equal(t, collections, sum.ByKind[trace.KindCollectionEnd])
-				assert.Equal(t, collections*jobsPer, sum.ByKind[trace.KindJobStart])
-				assert.Equal(t, collections*jobsPer, sum.ByKind[trace.KindJobEnd])
-				assert.Equal(t, enqueues, sum.ByKind[trace.KindEnqueue])
+				assert.Equal(t, collections, sum.ByKind[TraceCollectionEnd])
+				assert.Equal(t, collections*jobsPer, sum.ByKind[TraceJobStart])
+				assert.Equal(t, collections*jobsPer, sum.ByKind[TraceJobEnd])
+				assert.Equal(t, enqueues, sum.ByKind[TraceEnqueue])
 			})
 		}
+	}
+}
+
+// observedSession records two collections of a 3-worker pool through a
+// TraceObserver, with one inline job per collection, plus one ad-hoc event
+// on a writer of its own, and returns the trace.
+func observedSession(t *testing.T) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	s, err := trace.NewSession(&buf, trace.Options{FlushInterval: time.Millisecond})
+	require.NoError(t, err)
+	o, err := NewTraceObserver(s, 3)
+	require.NoError(t, err)
+	for gc := uint64(1); gc <= 2; gc++ {
+		o.CollectionStart(gc)
+		o.Enqueued(7)
+		o.JobStart(jobs.Inline)
+		o.JobEnd(jobs.Inline)
+		for w := range 3 {
+			o.Woken(w)
+			for range 2 {
+				o.JobStart(w)
+				o.JobEnd(w)
+			}
+		}
+		o.FutileWake(2)
+		o.CollectionEnd(gc)
+	}
+	uw, err := s.NewWriter()
+	require.NoError(t, err)
+	uw.Write(trace.KindUser+3, 42, []byte("hello \"perfetto\"\n"))
+	require.NoError(t, s.Close())
+	return buf.Bytes()
+}
+
+// readEvents reads every event of a trace.
+func readEvents(t *testing.T, data []byte) []trace.Event {
+	t.Helper()
+	r, err := trace.Open(bytes.NewReader(data))
+	require.NoError(t, err)
+	var evs []trace.Event
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		ev.Payload = bytes.Clone(ev.Payload)
+		evs = append(evs, ev)
+	}
+	_, lost := r.Totals()
+	require.Zero(t, lost)
+	return evs
+}
+
+// TestTraceObserverEvents: the observer writes what the pool and the
+// collector report, each worker's events on that worker's writer.
+func TestTraceObserverEvents(t *testing.T) {
+	kinds := map[string]int{}
+	for _, ev := range readEvents(t, observedSession(t)) {
+		kinds[TraceKindName(ev.Kind)]++
+		if (ev.Kind == TraceJobStart || ev.Kind == TraceWake) && int64(ev.Arg) >= 0 {
+			assert.Equal(t, uint32(ev.Arg), ev.Writer, "worker %d's %v event", ev.Arg, TraceKindName(ev.Kind))
+		}
+	}
+	assert.Equal(t, map[string]int{"collection-start": 2, "collection-end": 2, "enqueue": 2, "job-start": 14, "job-end": 14,
+		"wake": 6, "futile-wake": 2, "user+3": 1}, kinds)
+	_, err := NewTraceObserver(nil, -1)
+	assert.ErrorIs(t, err, ErrInvalidConfig)
+}
+
+// TestTraceKindNames: every kind has a name; gcsim's are its own, the
+// others trace's.
+func TestTraceKindNames(t *testing.T) {
+	for k, want := range map[trace.Kind]string{TraceCollectionStart: "collection-start", TraceCollectionEnd: "collection-end",
+		TraceJobStart: "job-start", TraceJobEnd: "job-end", TraceEnqueue: "enqueue", TraceWake: "wake", TraceFutileWake: "futile-wake",
+		trace.KindStress: "stress", trace.KindUser + 3: "user+3", 0: "kind(0)", 9: "kind(9)", 999: "kind(999)"} {
+		assert.Equal(t, want, TraceKindName(k), "kind %d", uint16(k))
+	}
+}
+
+// TestChromeTracksGolden: a trace written by an earlier gcbench (its file
+// format and kind numbers) still reads, and exports to exactly the JSON
+// that gcbench produced for it then.
+func TestChromeTracksGolden(t *testing.T) {
+	data, err := os.ReadFile("testdata/observed.gctrace")
+	require.NoError(t, err)
+	want, err := os.ReadFile("testdata/observed.perfetto.json")
+	require.NoError(t, err)
+	r, err := trace.Open(bytes.NewReader(data))
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, trace.ExportChrome(&out, r, ChromeTracks{}))
+	assert.Equal(t, string(want), out.String())
+}
+
+// TestChromeTracksLayout: collections and jobs are slices, the rest
+// instants; the collector, each worker and each other writer has its
+// track, and every track is named.
+func TestChromeTracksLayout(t *testing.T) {
+	r, err := trace.Open(bytes.NewReader(observedSession(t)))
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, trace.ExportChrome(&out, r, ChromeTracks{}))
+	var doc struct {
+		TraceEvents []struct {
+			Name, Ph string
+			PID      int
+			TID      int64
+			Args     map[string]any
+		}
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &doc))
+	counts := map[string]int{}
+	names := map[string]bool{}
+	for _, ev := range doc.TraceEvents {
+		if ev.Ph == "M" {
+			names[fmt.Sprintf("%d/%d %s", ev.PID, ev.TID, ev.Args["name"])] = true
+			continue
+		}
+		counts[ev.Ph+" "+ev.Name]++
+		if ev.Name == "collection" {
+			assert.NotNil(t, ev.Args["gc"], "a collection carries its number")
+		}
+	}
+	assert.Equal(t, map[string]int{"B collection": 2, "E collection": 2, "i enqueue": 2, "B job": 14, "E job": 14,
+		"i wake": 6, "i futile-wake": 2, "i user+3": 1}, counts)
+	assert.Equal(t, map[string]bool{"1/0 pool": true, "1/0 collector": true, "1/1 worker 0": true, "1/2 worker 1": true,
+		"1/3 worker 2": true, "2/0 writers": true, "2/4 writer 4": true}, names)
+}
+
+// TestChromeTracksAllocateNothing: the mapping places and names every kind
+// without allocating, so the export stays free of per-event allocation.
+func TestChromeTracksAllocateNothing(t *testing.T) {
+	var m trace.ChromeMapping = ChromeTracks{}
+	b := make([]byte, 0, 64)
+	for _, k := range []trace.Kind{TraceCollectionStart, TraceCollectionEnd, TraceJobStart, TraceJobEnd, TraceEnqueue,
+		TraceWake, TraceFutileWake, trace.KindStress, trace.KindUser + 7, 999} {
+		for _, arg := range []uint64{0, 5, math.MaxUint64, math.MaxInt64} {
+			ev := trace.Event{Kind: k, Arg: arg}
+			allocs := testing.AllocsPerRun(100, func() {
+				_ = m.Place(ev)
+				b = m.AppendName(b[:0], ev)
+			})
+			assert.Zero(t, allocs, "kind %s, arg %d", TraceKindName(k), arg)
+		}
+	}
+}
+
+// TestChromeTracksWorkerTracks: a worker index has its own track; inline
+// jobs and indices without a track id go on the collector's.
+func TestChromeTracksWorkerTracks(t *testing.T) {
+	for arg, tid := range map[uint64]int64{0: 1, 6: 7, math.MaxUint64: 0, math.MaxInt64: 0, 1 << 63: 0, math.MaxInt64 - 1: math.MaxInt64} {
+		p := ChromeTracks{}.Place(trace.Event{Kind: TraceJobStart, Arg: arg})
+		assert.Equal(t, trace.ChromeTrack{PID: chromePoolPID, TID: tid}, p.Track, "worker %d", int64(arg))
 	}
 }

@@ -5,25 +5,90 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 )
 
-// Track ids of the Chrome export. The collector track carries collection
-// spans and enqueues (and jobs run inline, jobs.Inline); worker w's jobs,
-// wakes and futile wakes go on track w+1, inside the "pool" process. Events
-// of other kinds go on one track per writer in the "writers" process.
+// ChromeTrack is one track (one row of the timeline) of a Chrome export:
+// thread TID of process PID. Perfetto groups a process's tracks under the
+// process's name.
+type ChromeTrack struct {
+	PID int
+	TID int64
+}
+
+// ChromePhase is how an event appears on its track.
+type ChromePhase byte
+
 const (
-	chromePoolPID    = 1
-	chromeWritersPID = 2
+	// ChromeInstant is a point in time on the track ("ph":"i", thread scope).
+	ChromeInstant ChromePhase = 'i'
+	// ChromeBegin opens a slice on the track ("ph":"B").
+	ChromeBegin ChromePhase = 'B'
+	// ChromeEnd closes the innermost slice still open on the track
+	// ("ph":"E"); its name should be the one its ChromeBegin had.
+	ChromeEnd ChromePhase = 'E'
 )
 
-// MaxChromeTracks is the most distinct tracks (collector, workers and
-// writers together) that ExportChrome emits. It bounds the exporter's
-// memory whatever the trace holds: a worker index is an event's argument,
-// so a crafted trace could otherwise ask for a track per event. gcbench's
-// own traces need one track per worker and per writer.
+// ChromePlace is where and how ExportChrome writes one event. Every event's
+// args hold its writer ("writer") and sequence number ("seq"); a place adds
+// the event's Arg and payload size if they mean something to the reader.
+type ChromePlace struct {
+	Track ChromeTrack
+	Phase ChromePhase
+	// ArgName, if not empty, is the key under which the args hold the
+	// event's Arg, as an unsigned number.
+	ArgName string
+	// PayloadBytes adds the payload's length to the args, as "bytes".
+	PayloadBytes bool
+}
+
+// ChromeMapping lays out a caller's events in a Chrome export: trace knows
+// what an event's Kind and Arg mean only through it. ExportChrome calls
+// Place and AppendName once per event, in order, so for the export to stay
+// free of per-event allocation they must not allocate; ProcessName and
+// ThreadName are called once per process and per track that events were
+// placed on, after the last event. All are called from ExportChrome's
+// goroutine only. ExportChrome escapes every name for JSON.
+type ChromeMapping interface {
+	// Place says where ev goes.
+	Place(ev Event) ChromePlace
+	// AppendName appends the name of ev's slice or instant to b and
+	// returns the extended slice.
+	AppendName(b []byte, ev Event) []byte
+	// ProcessName names a process that holds at least one track.
+	ProcessName(pid int) string
+	// ThreadName names a track that holds at least one event.
+	ThreadName(tr ChromeTrack) string
+}
+
+// WriterTracks is the ChromeMapping that knows no kind: every event is an
+// instant on its writer's own track (TID = writer id) in process PID, named
+// by its Kind's String, with its Arg ("arg") and payload size ("bytes").
+// A mapping that knows some kinds hands it the others.
+type WriterTracks struct{ PID int }
+
+var _ ChromeMapping = WriterTracks{}
+
+// Place puts ev on its writer's track, as an instant.
+func (m WriterTracks) Place(ev Event) ChromePlace {
+	return ChromePlace{Track: ChromeTrack{m.PID, int64(ev.Writer)}, Phase: ChromeInstant, ArgName: "arg", PayloadBytes: true}
+}
+
+// AppendName appends ev.Kind's String, allocating nothing.
+func (WriterTracks) AppendName(b []byte, ev Event) []byte { return ev.Kind.appendName(b) }
+
+// ProcessName is "writers".
+func (WriterTracks) ProcessName(int) string { return "writers" }
+
+// ThreadName is "writer N".
+func (WriterTracks) ThreadName(tr ChromeTrack) string { return fmt.Sprintf("writer %d", tr.TID) }
+
+// MaxChromeTracks is the most distinct tracks that ExportChrome emits. It
+// bounds the exporter's memory whatever the trace holds: a mapping may
+// derive a track from an event's Arg, so a crafted trace could otherwise
+// ask for a track per event.
 const MaxChromeTracks = 1 << 14
 
 // ErrTooManyTracks is wrapped by ExportChrome's error when a trace needs
@@ -32,19 +97,24 @@ var ErrTooManyTracks = errors.New("trace: too many tracks for the Chrome export"
 
 // ExportChrome converts a trace to the Chrome trace-event JSON format
 // (the JSON object form, {"traceEvents": [...], ...}), which Perfetto
-// (ui.perfetto.dev) and chrome://tracing open. Collections and jobs become
-// B/E duration slices, the rest instant events; timestamps are in
+// (ui.perfetto.dev) and chrome://tracing open, laying out the events as m
+// places them (a nil m is WriterTracks{PID: 1}). Timestamps are in
 // microseconds since the session start, exact to the nanosecond.
 //
 // It streams: its memory is bounded by its buffers and one entry per
-// track, whatever the trace's size, and it allocates nothing per event.
-// A truncated trace (Reader.Truncated) exports the events it holds, as a
-// complete document whose otherData says "truncated": true (slices begun
-// before the cut may stay open). A damaged trace returns the reader's
-// error, and a trace that needs more than MaxChromeTracks tracks an error
-// wrapping ErrTooManyTracks; what was written until then is not valid JSON.
-func ExportChrome(dst io.Writer, r *Reader) error {
-	x := &chromeExport{w: bufio.NewWriterSize(dst, 64<<10), buf: make([]byte, 0, 512), tracks: map[chromeTrack]struct{}{}}
+// track, whatever the trace's size, and it allocates nothing per event if
+// m does not. A truncated trace (Reader.Truncated) exports the events it
+// holds, as a complete document whose otherData says "truncated": true
+// (slices begun before the cut may stay open). A damaged trace returns the
+// reader's error, and a trace that needs more than MaxChromeTracks tracks
+// an error wrapping ErrTooManyTracks; what was written until then is not
+// valid JSON.
+func ExportChrome(dst io.Writer, r *Reader, m ChromeMapping) error {
+	if m == nil {
+		m = WriterTracks{PID: 1}
+	}
+	x := &chromeExport{w: bufio.NewWriterSize(dst, 64<<10), m: m, buf: make([]byte, 0, 512),
+		name: make([]byte, 0, 64), tracks: map[ChromeTrack]struct{}{}}
 	// traceEvents comes first: older Perfetto importers stop at the first
 	// top-level key they do not know, so any key before it could hide
 	// every event.
@@ -69,31 +139,28 @@ func ExportChrome(dst io.Writer, r *Reader) error {
 	return nil
 }
 
-// chromeTrack is one track of the export: a process and a thread id.
-type chromeTrack struct {
-	pid int
-	tid int64
-}
-
 // chromeExport is ExportChrome's state: O(tracks), never O(events).
 type chromeExport struct {
 	w      *bufio.Writer
+	m      ChromeMapping
 	buf    []byte // one event's JSON, reused
+	name   []byte // one event's name before escaping, reused
 	n      int    // array elements written
-	tracks map[chromeTrack]struct{}
+	tracks map[ChromeTrack]struct{}
 }
 
 // event writes one event, adding its track if it is new.
 func (x *chromeExport) event(ev Event) error {
-	tr, ph := chromePlace(ev)
-	if _, ok := x.tracks[tr]; !ok {
+	p := x.m.Place(ev)
+	if _, ok := x.tracks[p.Track]; !ok {
 		if len(x.tracks) == MaxChromeTracks {
 			return fmt.Errorf("%w: writer %d's %v event (sequence %d) needs track %d of process %d, beyond the %d the export allows",
-				ErrTooManyTracks, ev.Writer, ev.Kind, ev.Seq, tr.tid, tr.pid, MaxChromeTracks)
+				ErrTooManyTracks, ev.Writer, ev.Kind, ev.Seq, p.Track.TID, p.Track.PID, MaxChromeTracks)
 		}
-		x.tracks[tr] = struct{}{}
+		x.tracks[p.Track] = struct{}{}
 	}
-	x.buf = appendChromeEvent(x.element(x.buf[:0]), ev, tr, ph)
+	x.name = x.m.AppendName(x.name[:0], ev)
+	x.buf = appendChromeEvent(x.element(x.buf[:0]), ev, p, x.name)
 	if _, err := x.w.Write(x.buf); err != nil {
 		return fmt.Errorf("trace: export: %w", err)
 	}
@@ -109,77 +176,68 @@ func (x *chromeExport) element(b []byte) []byte {
 	return append(b, '\n')
 }
 
-// chromePlace decides an event's track and phase ('B', 'E' or 'i').
-func chromePlace(ev Event) (chromeTrack, byte) {
-	collector := chromeTrack{chromePoolPID, 0}
-	switch ev.Kind {
-	case KindCollectionStart:
-		return collector, 'B'
-	case KindCollectionEnd:
-		return collector, 'E'
-	case KindEnqueue:
-		return collector, 'i'
-	case KindJobStart, KindJobEnd, KindWake, KindFutileWake:
-		// Arg is the worker, two's complement: jobs.Inline (-1) runs on
-		// the collector's goroutine, and so do indices that have no track
-		// id (other negatives, and MaxInt64, whose id would overflow).
-		tr := collector
-		if w := int64(ev.Arg); w >= 0 && w < math.MaxInt64 {
-			tr.tid = w + 1
-		}
-		switch ev.Kind {
-		case KindJobStart:
-			return tr, 'B'
-		case KindJobEnd:
-			return tr, 'E'
-		}
-		return tr, 'i'
-	}
-	return chromeTrack{chromeWritersPID, int64(ev.Writer)}, 'i'
-}
-
 // appendChromeEvent appends ev as one trace event object, allocating
-// nothing. Names need no JSON escaping: they are kind names, made of
-// ASCII letters, digits and "+-()".
-func appendChromeEvent(b []byte, ev Event, tr chromeTrack, ph byte) []byte {
-	b = append(b, `{"name":"`...)
-	switch ev.Kind {
-	case KindCollectionStart, KindCollectionEnd:
-		b = append(b, "collection"...)
-	case KindJobStart, KindJobEnd:
-		b = append(b, "job"...)
-	default:
-		b = ev.Kind.appendName(b)
-	}
-	b = append(b, `","cat":"gcbench","ph":"`...)
-	b = append(b, ph)
+// nothing beyond b's growth.
+func appendChromeEvent(b []byte, ev Event, p ChromePlace, name []byte) []byte {
+	b = append(b, `{"name":`...)
+	b = appendJSONString(b, name)
+	b = append(b, `,"cat":"gcbench","ph":"`...)
+	b = append(b, byte(p.Phase))
 	b = append(b, `","ts":`...)
 	b = appendMicros(b, int64(ev.Time))
 	b = append(b, `,"pid":`...)
-	b = strconv.AppendInt(b, int64(tr.pid), 10)
+	b = strconv.AppendInt(b, int64(p.Track.PID), 10)
 	b = append(b, `,"tid":`...)
-	b = strconv.AppendInt(b, tr.tid, 10)
-	if ph == 'i' {
+	b = strconv.AppendInt(b, p.Track.TID, 10)
+	if p.Phase != ChromeBegin && p.Phase != ChromeEnd {
 		b = append(b, `,"s":"t"`...)
 	}
 	b = append(b, `,"args":{"writer":`...)
 	b = strconv.AppendUint(b, uint64(ev.Writer), 10)
 	b = append(b, `,"seq":`...)
 	b = strconv.AppendUint(b, ev.Seq, 10)
-	switch {
-	case ev.Kind == KindCollectionStart || ev.Kind == KindCollectionEnd:
-		b = append(b, `,"gc":`...)
+	if p.ArgName != "" {
+		b = append(b, ',')
+		b = appendJSONString(b, p.ArgName)
+		b = append(b, ':')
 		b = strconv.AppendUint(b, ev.Arg, 10)
-	case ev.Kind == KindEnqueue:
-		b = append(b, `,"jobs":`...)
-		b = strconv.AppendUint(b, ev.Arg, 10)
-	case tr.pid == chromeWritersPID:
-		b = append(b, `,"arg":`...)
-		b = strconv.AppendUint(b, ev.Arg, 10)
+	}
+	if p.PayloadBytes {
 		b = append(b, `,"bytes":`...)
 		b = strconv.AppendInt(b, int64(len(ev.Payload)), 10)
 	}
 	return append(b, "}}"...)
+}
+
+// appendJSONString appends s as a JSON string: quotes, backslashes and
+// control characters escaped, invalid UTF-8 replaced by U+FFFD, as
+// encoding/json does.
+func appendJSONString[S []byte | string](b []byte, s S) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+		default:
+			var enc [utf8.UTFMax]byte // a copy, so that both types decode without allocating
+			r, n := utf8.DecodeRune(enc[:copy(enc[:], s[i:])])
+			if r == utf8.RuneError && n == 1 {
+				b = append(b, `\ufffd`...)
+			} else {
+				b = append(b, s[i:i+n]...)
+			}
+			i += n
+			continue
+		}
+		i++
+	}
+	return append(b, '"')
 }
 
 // appendMicros appends a non-negative nanosecond count as microseconds
@@ -192,32 +250,21 @@ func appendMicros(b []byte, ns int64) []byte {
 
 // metadata names the processes and tracks that appeared, in order.
 func (x *chromeExport) metadata() {
-	tracks := make([]chromeTrack, 0, len(x.tracks))
+	tracks := make([]ChromeTrack, 0, len(x.tracks))
 	for tr := range x.tracks {
 		tracks = append(tracks, tr)
 	}
-	slices.SortFunc(tracks, func(a, b chromeTrack) int {
-		if a.pid != b.pid {
-			return a.pid - b.pid
+	slices.SortFunc(tracks, func(a, b ChromeTrack) int {
+		if a.PID != b.PID {
+			return compareInt64(int64(a.PID), int64(b.PID))
 		}
-		return compareInt64(a.tid, b.tid)
+		return compareInt64(a.TID, b.TID)
 	})
 	for i, tr := range tracks {
-		if i == 0 || tracks[i-1].pid != tr.pid {
-			name := "pool"
-			if tr.pid == chromeWritersPID {
-				name = "writers"
-			}
-			x.meta(chromeTrack{tr.pid, 0}, "process_name", name)
+		if i == 0 || tracks[i-1].PID != tr.PID {
+			x.meta(ChromeTrack{tr.PID, 0}, "process_name", x.m.ProcessName(tr.PID))
 		}
-		switch {
-		case tr.pid == chromeWritersPID:
-			x.meta(tr, "thread_name", fmt.Sprintf("writer %d", tr.tid))
-		case tr.tid == 0:
-			x.meta(tr, "thread_name", "collector")
-		default:
-			x.meta(tr, "thread_name", fmt.Sprintf("worker %d", tr.tid-1))
-		}
+		x.meta(tr, "thread_name", x.m.ThreadName(tr))
 	}
 }
 
@@ -231,10 +278,18 @@ func compareInt64(a, b int64) int {
 	return 0
 }
 
-// meta writes one metadata event; names are ASCII without quotes.
-func (x *chromeExport) meta(tr chromeTrack, kind, name string) {
-	x.buf = x.element(x.buf[:0])
-	x.buf = fmt.Appendf(x.buf, `{"name":%q,"ph":"M","pid":%d,"tid":%d,"args":{"name":%q}}`, kind, tr.pid, tr.tid, name)
+// meta writes one metadata event.
+func (x *chromeExport) meta(tr ChromeTrack, kind, name string) {
+	b := x.element(x.buf[:0])
+	b = append(b, `{"name":"`...)
+	b = append(b, kind...)
+	b = append(b, `","ph":"M","pid":`...)
+	b = strconv.AppendInt(b, int64(tr.PID), 10)
+	b = append(b, `,"tid":`...)
+	b = strconv.AppendInt(b, tr.TID, 10)
+	b = append(b, `,"args":{"name":`...)
+	b = appendJSONString(b, name)
+	x.buf = append(b, "}}"...)
 	x.w.Write(x.buf) // a write error is sticky in bufio and returned by Flush
 }
 

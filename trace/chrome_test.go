@@ -12,20 +12,9 @@ import (
 	"time"
 )
 
-// poolObserver is workerpool.Observer as CONTRACTS.md fixes it, copied
-// here because trace must not import workerpool: *Observer must satisfy it.
-type poolObserver interface {
-	JobStart(worker int)
-	JobEnd(worker int)
-	Enqueued(n int)
-	Woken(worker int)
-	FutileWake(worker int)
-}
-
-var _ poolObserver = (*Observer)(nil)
-
-// observedSession records two collections of a 3-worker pool, with one
-// inline job, plus one user event, and returns the trace.
+// observedSession records, on writers 0..2, two rounds of nested spans and
+// a mark on the writer's own track (testTracks), and on writer 3 one
+// ad-hoc event and one stress event, and returns the trace.
 func observedSession(t *testing.T) []byte {
 	t.Helper()
 	var buf bytes.Buffer
@@ -33,52 +22,28 @@ func observedSession(t *testing.T) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := NewObserver(s, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for gc := uint64(1); gc <= 2; gc++ {
-		o.CollectionStart(gc)
-		o.Enqueued(7)
-		o.JobStart(-1) // jobs.Inline
-		o.JobEnd(-1)
-		for w := 0; w < 3; w++ {
-			o.Woken(w)
-			o.JobStart(w)
-			o.JobEnd(w)
-			o.JobStart(w)
-			o.JobEnd(w)
+	var ws [4]*Writer
+	for i := range ws {
+		if ws[i], err = s.NewWriter(); err != nil {
+			t.Fatal(err)
 		}
-		o.FutileWake(2)
-		o.CollectionEnd(gc)
 	}
-	uw, _ := s.NewWriter()
-	uw.Write(KindUser+3, 42, []byte("hello \"perfetto\"\n"))
+	for range 2 {
+		for i, w := range ws[:3] {
+			tr := uint64(i)
+			w.Write(kindBegin, tr, nil)
+			w.Write(kindMark, tr, nil)
+			w.Write(kindBegin, tr, nil)
+			w.Write(kindEnd, tr, nil)
+			w.Write(kindEnd, tr, nil)
+		}
+	}
+	ws[3].Write(KindUser+3, 42, []byte("hello \"perfetto\"\n"))
+	ws[3].Write(KindStress, 0, []byte("filler"))
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
-}
-
-// TestObserverEvents: the adapter writes what the pool reports, on the
-// writer of the worker concerned.
-func TestObserverEvents(t *testing.T) {
-	evs, r := readAll(t, observedSession(t))
-	kinds := map[Kind]int{}
-	for _, ev := range evs {
-		kinds[ev.Kind]++
-		if (ev.Kind == KindJobStart || ev.Kind == KindWake) && int64(ev.Arg) >= 0 && ev.Writer != uint32(ev.Arg) {
-			t.Fatalf("worker %d's event %v on writer %d", ev.Arg, ev.Kind, ev.Writer)
-		}
-	}
-	want := map[Kind]int{KindCollectionStart: 2, KindCollectionEnd: 2, KindEnqueue: 2, KindJobStart: 14, KindJobEnd: 14,
-		KindWake: 6, KindFutileWake: 2, KindUser + 3: 1}
-	if fmt.Sprint(kinds) != fmt.Sprint(want) {
-		t.Fatalf("kinds %v, want %v", kinds, want)
-	}
-	if _, lost := r.Totals(); lost != 0 {
-		t.Fatalf("lost %d", lost)
-	}
 }
 
 // TestChromeExportSchema validates the export against the Trace Event
@@ -95,7 +60,7 @@ func TestChromeExportSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := ExportChrome(&out, r); err != nil {
+	if err := ExportChrome(&out, r, testTracks{}); err != nil {
 		t.Fatal(err)
 	}
 	var doc map[string]json.RawMessage
@@ -196,12 +161,11 @@ func TestChromeExportSchema(t *testing.T) {
 			t.Errorf("track %v: slices left open: %v", tr, stacks[tr])
 		}
 	}
-	want := map[string]int{"B collection": 2, "E collection": 2, "i enqueue": 2, "B job": 14, "E job": 14,
-		"i wake": 6, "i futile-wake": 2, "i user+3": 1}
+	want := map[string]int{"B span": 12, "E span": 12, "i mark": 6, "i user+3": 1, "i stress": 1}
 	if fmt.Sprint(counts) != fmt.Sprint(want) {
 		t.Fatalf("exported %v, want %v", counts, want)
 	}
-	if len(used) != 5 { // collector (with the inline jobs), 3 workers, 1 user writer
+	if len(used) != 4 { // tracks 0..2 of process 1, writer 3's track of process 2
 		t.Fatalf("tracks %v", used)
 	}
 }
@@ -215,7 +179,7 @@ func TestChromeExportDamagedTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := ExportChrome(&out, r); err != nil {
+	if err := ExportChrome(&out, r, testTracks{}); err != nil {
 		t.Fatalf("exporting a truncated trace: %v", err)
 	}
 	if !r.Truncated() || !json.Valid(out.Bytes()) {
@@ -226,7 +190,7 @@ func TestChromeExportDamagedTrace(t *testing.T) {
 	if r, err = Open(bytes.NewReader(flipped)); err != nil {
 		t.Fatal(err)
 	}
-	if err := ExportChrome(io.Discard, r); !errors.Is(err, ErrCorrupt) {
+	if err := ExportChrome(io.Discard, r, testTracks{}); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("exporting a corrupt trace: %v, want ErrCorrupt", err)
 	}
 }
@@ -240,7 +204,7 @@ func TestSummarize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Events != 5 || s.Lost != 3 || s.ByKind[KindJobStart] != 1 || s.ByKind[KindUser+1] != 1 || s.First != 10 || s.Last != 30 || s.Payload != 13 {
+	if s.Events != 5 || s.Lost != 3 || s.ByKind[kindBegin] != 1 || s.ByKind[KindUser+1] != 1 || s.First != 10 || s.Last != 30 || s.Payload != 13 {
 		t.Fatalf("summary %+v", s)
 	}
 }
@@ -276,7 +240,7 @@ func TestSummarizeTruncated(t *testing.T) {
 // would exceed it many times over.
 func TestChromeExportMemoryBounded(t *testing.T) {
 	const bound = 2 << 20
-	mix := []Kind{KindCollectionStart, KindEnqueue, KindWake, KindJobStart, KindJobEnd, KindFutileWake, KindCollectionEnd,
+	mix := []Kind{kindBegin, kindMark, kindOther, kindBegin, kindEnd, kindMark, kindEnd,
 		KindStress, KindUser, KindUser + 7, KindUser + 100, 999}
 	g := synthetic{size: 24 << 20, writers: 9, perBlock: 500, payload: 40, event: func(i uint64) (Kind, uint64) {
 		return mix[i%uint64(len(mix))], i % 8
@@ -288,7 +252,7 @@ func TestChromeExportMemoryBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out countingWriter
-	alloc := heapAllocated(func() { err = ExportChrome(&out, r) })
+	alloc := heapAllocated(func() { err = ExportChrome(&out, r, testTracks{}) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,18 +275,18 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 }
 
 // TestChromeExportTooManyTracks: a crafted trace whose every event names a
-// new worker (hence a new track) fails with ErrTooManyTracks after
+// new track fails with ErrTooManyTracks after
 // MaxChromeTracks tracks, having read only the start of the trace and
 // allocated a bounded amount, instead of keeping state per event.
 func TestChromeExportTooManyTracks(t *testing.T) {
-	g := synthetic{size: 16 << 20, writers: 1, perBlock: 1000, event: func(i uint64) (Kind, uint64) { return KindWake, i }}
+	g := synthetic{size: 16 << 20, writers: 1, perBlock: 1000, event: func(i uint64) (Kind, uint64) { return kindMark, i }}
 	pr, wait := g.stream()
 	defer wait()
 	r, err := Open(pr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	alloc := heapAllocated(func() { err = ExportChrome(io.Discard, r) })
+	alloc := heapAllocated(func() { err = ExportChrome(io.Discard, r, testTracks{}) })
 	if !errors.Is(err, ErrTooManyTracks) || !strings.Contains(err.Error(), fmt.Sprint(MaxChromeTracks)) {
 		t.Fatalf("got %v, want ErrTooManyTracks naming the cap", err)
 	}
@@ -350,7 +314,7 @@ func TestChromeExportTruncated(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out bytes.Buffer
-		if err := ExportChrome(&out, r); err != nil {
+		if err := ExportChrome(&out, r, testTracks{}); err != nil {
 			t.Fatal(err)
 		}
 		var doc struct {
@@ -383,11 +347,76 @@ func TestChromeTimestamps(t *testing.T) {
 	}
 }
 
-// TestKindNames: String and the allocation-free appendName agree.
+// TestKindNames: trace names only its own kinds and the ad-hoc range; String
+// and the allocation-free appendName agree.
 func TestKindNames(t *testing.T) {
-	for k, want := range map[Kind]string{KindWake: "wake", KindUser: "user+0", KindUser + 12: "user+12", 0: "kind(0)", 999: "kind(999)"} {
+	for k, want := range map[Kind]string{KindStress: "stress", KindUser: "user+0", KindUser + 12: "user+12",
+		0: "kind(0)", 2: "kind(2)", 999: "kind(999)", KindUser - 1: "kind(1023)"} {
 		if k.String() != want || string(k.appendName([]byte("x"))) != "x"+want {
 			t.Errorf("Kind %d: String %q, appendName %q; want %q", uint16(k), k.String(), k.appendName(nil), want)
+		}
+	}
+}
+
+// TestChromeExportNilMapping: without a mapping every event is an instant
+// on its writer's track, named by its kind, with its Arg and payload size.
+func TestChromeExportNilMapping(t *testing.T) {
+	r, err := Open(bytes.NewReader(observedSession(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := ExportChrome(&out, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		TraceEvents []struct {
+			Name, Ph string
+			PID      int
+			TID      int64
+			Args     map[string]any
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]int{}
+	for _, ev := range doc.TraceEvents {
+		if ev.Ph == "M" {
+			names[ev.Args["name"].(string)]++
+			continue
+		}
+		if ev.Ph != "i" || ev.PID != 1 || ev.Args["arg"] == nil || ev.Args["bytes"] == nil {
+			t.Fatalf("event %+v: want an instant of process 1 with arg and bytes", ev)
+		}
+	}
+	want := map[string]int{"writers": 1, "writer 0": 1, "writer 1": 1, "writer 2": 1, "writer 3": 1}
+	if fmt.Sprint(names) != fmt.Sprint(want) {
+		t.Fatalf("metadata names %v, want %v", names, want)
+	}
+}
+
+// TestChromeNamesAreEscaped: whatever a mapping names its events, tracks
+// and processes, the export is JSON that decodes to those names, invalid
+// UTF-8 replaced as encoding/json replaces it.
+func TestChromeNamesAreEscaped(t *testing.T) {
+	for _, name := range []string{"plain", `quote " and \ backslash`, "line\nfeed\ttab\x00nul\x1f", "héllo ☃ 𝄞",
+		"bad \xff\xfe utf-8 \xe2\x82", "\u2028\u2029</script>", ""} {
+		got := appendJSONString(nil, name)
+		var back string
+		if err := json.Unmarshal(got, &back); err != nil {
+			t.Fatalf("%q: %s is not a JSON string: %v", name, got, err)
+		}
+		ref, _ := json.Marshal(name)
+		var want string
+		if err := json.Unmarshal(ref, &want); err != nil {
+			t.Fatal(err)
+		}
+		if back != want {
+			t.Errorf("%q: decodes to %q, want %q", name, back, want)
+		}
+		if b := appendJSONString(nil, []byte(name)); !bytes.Equal(b, got) {
+			t.Errorf("%q: bytes %s, string %s", name, b, got)
 		}
 	}
 }
@@ -398,15 +427,15 @@ func FuzzExportChrome(f *testing.F) {
 	f.Add(goodFile())
 	f.Add(goodFile()[:200])
 	f.Add(seqMaxEndZero())
-	f.Add(cat(fileHeader(Version), evBlock(3, rec{t: 1, seq: 0, kind: KindJobStart, arg: math.MaxUint64},
-		rec{t: 2, seq: 1, kind: KindJobEnd, arg: math.MaxInt64}, rec{t: 3, seq: 2, kind: KindUser + 9, payload: []byte(`"\`)})))
+	f.Add(cat(fileHeader(Version), evBlock(3, rec{t: 1, seq: 0, kind: kindBegin, arg: math.MaxUint64},
+		rec{t: 2, seq: 1, kind: kindEnd, arg: math.MaxInt64}, rec{t: 3, seq: 2, kind: KindUser + 9, payload: []byte(`"\`)})))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := Open(bytes.NewReader(data))
 		if err != nil {
 			return
 		}
 		var out bytes.Buffer
-		if err := ExportChrome(&out, r); err != nil {
+		if err := ExportChrome(&out, r, testTracks{}); err != nil {
 			if !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrTooManyTracks) {
 				t.Fatalf("error %v wraps no sentinel", err)
 			}

@@ -3,7 +3,16 @@
 // versioned binary format, reads that format back and exports it to Chrome
 // trace-event JSON (which Perfetto and chrome://tracing open).
 //
-// It is .NET EventPipe's buffer manager in Go (dotnet/runtime PR #50797):
+// An event is a kind, an argument and an optional payload, stamped with
+// its writer, its writer's sequence number and a time. What a kind and its
+// argument mean is the caller's business: trace stores and returns them,
+// Summarize counts events per kind, and ExportChrome lays them out on
+// tracks as a caller's ChromeMapping says (WriterTracks, one track per
+// writer, knows no kind at all).
+//
+// The buffer manager is .NET EventPipe's in Go (dotnet/runtime's
+// src/native/eventpipe/ep-buffer-manager.c, buffer_manager_try_reserve_buffer
+// and buffer_manager_allocate_buffer_for_thread):
 //
 //   - Every Writer (one per goroutine, like EventPipe's per-thread state)
 //     bump-allocates events into its own buffer. A buffer is sized

@@ -5,46 +5,27 @@ import (
 	"time"
 )
 
-// Kind says what an event records. Kinds below KindUser are defined here;
-// a program may use KindUser and above for its own events.
+// Kind says what an event records. Its meaning is the caller's: trace
+// stores it with the event, gives it back to the reader and lets a
+// ChromeMapping interpret it. Zero is never a valid kind. Trace defines
+// KindStress for itself; the packages that write events assign their own
+// kinds from 2 up to KindUser−1 and document them with their file's
+// contents, and kinds from KindUser up are left to ad-hoc programs.
 type Kind uint16
 
-// Event kinds emitted by gcbench. Arg holds the worker index (two's
-// complement, so jobs.Inline is ^uint64(0)) for worker events, the
-// collection number for collection events and the job count for Enqueue.
-const (
-	_                   Kind = iota // zero is never a valid kind
-	KindStress                      // trace-stress filler event; payload only
-	KindCollectionStart             // a minor collection's pause began; Arg = collection number
-	KindCollectionEnd               // the pause ended; Arg = collection number
-	KindJobStart                    // a worker started a job; Arg = worker
-	KindJobEnd                      // a worker finished a job; Arg = worker
-	KindEnqueue                     // jobs were enqueued by one call; Arg = number of jobs
-	KindWake                        // a parked worker woke up; Arg = worker
-	KindFutileWake                  // a worker woke and found no runnable job; Arg = worker
-	numKinds
-)
+// KindStress marks a filler event of a load test of a Session: its
+// payload is the load and its Arg is the test's to choose.
+const KindStress Kind = 1
 
-// KindUser is the first kind free for a program's own events.
+// KindUser is the first kind left to ad-hoc programs: trace and the
+// packages that define kinds never assign it or any kind above it, and
+// String names them "user+N".
 const KindUser Kind = 1024
 
-var kindNames = [numKinds]string{
-	KindStress:          "stress",
-	KindCollectionStart: "collection-start",
-	KindCollectionEnd:   "collection-end",
-	KindJobStart:        "job-start",
-	KindJobEnd:          "job-end",
-	KindEnqueue:         "enqueue",
-	KindWake:            "wake",
-	KindFutileWake:      "futile-wake",
-}
-
-// String returns the kind's name, "user+N" for program-defined kinds and
-// "kind(N)" for unassigned ones.
+// String returns "stress" for KindStress, "user+N" for KindUser+N and
+// "kind(N)" for any other kind, whose name only the package that wrote it
+// knows.
 func (k Kind) String() string {
-	if k > 0 && k < numKinds {
-		return kindNames[k]
-	}
 	return string(k.appendName(nil))
 }
 
@@ -52,8 +33,8 @@ func (k Kind) String() string {
 // export names every event).
 func (k Kind) appendName(b []byte) []byte {
 	switch {
-	case k > 0 && k < numKinds:
-		return append(b, kindNames[k]...)
+	case k == KindStress:
+		return append(b, "stress"...)
 	case k >= KindUser:
 		return strconv.AppendUint(append(b, "user+"...), uint64(k-KindUser), 10)
 	default:
@@ -66,7 +47,7 @@ type Event struct {
 	Writer  uint32        // the writer that recorded it
 	Seq     uint64        // the writer's sequence number
 	Time    time.Duration // since the session start
-	Kind    Kind
-	Arg     uint64
-	Payload []byte // valid until the Reader's next call to Next
+	Kind    Kind          // what it records, in its writer's terms
+	Arg     uint64        // the writer's argument; its meaning depends on Kind
+	Payload []byte        // valid until the Reader's next call to Next
 }

@@ -85,8 +85,8 @@ func cat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 // events, lost the last.
 func goodFile() []byte {
 	return cat(fileHeader(Version),
-		evBlock(0, rec{t: 10, seq: 0, kind: KindJobStart}, rec{t: 20, seq: 1, kind: KindJobEnd, payload: []byte("abc")}),
-		evBlock(1, rec{t: 15, seq: 0, kind: KindEnqueue, arg: 65}, rec{t: 16, seq: 1, kind: KindWake}),
+		evBlock(0, rec{t: 10, seq: 0, kind: kindBegin}, rec{t: 20, seq: 1, kind: kindEnd, payload: []byte("abc")}),
+		evBlock(1, rec{t: 15, seq: 0, kind: kindMark, arg: 65}, rec{t: 16, seq: 1, kind: kindOther}),
 		evBlock(0, rec{t: 30, seq: 3, kind: KindUser + 1, payload: []byte("0123456789")}),
 		endBlock(endEntry{0, 5}, endEntry{1, 3}))
 }
@@ -134,7 +134,7 @@ type badFile struct {
 func badFiles() []badFile {
 	good := goodFile()
 	hdr := fileHeader(Version)
-	b0 := evBlock(0, rec{t: 10, seq: 0, kind: KindJobStart})
+	b0 := evBlock(0, rec{t: 10, seq: 0, kind: kindBegin})
 	end1 := endBlock(endEntry{0, 1})
 	flip := func(b []byte, i int) []byte { c := bytes.Clone(b); c[i] ^= 0x40; return c }
 	return []badFile{
@@ -193,7 +193,7 @@ func badFiles() []badFile {
 	}
 }
 
-// seqMaxEndZero is issue 14's crafted trace: one event with sequence
+// seqMaxEndZero is a crafted trace: one event with sequence
 // number 2^64−1 and an end block saying its writer wrote 0 events, which
 // wrap-around arithmetic read as 1 read + 18446744073709551615 lost = 0
 // written.
@@ -213,8 +213,8 @@ type cutFile struct {
 func cutFiles() []cutFile {
 	good := goodFile()
 	hdr := fileHeader(Version)
-	b0 := evBlock(0, rec{t: 10, seq: 0, kind: KindJobStart}, rec{t: 20, seq: 1, kind: KindJobEnd, payload: []byte("abc")})
-	b1 := evBlock(1, rec{t: 15, seq: 0, kind: KindEnqueue, arg: 65}, rec{t: 16, seq: 1, kind: KindWake})
+	b0 := evBlock(0, rec{t: 10, seq: 0, kind: kindBegin}, rec{t: 20, seq: 1, kind: kindEnd, payload: []byte("abc")})
+	b1 := evBlock(1, rec{t: 15, seq: 0, kind: kindMark, arg: 65}, rec{t: 16, seq: 1, kind: kindOther})
 	b2 := evBlock(0, rec{t: 30, seq: 3, kind: KindUser + 1, payload: []byte("0123456789")})
 	after := func(blocks ...[]byte) int64 { return int64(len(cat(append([][]byte{hdr}, blocks...)...))) }
 	all := []WriterCounts{{0, 3, 1, 4}, {1, 2, 0, 2}} // seq 2 of writer 0 is a gap below 3
@@ -249,7 +249,7 @@ func TestReaderRejectsBadFiles(t *testing.T) {
 	}
 }
 
-// TestSeqMaxEndZero: issue 14's crafted trace is corrupt, at the byte
+// TestSeqMaxEndZero: seqMaxEndZero's crafted trace is corrupt, at the byte
 // offset of the block that holds sequence number 2^64−1.
 func TestSeqMaxEndZero(t *testing.T) {
 	err := readErr(seqMaxEndZero())
@@ -473,16 +473,12 @@ func TestWriteFuzzCorpus(t *testing.T) {
 	}
 	var real bytes.Buffer
 	s, _ := NewSession(&real, Options{FlushInterval: time.Millisecond})
-	o, _ := NewObserver(s, 2)
-	o.CollectionStart(1)
-	o.Enqueued(3)
-	for w := 0; w < 2; w++ {
-		o.Woken(w)
-		o.JobStart(w)
-		o.JobEnd(w)
+	for w := range 2 {
+		wr, _ := s.NewWriter()
+		wr.Write(kindBegin, uint64(w), nil)
+		wr.Write(kindMark, uint64(w), []byte("payload"))
+		wr.Write(kindEnd, uint64(w), nil)
 	}
-	o.FutileWake(1)
-	o.CollectionEnd(1)
 	s.Close()
 	files := map[string][]byte{"good": goodFile(), "session": real.Bytes(), "empty-end": cat(fileHeader(Version), endBlock())}
 	// File names keep to letters, digits and '-' so that every system can hold them.

@@ -9,11 +9,14 @@ import (
 	"strings"
 
 	"github.com/gcbench/gcbench/analysis"
+	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/trace"
 )
 
 // cmdTrace summarizes a trace file, or converts it to Perfetto's JSON.
+// gcsim names the kinds of its traces (gcbench run --trace) and lays them
+// out on tracks; other kinds keep trace's names, on their writers' tracks.
 func cmdTrace(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("trace")
 	perfetto := fs.String("perfetto", "", "write the trace as Chrome trace-event JSON to this file (open it in ui.perfetto.dev)")
@@ -63,11 +66,11 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	return c.r.Read(p)
 }
 
-// exportPerfetto converts r into an output file; the destination is
-// replaced only by a complete document.
+// exportPerfetto converts r into an output file, on gcsim's tracks; the
+// destination is replaced only by a complete document.
 func exportPerfetto(e *env, r *trace.Reader, in, out string) error {
 	err := outfile.Write(out, e.temps, func(w io.Writer) error {
-		if err := trace.ExportChrome(w, r); err != nil {
+		if err := trace.ExportChrome(w, r, gcsim.ChromeTracks{}); err != nil {
 			return fmt.Errorf("%s: %w", in, err)
 		}
 		return nil
@@ -83,6 +86,8 @@ func exportPerfetto(e *env, r *trace.Reader, in, out string) error {
 	return nil
 }
 
+// writeTraceSummary writes a trace's events per kind, by gcsim's kind
+// names, and what was lost, in format f.
 func writeTraceSummary(w io.Writer, f analysis.Format, name string, s trace.Summary) error {
 	kinds := make([]trace.Kind, 0, len(s.ByKind))
 	for k := range s.ByKind {
@@ -92,7 +97,7 @@ func writeTraceSummary(w io.Writer, f analysis.Format, name string, s trace.Summ
 	if f == analysis.JSON {
 		byKind := map[string]uint64{}
 		for _, k := range kinds {
-			byKind[k.String()] = s.ByKind[k]
+			byKind[gcsim.TraceKindName(k)] = s.ByKind[k]
 		}
 		return writeProtocolJSON(w, "trace", map[string]any{
 			"file": name, "version": s.Header.Version, "start": s.Header.Start,
@@ -103,7 +108,7 @@ func writeTraceSummary(w io.Writer, f analysis.Format, name string, s trace.Summ
 	}
 	var rows [][]string
 	for _, k := range kinds {
-		rows = append(rows, []string{k.String(), fmt.Sprint(s.ByKind[k])})
+		rows = append(rows, []string{gcsim.TraceKindName(k), fmt.Sprint(s.ByKind[k])})
 	}
 	rows = append(rows, []string{"total read", fmt.Sprint(s.Events)}, []string{"lost", fmt.Sprint(s.Lost)})
 	pct := 0.0

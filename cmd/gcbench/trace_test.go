@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/trace"
 )
 
@@ -90,7 +91,8 @@ func TestTraceStressBadUsage(t *testing.T) {
 	}
 }
 
-// writeTraceFile records a small pool-shaped session to a file.
+// writeTraceFile records a small pool-shaped session to a file, as gcsim
+// does.
 func writeTraceFile(t *testing.T) string {
 	t.Helper()
 	name := filepath.Join(t.TempDir(), "run.gctrace")
@@ -98,7 +100,7 @@ func writeTraceFile(t *testing.T) string {
 	require.NoError(t, err)
 	s, err := trace.NewSession(f, trace.Options{FlushInterval: time.Millisecond})
 	require.NoError(t, err)
-	o, err := trace.NewObserver(s, 2)
+	o, err := gcsim.NewTraceObserver(s, 2)
 	require.NoError(t, err)
 	o.CollectionStart(1)
 	o.Enqueued(4)

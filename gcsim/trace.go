@@ -1,0 +1,210 @@
+package gcsim
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/gcbench/gcbench/trace"
+	"github.com/gcbench/gcbench/workerpool"
+)
+
+// The trace event kinds a Sim writes with Config.Trace, through its
+// TraceObserver. Their numbers are part of the files gcbench has written
+// (trace.KindStress is 1): they never change, so every trace still reads
+// with the same meaning. Arg is the collection number (from 1) for
+// collection events, the number of jobs for TraceEnqueue, and the worker
+// for the others, in two's complement (jobs.Inline, −1, is 2^64−1).
+const (
+	TraceCollectionStart trace.Kind = 2 // a minor collection's pause began
+	TraceCollectionEnd   trace.Kind = 3 // the pause ended
+	TraceJobStart        trace.Kind = 4 // a worker started a job
+	TraceJobEnd          trace.Kind = 5 // a worker finished a job
+	TraceEnqueue         trace.Kind = 6 // one call enqueued Arg jobs
+	TraceWake            trace.Kind = 7 // a parked worker woke up
+	TraceFutileWake      trace.Kind = 8 // a worker woke and found no job it may run
+)
+
+var traceKindNames = [...]string{
+	TraceCollectionStart: "collection-start",
+	TraceCollectionEnd:   "collection-end",
+	TraceJobStart:        "job-start",
+	TraceJobEnd:          "job-end",
+	TraceEnqueue:         "enqueue",
+	TraceWake:            "wake",
+	TraceFutileWake:      "futile-wake",
+}
+
+// TraceKindName returns the name of one of the Trace kinds above
+// ("collection-start", "job-end", "futile-wake", …), and k.String() for
+// any other kind, so that every kind of a trace has a name.
+func TraceKindName(k trace.Kind) string {
+	if int(k) < len(traceKindNames) && traceKindNames[k] != "" {
+		return traceKindNames[k]
+	}
+	return k.String()
+}
+
+// TraceObserver records a worker pool's and a collector's events into a
+// trace.Session: it is a workerpool.Observer, and the collector adds
+// CollectionStart and CollectionEnd.
+//
+// Every method is safe for concurrent use. Each worker has its own
+// trace.Writer behind its own mutex, which only that worker takes in the
+// usual case (its own job and wake events); events of jobs.Inline,
+// out-of-range workers, enqueues and collections share one more Writer.
+type TraceObserver struct {
+	workers []lockedWriter
+	shared  lockedWriter
+}
+
+var _ workerpool.Observer = (*TraceObserver)(nil)
+
+// lockedWriter serializes one trace.Writer, which is not safe for
+// concurrent use.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  *trace.Writer
+	_  [40]byte // one worker's lock per cache line
+}
+
+func (l *lockedWriter) write(k trace.Kind, arg uint64) {
+	l.mu.Lock()
+	l.w.Write(k, arg, nil)
+	l.mu.Unlock()
+}
+
+// NewTraceObserver registers workers+1 writers in s: writer i for worker i
+// and writer `workers` for the shared events. A negative workers is an
+// error wrapping ErrInvalidConfig.
+func NewTraceObserver(s *trace.Session, workers int) (*TraceObserver, error) {
+	if workers < 0 {
+		return nil, fmt.Errorf("gcsim: trace observer for %d workers: %w", workers, ErrInvalidConfig)
+	}
+	o := &TraceObserver{workers: make([]lockedWriter, workers)}
+	for i := range o.workers {
+		w, err := s.NewWriter()
+		if err != nil {
+			return nil, err
+		}
+		o.workers[i].w = w
+	}
+	w, err := s.NewWriter()
+	if err != nil {
+		return nil, err
+	}
+	o.shared.w = w
+	return o, nil
+}
+
+func (o *TraceObserver) worker(worker int) *lockedWriter {
+	if worker >= 0 && worker < len(o.workers) {
+		return &o.workers[worker]
+	}
+	return &o.shared
+}
+
+// JobStart records that worker started a job (worker may be jobs.Inline).
+func (o *TraceObserver) JobStart(worker int) { o.worker(worker).write(TraceJobStart, uint64(worker)) }
+
+// JobEnd records that worker finished a job.
+func (o *TraceObserver) JobEnd(worker int) { o.worker(worker).write(TraceJobEnd, uint64(worker)) }
+
+// Enqueued records that one call enqueued n jobs.
+func (o *TraceObserver) Enqueued(n int) { o.shared.write(TraceEnqueue, uint64(n)) }
+
+// Woken records that a parked worker woke up.
+func (o *TraceObserver) Woken(worker int) { o.worker(worker).write(TraceWake, uint64(worker)) }
+
+// FutileWake records that worker woke and found no runnable job.
+func (o *TraceObserver) FutileWake(worker int) {
+	o.worker(worker).write(TraceFutileWake, uint64(worker))
+}
+
+// CollectionStart records the start of collection number gc's pause.
+func (o *TraceObserver) CollectionStart(gc uint64) { o.shared.write(TraceCollectionStart, gc) }
+
+// CollectionEnd records the end of collection number gc's pause.
+func (o *TraceObserver) CollectionEnd(gc uint64) { o.shared.write(TraceCollectionEnd, gc) }
+
+// Processes of the Chrome export (ChromeTracks).
+const (
+	chromePoolPID    = 1 // the collector's track and one track per worker
+	chromeWritersPID = 2 // other kinds, on their writers' tracks (trace.WriterTracks)
+)
+
+// ChromeTracks is the trace.ChromeMapping of a Sim's traces, for
+// trace.ExportChrome: in a "pool" process, the "collector" track carries
+// collection slices, enqueues and the jobs run inline (jobs.Inline), and
+// worker w's track ("worker w", thread id w+1) its job slices, wakes and
+// futile wakes; events of other kinds go on their writers' tracks in a
+// "writers" process. Collection slices carry their number as "gc" and
+// enqueues their job count as "jobs". It allocates nothing per event.
+type ChromeTracks struct{}
+
+var _ trace.ChromeMapping = ChromeTracks{}
+
+// Place puts ev on the collector's or its worker's track.
+func (ChromeTracks) Place(ev trace.Event) trace.ChromePlace {
+	collector := trace.ChromeTrack{PID: chromePoolPID}
+	switch ev.Kind {
+	case TraceCollectionStart:
+		return trace.ChromePlace{Track: collector, Phase: trace.ChromeBegin, ArgName: "gc"}
+	case TraceCollectionEnd:
+		return trace.ChromePlace{Track: collector, Phase: trace.ChromeEnd, ArgName: "gc"}
+	case TraceEnqueue:
+		return trace.ChromePlace{Track: collector, Phase: trace.ChromeInstant, ArgName: "jobs"}
+	case TraceJobStart:
+		return trace.ChromePlace{Track: workerTrack(ev.Arg), Phase: trace.ChromeBegin}
+	case TraceJobEnd:
+		return trace.ChromePlace{Track: workerTrack(ev.Arg), Phase: trace.ChromeEnd}
+	case TraceWake, TraceFutileWake:
+		return trace.ChromePlace{Track: workerTrack(ev.Arg), Phase: trace.ChromeInstant}
+	}
+	return trace.WriterTracks{PID: chromeWritersPID}.Place(ev)
+}
+
+// workerTrack is the track of the worker in arg, two's complement:
+// jobs.Inline (−1) runs on the collector's goroutine, and so do indices
+// that have no track id (other negatives, and MaxInt64, whose id would
+// overflow).
+func workerTrack(arg uint64) trace.ChromeTrack {
+	tr := trace.ChromeTrack{PID: chromePoolPID}
+	if w := int64(arg); w >= 0 && w < math.MaxInt64 {
+		tr.TID = w + 1
+	}
+	return tr
+}
+
+// AppendName names collection slices "collection", job slices "job", and
+// other events by TraceKindName.
+func (ChromeTracks) AppendName(b []byte, ev trace.Event) []byte {
+	switch ev.Kind {
+	case TraceCollectionStart, TraceCollectionEnd:
+		return append(b, "collection"...)
+	case TraceJobStart, TraceJobEnd:
+		return append(b, "job"...)
+	case TraceEnqueue, TraceWake, TraceFutileWake:
+		return append(b, traceKindNames[ev.Kind]...)
+	}
+	return trace.WriterTracks{}.AppendName(b, ev)
+}
+
+// ProcessName is "pool" or "writers".
+func (ChromeTracks) ProcessName(pid int) string {
+	if pid == chromePoolPID {
+		return "pool"
+	}
+	return trace.WriterTracks{}.ProcessName(pid)
+}
+
+// ThreadName is "collector", "worker N" or "writer N".
+func (ChromeTracks) ThreadName(tr trace.ChromeTrack) string {
+	switch {
+	case tr.PID != chromePoolPID:
+		return trace.WriterTracks{}.ThreadName(tr)
+	case tr.TID == 0:
+		return "collector"
+	}
+	return fmt.Sprintf("worker %d", tr.TID-1)
+}
