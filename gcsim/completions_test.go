@@ -80,11 +80,11 @@ func TestImbalanceDefinition(t *testing.T) {
 	at := func(job, worker int, from, to time.Duration) jobs.Completion {
 		return jobs.Completion{Job: job, Worker: worker, Start: t0.Add(from), End: t0.Add(to)}
 	}
-	s.completions = append(s.completions[:0],
+	s.completions.records = append(s.completions.records[:0],
 		at(0, 0, 0, 20*time.Microsecond), at(1, 1, 0, 10*time.Microsecond), at(2, 0, 20*time.Microsecond, 30*time.Microsecond))
 	var rec Record
 	ph := phases{t0.Add(-5 * time.Microsecond), t0.Add(-2 * time.Microsecond), t0, t0.Add(33 * time.Microsecond), t0.Add(34 * time.Microsecond)}
-	s.summarizeCompletions(&rec, &ph)
+	s.completions.summarize(&rec, &ph)
 	assert.Equal(t, 2*time.Microsecond, rec.ToFirstJob, "card preparation's end to the first job's start")
 	assert.Equal(t, 30*time.Microsecond, rec.JobSpan, "the first job's start to the last job's end")
 	assert.Equal(t, 3*time.Microsecond, rec.JoinLatency, "the last job's end to Join's return")
@@ -93,9 +93,9 @@ func TestImbalanceDefinition(t *testing.T) {
 	assert.Equal(t, 20*time.Microsecond, rec.JobMax)
 	assert.Equal(t, 40*time.Microsecond/3, rec.JobMean)
 
-	s.completions = append(s.completions[:0], at(0, jobs.Inline, 0, 0), at(1, jobs.Inline, 0, 0))
+	s.completions.records = append(s.completions.records[:0], at(0, jobs.Inline, 0, 0), at(1, jobs.Inline, 0, 0))
 	rec = Record{}
-	s.summarizeCompletions(&rec, &ph)
+	s.completions.summarize(&rec, &ph)
 	assert.Equal(t, 1, rec.JobWorkers)
 	assert.Equal(t, 1.0, rec.Imbalance, "zero busy time is even, not NaN")
 }

@@ -9,18 +9,19 @@ import "github.com/gcbench/gcbench/jobs"
 // rootsJob scans the marked cards of the write-barrier roots ("scan wbroots").
 type rootsJob struct{ s *Sim }
 
-// blockJob scans part index of parts of the major heap's blocks
-// ("scan major remsets"); the range is computed from the block count
-// snapshotted at card prep.
+// blockJob scans the marked cards of one of parts contiguous ranges of the
+// major heap's blocks ("scan major remsets"): range number part, computed
+// by jobs.Range from the block count snapshotted at card prep.
 type blockJob struct {
-	s            *Sim
-	index, parts int
+	s           *Sim
+	part, parts int
 }
 
-// losJob scans part index of parts of the LOS object array ("scan LOS remsets").
+// losJob scans the marked cards of one of parts contiguous ranges of the
+// LOS object array ("scan LOS remsets"): range number part.
 type losJob struct {
-	s            *Sim
-	index, parts int
+	s           *Sim
+	part, parts int
 }
 
 func (s *Sim) worker(w int) *workerState { return &s.workers[w+1] }
@@ -33,14 +34,14 @@ func (j *rootsJob) Run(w int) {
 
 func (j *blockJob) Run(w int) {
 	ws := j.s.worker(w)
-	lo, hi := jobs.Range(j.s.heap.ScanBlocks(), j.parts, j.index)
+	lo, hi := jobs.Range(j.s.heap.ScanBlocks(), j.parts, j.part)
 	ws.cards += int64(j.s.heap.ScanBlockCards(lo, hi, ws.p))
 	ws.p.Drain()
 }
 
 func (j *losJob) Run(w int) {
 	ws := j.s.worker(w)
-	lo, hi := jobs.Range(j.s.heap.ScanLOSObjects(), j.parts, j.index)
+	lo, hi := jobs.Range(j.s.heap.ScanLOSObjects(), j.parts, j.part)
 	ws.cards += int64(j.s.heap.ScanLOSCards(lo, hi, ws.p))
 	ws.p.Drain()
 }

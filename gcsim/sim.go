@@ -9,7 +9,6 @@ import (
 
 	"github.com/gcbench/gcbench/heap"
 	"github.com/gcbench/gcbench/jobs"
-	"github.com/gcbench/gcbench/jobs/mpsc"
 	"github.com/gcbench/gcbench/workerpool"
 )
 
@@ -31,15 +30,9 @@ type Sim struct {
 	workers []workerState // index worker+1; 0 is the collecting goroutine (Inline)
 	gcRead  []metrics.Sample
 
-	// Completion records (completions.go): dispatch[i] = &timed[i], which
-	// runs jobs[i] and pushes its record onto done.
-	timed       []jobs.Timed
-	dispatch    []jobs.Job
-	done        mpsc.List[jobs.Completion]
-	completions []jobs.Completion // the last collection's records
-	busy        []time.Duration   // per worker+1: busy time in the last collection
-	ran         []int             // per worker+1: jobs run in the last collection
-	visit       func(*mpsc.Node[jobs.Completion])
+	// completions runs jobs[i] as its dispatch[i], which records when and
+	// where the job ran (completions.go).
+	completions completions
 
 	obs         *TraceObserver // nil unless Config.Trace is set
 	collections uint64         // minor collections started, numbering trace events
@@ -93,7 +86,7 @@ func NewContext(ctx context.Context, cfg Config) (*Sim, error) {
 		s.workers[i].p = h.NewPromoter()
 	}
 	s.jobs = s.buildJobs()
-	s.setupCompletions()
+	s.completions.init(s.jobs, cfg.Workers)
 	return s, nil
 }
 
@@ -332,10 +325,10 @@ func (s *Sim) timedCollect(mode Mode, rec *Record) error {
 		s.obs.CollectionEnd(s.collections)
 	}
 	rec.HostGCs = s.hostGCs() - gcs
-	if e := s.drainCompletions(err); e != nil {
+	if e := s.completions.drain(err); e != nil {
 		err = e
 	}
-	s.summarizeCompletions(rec, &ph)
+	s.completions.summarize(rec, &ph)
 	rec.CardPrep, rec.Dispatch, rec.Join, rec.NurseryReset = ph[1].Sub(ph[0]), ph[2].Sub(ph[1]), ph[3].Sub(ph[2]), ph[4].Sub(ph[3])
 	rec.Pause = ph[4].Sub(ph[0])
 	rec.MajorGCBefore, s.majorPending = s.majorPending, false
@@ -399,11 +392,11 @@ func (s *Sim) pause(mode Mode, ph *phases) (err error) {
 			s.runInlineTraced()
 			break
 		}
-		for _, j := range s.dispatch {
+		for _, j := range s.completions.dispatch {
 			j.Run(jobs.Inline)
 		}
 	case PerJob:
-		for _, j := range s.dispatch {
+		for _, j := range s.completions.dispatch {
 			if err = s.pool.Enqueue(j); err != nil {
 				break
 			}
@@ -414,7 +407,7 @@ func (s *Sim) pause(mode Mode, ph *phases) (err error) {
 			err = e
 		}
 	case Batch:
-		err = s.pool.EnqueueBatch(s.dispatch)
+		err = s.pool.EnqueueBatch(s.completions.dispatch)
 		s.pool.Start()
 		ph[2] = time.Now()
 		if e := s.pool.Join(context.Background()); e != nil && err == nil {
@@ -433,7 +426,7 @@ func (s *Sim) pause(mode Mode, ph *phases) (err error) {
 // runInlineTraced is Serial's job loop with job events, as the pool's
 // workers report them, so that every mode's trace shows its jobs.
 func (s *Sim) runInlineTraced() {
-	for _, j := range s.dispatch {
+	for _, j := range s.completions.dispatch {
 		s.obs.JobStart(jobs.Inline)
 		j.Run(jobs.Inline)
 		s.obs.JobEnd(jobs.Inline)

@@ -328,7 +328,7 @@ func TestPauseAllocatesNothing(t *testing.T) {
 				require.NoError(t, s.Mutate())
 				var ph phases
 				require.NoError(t, s.pause(mode, &ph))
-				require.NoError(t, s.drainCompletions(nil)) // frees the nodes for the next pause
+				require.NoError(t, s.completions.drain(nil)) // frees the nodes for the next pause
 			}
 			allocs := pauseAllocs(t) - before
 			if mode == Serial {

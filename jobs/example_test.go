@@ -28,7 +28,7 @@ func ExampleTimed() {
 	done := new(mpsc.List[jobs.Completion])
 	timed := make([]jobs.Timed, 3)
 	for i := range timed {
-		timed[i] = jobs.Timed{Job: jobs.Func(func(int) {}), Index: i, Done: done}
+		timed[i] = jobs.Timed{Job: jobs.Func(func(int) {}), JobIndex: i, Done: done}
 	}
 	var wg sync.WaitGroup
 	for i := range timed {

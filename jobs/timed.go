@@ -28,17 +28,17 @@ func (c Completion) Duration() time.Duration { return c.End.Sub(c.Start) }
 // record is pushed even if the job panics, so that a consumer draining a
 // known count is never left waiting for it.
 type Timed struct {
-	Job   Job
-	Index int                    // reported as Completion.Job
-	Done  mpsc.Queue[Completion] // where the record goes
-	node  mpsc.Node[Completion]
+	Job      Job                    // the job that runs
+	JobIndex int                    // the job's index within its round, reported as Completion.Job
+	Done     mpsc.Queue[Completion] // where the record goes
+	node     mpsc.Node[Completion]
 }
 
 // Run runs the wrapped job and pushes its completion record.
 func (t *Timed) Run(worker int) {
 	start := time.Now()
 	defer func() {
-		t.node.Value = Completion{Job: t.Index, Worker: worker, Start: start, End: time.Now()}
+		t.node.Value = Completion{Job: t.JobIndex, Worker: worker, Start: start, End: time.Now()}
 		t.Done.Push(&t.node)
 	}()
 	t.Job.Run(worker)

@@ -30,7 +30,7 @@ func TestTimedPushesOneRecordPerRun(t *testing.T) {
 		timed := make([]Timed, n)
 		ran := make([]atomic.Int32, n)
 		for i := range timed {
-			timed[i] = Timed{Job: Func(func(int) { ran[i].Add(1) }), Index: i, Done: l}
+			timed[i] = Timed{Job: Func(func(int) { ran[i].Add(1) }), JobIndex: i, Done: l}
 		}
 		for round := range 3 { // the same records, round after round
 			var wg sync.WaitGroup
@@ -59,7 +59,7 @@ func TestTimedPushesOneRecordPerRun(t *testing.T) {
 
 func TestTimedReportsAPanickingJob(t *testing.T) {
 	var l mpsc.List[Completion]
-	timed := &Timed{Job: Func(func(int) { panic("boom") }), Index: 7, Done: &l}
+	timed := &Timed{Job: Func(func(int) { panic("boom") }), JobIndex: 7, Done: &l}
 	assert.PanicsWithValue(t, "boom", func() { timed.Run(Inline) })
 	got, err := l.Drain(context.Background(), 1, func(n *mpsc.Node[Completion]) {
 		assert.Equal(t, 7, n.Value.Job)
