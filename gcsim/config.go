@@ -23,10 +23,12 @@ const (
 	// Serial runs every job inline on the collecting goroutine (SGen's default).
 	Serial Mode = iota
 	// PerJob enqueues the jobs one at a time on the gated pool, then starts
-	// and joins it (SGen simple-par before mono/mono#20634).
+	// and joins it (SGen's simple-par collector enqueueing each job with
+	// sgen_thread_pool_job_enqueue, mono/mono's mono/sgen/sgen-thread-pool.c).
 	PerJob
 	// Batch enqueues all jobs with one EnqueueBatch, then starts and joins
-	// the pool (after the fix).
+	// the pool (SGen's deferred jobs, signalled once by
+	// sgen_thread_pool_flush_deferred_jobs).
 	Batch
 )
 
@@ -136,12 +138,10 @@ type MutatorConfig struct {
 //     LOS, leaving room for large-object churn without fragmentation failures.
 //   - BarrierStores 4000, Published 200, RootShare 0.05, LOSShare 0.25:
 //     most stores land on different cards, so a collection scans thousands
-//     of dirty cards (measured: about 2,900 at the default heap and at
-//     512 MiB + 256 MiB), while only the 200 published objects and what
-//     they link to survive: about 250 objects, 100 KiB, 2.5% of the 4 MiB
-//     nursery with the default size mix (heap.Rand.SmallShape). SGen's
-//     minor collections are dominated by the same two costs, card scanning
-//     and copying the few survivors.
+//     of dirty cards, while only the 200 published objects and what they
+//     link to survive: a few percent of the nursery with the default size
+//     mix (heap.Rand.SmallShape). SGen's minor collections are dominated by
+//     the same two costs, card scanning and copying the few survivors.
 //   - Lifetime 8: a survivor stored into an old object dies about
 //     8 / 0.7 ≈ 11 collections later (70% of the stores go to old objects
 //     rather than roots and LOS handles), so the old generation is in a

@@ -12,9 +12,13 @@
 //  2. dispatch: the collection's jobs — one roots job ("scan wbroots"), S
 //     major-heap jobs over contiguous block ranges and S LOS jobs over
 //     contiguous slices of the LOS object array, S = jobs.SplitCount(workers)
-//     (8 workers: 1 + 32 + 32 = 65 jobs) — are run inline (Serial), enqueued
-//     one at a time (PerJob, SGen's simple-par before mono/mono#20634) or
-//     as one batch (Batch, after it), and the gate is opened with Start;
+//     (8 workers: 1 + 32 + 32 = 65 jobs) — are run inline (Serial),
+//     enqueued one at a time (PerJob: SGen's simple-par collector as it
+//     was, one sgen_thread_pool_job_enqueue per job, each broadcasting to
+//     the workers) or as one batch (Batch: SGen's deferred jobs, queued and
+//     then signalled once by sgen_thread_pool_flush_deferred_jobs; both in
+//     mono/mono's mono/sgen/sgen-thread-pool.c), and the gate is opened
+//     with Start;
 //  3. join: wait for every job;
 //  4. nursery reset: return the workers' promotion blocks and empty the nursery.
 //
@@ -27,11 +31,11 @@
 // did anyway.
 //
 // Every job runs wrapped in a jobs.Timed that pushes a completion record
-// (job, worker, start, end) onto a lock-free MPSC list from the worker that
+// (job, worker, start, end) onto a lock-free mpsc.List from the worker that
 // ran it; after the pause the collecting goroutine drains exactly one
 // record per job and Record gets the per-job mean and maximum duration and
-// the load imbalance across workers (completions.go defines it; 1.0 is an
-// even split). Sim.Completions returns the last collection's records.
+// the load imbalance across workers (Record.Imbalance; 1.0 is an even
+// split). Sim.Completions returns the last collection's records.
 //
 // With Config.Trace set, the Sim records collection start and end around
 // every pause, and job start and end for every job (the pool's workers
@@ -65,12 +69,12 @@
 // the CPU count and more workers than that, a worker woken from its futex
 // waits for a P; Ps held by threads blocked in futex system calls (the
 // collecting goroutine in Join, parked workers) are handed on only when the
-// runtime's sysmon retakes them, after 20 µs to 10 ms. Measured on a 2-core
-// machine (2 workers, default heap): batch pauses were 1.46× serial at
-// GOMAXPROCS=2 and 0.76–0.86× at GOMAXPROCS=3, and at the seed shape
-// (8 workers) GOMAXPROCS=9 removed the long tail and reproduced SGen's
-// futile broadcast wake-ups (about 270 futile wake-ups per per-job
-// collection). To model SGen's pthread pool, where only the kernel
-// schedules threads, run with GOMAXPROCS ≥ Workers+1; gcbench run sets
-// Workers+1 for the Threads backend unless --gomaxprocs says otherwise.
+// runtime's sysmon retakes them, and sysmon sleeps from 20 µs up to 10 ms
+// between its checks (sysmon and retake in the Go runtime's
+// src/runtime/proc.go). Those waits are the Go scheduler's, not the
+// dispatch's, and they can dominate a pause. To model SGen's pthread pool,
+// where only the kernel schedules threads, run with GOMAXPROCS ≥ Workers+1,
+// so that every worker and the collecting goroutine can hold a P at once;
+// gcbench run sets Workers+1 for the Threads backend unless --gomaxprocs
+// says otherwise.
 package gcsim

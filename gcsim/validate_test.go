@@ -94,8 +94,8 @@ func bound(t *testing.T, want string) int64 {
 	return int64(x * unit)
 }
 
-// TestTooSmallHeapsNameTheSettingAndAUsableBound covers the combinations
-// issue 13 names: a nursery larger than the major heap can hold, 4096
+// TestTooSmallHeapsNameTheSettingAndAUsableBound covers heaps too small
+// for their settings: a nursery larger than the major heap can hold, 4096
 // workers on a 64 MiB heap, and an LOS too small for the mutator's large
 // objects. Each names the field to change, and the bound in Want, applied,
 // makes the configuration valid.

@@ -8,8 +8,8 @@
 // state (allocation buffers, gray stacks) without any synchronization.
 //
 // Timed hands its Completion records to the coordinating goroutine through
-// a queue of package jobs/mpsc, preallocated with the job, so that timing a
-// round of jobs allocates nothing.
+// a jobs/mpsc queue, each in a node preallocated with its job, so that
+// timing a round of jobs allocates nothing.
 package jobs
 
 import "fmt"

@@ -12,8 +12,8 @@ import (
 // preallocates it beside its record, and pushes the node itself, so a push
 // allocates nothing. A node is in at most one queue at a time; once the
 // consumer has popped it, it may be pushed again (to the same or another
-// queue, of either implementation), which is how per-job records are reused
-// round after round.
+// queue, of either implementation), so one node can carry a producer's
+// record round after round.
 type Node[T any] struct {
 	// next links the node in a List. It is written plainly by the producer
 	// before the node is published (no other goroutine can see it then) and
