@@ -78,7 +78,7 @@ func (c *completions) drain(pauseErr error) error {
 
 // Completions returns the per-job completion records of the last
 // collection, in the order they were drained (a job's index in Jobs is
-// Completion.Job; its worker is jobs.Inline for Serial). The slice is owned
+// Completion.JobIndex; its worker is jobs.Inline for Serial). The slice is owned
 // by the Sim and overwritten by the next Collect.
 func (s *Sim) Completions() []jobs.Completion { return s.completions.records }
 

@@ -42,14 +42,14 @@ func checkCompletions(t *testing.T, s *Sim, rec Record, workers int) {
 	used := map[int]bool{}
 	var sum, longest time.Duration
 	for _, c := range cs {
-		require.True(t, c.Job >= 0 && c.Job < rec.Jobs, "%s: job index %d", rec.Mode, c.Job)
-		seen[c.Job]++
+		require.True(t, c.JobIndex >= 0 && c.JobIndex < rec.Jobs, "%s: job index %d", rec.Mode, c.JobIndex)
+		seen[c.JobIndex]++
 		if rec.Mode == Serial {
 			assert.Equal(t, jobs.Inline, c.Worker, "serial jobs run inline")
 		} else {
 			assert.True(t, c.Worker >= 0 && c.Worker < workers, "%s: worker %d of %d", rec.Mode, c.Worker, workers)
 		}
-		assert.False(t, c.End.Before(c.Start), "%s: job %d ends before it starts", rec.Mode, c.Job)
+		assert.False(t, c.End.Before(c.Start), "%s: job %d ends before it starts", rec.Mode, c.JobIndex)
 		used[c.Worker] = true
 		sum += c.Duration()
 		longest = max(longest, c.Duration())
@@ -78,7 +78,7 @@ func TestImbalanceDefinition(t *testing.T) {
 	s := newSim(t, cfg)
 	t0 := time.Now()
 	at := func(job, worker int, from, to time.Duration) jobs.Completion {
-		return jobs.Completion{Job: job, Worker: worker, Start: t0.Add(from), End: t0.Add(to)}
+		return jobs.Completion{JobIndex: job, Worker: worker, Start: t0.Add(from), End: t0.Add(to)}
 	}
 	s.completions.records = append(s.completions.records[:0],
 		at(0, 0, 0, 20*time.Microsecond), at(1, 1, 0, 10*time.Microsecond), at(2, 0, 20*time.Microsecond, 30*time.Microsecond))

@@ -65,7 +65,7 @@ func ExampleSim_Completions() {
 	}
 	jobs, onPool := map[int]bool{}, 0
 	for _, c := range s.Completions() {
-		jobs[c.Job] = true
+		jobs[c.JobIndex] = true
 		if c.Worker >= 0 && !c.End.Before(c.Start) {
 			onPool++
 		}

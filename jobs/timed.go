@@ -11,10 +11,10 @@ import (
 // completions the coordinator computes per-job durations and load imbalance
 // without any lock on the workers' side.
 type Completion struct {
-	Job    int       // the job's index within its round
-	Worker int       // the worker that ran it, or Inline
-	Start  time.Time // when Run was called
-	End    time.Time // when Run returned
+	JobIndex int       // the job's index within its round (Timed.JobIndex)
+	Worker   int       // the worker that ran it, or Inline
+	Start    time.Time // when Run was called
+	End      time.Time // when Run returned
 }
 
 // Duration is how long the job ran.
@@ -29,7 +29,7 @@ func (c Completion) Duration() time.Duration { return c.End.Sub(c.Start) }
 // known count is never left waiting for it.
 type Timed struct {
 	Job      Job                    // the job that runs
-	JobIndex int                    // the job's index within its round, reported as Completion.Job
+	JobIndex int                    // the job's index within its round, reported as Completion.JobIndex
 	Done     mpsc.Queue[Completion] // where the record goes
 	node     mpsc.Node[Completion]
 }
@@ -38,7 +38,7 @@ type Timed struct {
 func (t *Timed) Run(worker int) {
 	start := time.Now()
 	defer func() {
-		t.node.Value = Completion{Job: t.JobIndex, Worker: worker, Start: start, End: time.Now()}
+		t.node.Value = Completion{JobIndex: t.JobIndex, Worker: worker, Start: start, End: time.Now()}
 		t.Done.Push(&t.node)
 	}()
 	t.Job.Run(worker)

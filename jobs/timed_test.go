@@ -20,7 +20,7 @@ func TestMain(m *testing.M) {
 
 func TestCompletionDuration(t *testing.T) {
 	start := time.Unix(100, 0)
-	c := Completion{Job: 3, Worker: 1, Start: start, End: start.Add(1500 * time.Microsecond)}
+	c := Completion{JobIndex: 3, Worker: 1, Start: start, End: start.Add(1500 * time.Microsecond)}
 	assert.Equal(t, 1500*time.Microsecond, c.Duration())
 }
 
@@ -41,9 +41,9 @@ func TestTimedPushesOneRecordPerRun(t *testing.T) {
 			seen := make([]bool, n)
 			got, err := l.Drain(context.Background(), n, func(nd *mpsc.Node[Completion]) {
 				c := nd.Value
-				require.False(t, seen[c.Job], "round %d: job %d reported twice", round, c.Job)
-				seen[c.Job] = true
-				assert.Equal(t, c.Job%4, c.Worker)
+				require.False(t, seen[c.JobIndex], "round %d: job %d reported twice", round, c.JobIndex)
+				seen[c.JobIndex] = true
+				assert.Equal(t, c.JobIndex%4, c.Worker)
 				assert.False(t, c.End.Before(c.Start))
 			})
 			require.NoError(t, err)
@@ -62,7 +62,7 @@ func TestTimedReportsAPanickingJob(t *testing.T) {
 	timed := &Timed{Job: Func(func(int) { panic("boom") }), JobIndex: 7, Done: &l}
 	assert.PanicsWithValue(t, "boom", func() { timed.Run(Inline) })
 	got, err := l.Drain(context.Background(), 1, func(n *mpsc.Node[Completion]) {
-		assert.Equal(t, 7, n.Value.Job)
+		assert.Equal(t, 7, n.Value.JobIndex)
 		assert.Equal(t, Inline, n.Value.Worker)
 	})
 	require.NoError(t, err)

@@ -52,7 +52,7 @@ func MeasureWork(ctx context.Context, cfg gcsim.Config, collections int) (Work, 
 		}
 		outside += r.CardPrep + r.NurseryReset
 		for _, c := range s.Completions() {
-			sum[c.Job] += c.Duration()
+			sum[c.JobIndex] += c.Duration()
 		}
 	}
 	n := time.Duration(max(1, collections))

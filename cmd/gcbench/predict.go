@@ -38,7 +38,6 @@ type predictOptions struct {
 	dir          string
 	cores        []int
 	major, los   int64
-	gcs          int
 	format       analysis.Format
 	calibrateGCs int
 }
