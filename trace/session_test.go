@@ -277,7 +277,7 @@ func TestClosedSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	w, _ := s.NewWriter()
-	w.Write(KindWake, 1, nil)
+	w.Write(kindMark, 1, nil)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -287,11 +287,11 @@ func TestClosedSession(t *testing.T) {
 	if _, err := s.NewWriter(); !errors.Is(err, ErrClosed) {
 		t.Fatalf("NewWriter after Close = %v, want ErrClosed", err)
 	}
-	if w.Write(KindWake, 2, nil) || w.Written() != 1 {
+	if w.Write(kindMark, 2, nil) || w.Written() != 1 {
 		t.Fatalf("Write after Close kept or counted an event (written %d)", w.Written())
 	}
 	evs, _ := readAll(t, buf.Bytes())
-	if len(evs) != 1 || evs[0].Kind != KindWake || evs[0].Arg != 1 {
+	if len(evs) != 1 || evs[0].Kind != kindMark || evs[0].Arg != 1 {
 		t.Fatalf("read %+v", evs)
 	}
 }

@@ -15,10 +15,6 @@ const (
 // writes kinds 1 to numKinds−1.
 const numKinds = kindOther + 1
 
-// KindWake is the name session_test.go gives a kind it writes and reads
-// back; any kind would do.
-const KindWake = kindMark
-
 // testTracks is a caller's ChromeMapping: spans and marks on numbered
 // tracks of process 1, every other kind on its writer's track in process 2.
 type testTracks struct{}
