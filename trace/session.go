@@ -70,6 +70,15 @@ type Options struct {
 	Memory        Memory        // where buffer bytes live
 	FlushInterval time.Duration // the reader's pause after each flush; 0 = DefaultFlushInterval
 	Lock          LockKind      // the manager lock's implementation; MutexLock
+	// RunReader, if set, runs the session's reader: NewSession calls it on
+	// a new goroutine with the reader's loop, which it must call exactly
+	// once, on that goroutine, before returning; Close waits until it has
+	// returned. It lets a caller choose where the reader runs and observe
+	// it there — lock it to its own OS thread (runtime.LockOSThread, so
+	// that the kernel schedules it beside writers on OS threads, as
+	// EventPipe's streaming thread is), or read the thread's CPU time
+	// around the loop. Nil runs the loop on a plain goroutine.
+	RunReader func(loop func()) `json:"-"`
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -127,11 +136,14 @@ type Session struct {
 	wake        chan struct{} // writers → reader: a new buffer was started
 	done        chan struct{} // closed by Close
 	finished    chan struct{} // closed when the reader has written the end block
+	exited      chan struct{} // closed when the reader's goroutine (RunReader) returns
 
 	out *bufio.Writer
 	err error // first output error; the reader's, read after finished
 
 	locks, writerLocks atomic.Uint64
+	lockContended      atomic.Uint64
+	lockWait           atomic.Int64 // nanoseconds
 	buffersAllocated   atomic.Uint64
 	buffersFreed       atomic.Uint64
 	flushes, blocks    atomic.Uint64
@@ -155,6 +167,7 @@ func NewSession(w io.Writer, opt Options) (*Session, error) {
 		wake:     make(chan struct{}, 1),
 		done:     make(chan struct{}),
 		finished: make(chan struct{}),
+		exited:   make(chan struct{}),
 		out:      bufio.NewWriterSize(w, 1<<20),
 	}
 	s.mu.spin = opt.Lock == SpinLock
@@ -167,8 +180,18 @@ func NewSession(w io.Writer, opt Options) (*Session, error) {
 	if _, err := s.out.Write(hdr[:]); err != nil {
 		return nil, fmt.Errorf("trace: write header: %w", err)
 	}
-	go s.readLoop()
+	go s.runReader()
 	return s, nil
+}
+
+// runReader is the reader's goroutine: the loop, through RunReader if set.
+func (s *Session) runReader() {
+	defer close(s.exited)
+	if s.opt.RunReader == nil {
+		s.readLoop()
+		return
+	}
+	s.opt.RunReader(s.readLoop)
 }
 
 // Options returns the session's options with defaults filled in.
@@ -198,6 +221,7 @@ func (s *Session) Close() error {
 	}
 	close(s.done)
 	<-s.finished
+	<-s.exited // RunReader's own work after the loop is done too
 	s.alloc.close()
 	return s.err
 }
@@ -214,6 +238,8 @@ type Stats struct {
 	PeakReserved       int64         // the most budget ever in use
 	LockAcquisitions   uint64        // manager-lock acquisitions by anyone
 	WriterLocks        uint64        // manager-lock acquisitions by writers
+	LockContended      uint64        // manager-lock acquisitions that found it held and waited
+	LockWait           time.Duration // wall time spent waiting for the manager lock, summed over waiters
 	Flushes            uint64        // reader flushes
 	FlushTime          time.Duration // wall time the reader spent flushing (descheduled time included)
 	BytesFlushed       uint64        // event bytes the reader emitted
@@ -229,6 +255,8 @@ func (s *Session) Stats() Stats {
 		PeakReserved:     s.peak.Load(),
 		LockAcquisitions: s.locks.Load(),
 		WriterLocks:      s.writerLocks.Load(),
+		LockContended:    s.lockContended.Load(),
+		LockWait:         time.Duration(s.lockWait.Load()),
 		Flushes:          s.flushes.Load(),
 		FlushTime:        time.Duration(s.flushTime.Load()),
 		BytesFlushed:     s.bytesFlushed.Load(),
@@ -245,10 +273,25 @@ func (s *Session) Stats() Stats {
 	return st
 }
 
-// lock takes the manager lock and counts the acquisition.
+// lock takes the manager lock and counts the acquisition. An acquisition
+// that finds the lock held is counted and timed, so that a caravan on the
+// lock shows as wait time; one that finds it free costs no clock read.
 func (s *Session) lock() {
-	s.mu.Lock()
+	if !s.tryLock() {
+		t0 := time.Now()
+		s.mu.Lock()
+		s.lockWait.Add(int64(time.Since(t0)))
+		s.lockContended.Add(1)
+	}
 	s.locks.Add(1)
+}
+
+// tryLock takes the manager lock if it is free, without waiting.
+func (s *Session) tryLock() bool {
+	if s.mu.spin {
+		return s.mu.word.CompareAndSwap(0, 1)
+	}
+	return s.mu.mu.TryLock()
 }
 
 // lockForWriter is lock, also counted as a writer acquisition: the counter

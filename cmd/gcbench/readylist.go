@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,6 +28,9 @@ func cmdReadylist(ctx context.Context, e *env, args []string) error {
 	fs.Var(newListValue(&opt.Variants, []protocols.ReadyVariant{protocols.Transition, protocols.Callback}, protocols.ParseReadyVariant,
 		"transition or callback"), "variants",
 		"which events use the ready list: transition (only a counter's 0→1), callback (every event, as ep_poll_callback), or both")
+	var procs int
+	fs.Var(newIntValue(&procs, 0, 0, protocols.MaxReadyListProducers+2), "gomaxprocs",
+		"GOMAXPROCS during the runs; 0 = auto: the most producers + consumer + 1, so that every thread the kernel runs finds a P")
 	var format analysis.Format
 	fs.Var(formatValue{&format}, "format", "output format: "+strings.Join(analysis.FormatNames(), ", "))
 	if done, err := parseFlags(fs, args, stdout, "usage: gcbench readylist [flags]\n\n"+
@@ -45,6 +50,10 @@ func cmdReadylist(ctx context.Context, e *env, args []string) error {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
 	opt.Progress = newLineProgress(stderr, "readylist")
+	if procs == 0 {
+		procs = readyListProcs(opt.Producers)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs)) // restored after the output, whose host line records procs
 	rep, err := protocols.CompareReadyList(ctx, opt)
 	switch {
 	case errors.Is(err, protocols.ErrInvalidOptions):
@@ -54,6 +63,17 @@ func cmdReadylist(ctx context.Context, e *env, args []string) error {
 	}
 	// A cancelled run still shows the repetitions it finished.
 	return joinErrors(err, writeReadyList(stdout, format, rep))
+}
+
+// readyListProcs is readylist's automatic GOMAXPROCS: a P for every
+// producer thread of the largest run and the consumer's, plus one, as run
+// sets workers+1 for its Threads backend, so that the kernel, not the Go
+// runtime, decides which thread runs. nil producers means the defaults.
+func readyListProcs(producers []int) int {
+	if len(producers) == 0 {
+		producers = protocols.DefaultReadyListProducers
+	}
+	return slices.Max(producers) + 2
 }
 
 func writeReadyList(stdout io.Writer, format analysis.Format, rep *protocols.ReadyListReport) error {

@@ -60,7 +60,7 @@ func TestReadylistJSON(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(stdout), &doc), stdout)
 	assert.Equal(t, "readylist", doc.Command)
-	assert.Positive(t, doc.Host.GOMAXPROCS)
+	assert.Equal(t, 5, doc.Host.GOMAXPROCS, "auto: 3 producers (the most) + consumer + 1")
 	assert.Equal(t, 500, doc.Report.Events)
 	assert.Equal(t, 2, doc.Report.Repetitions)
 	require.Len(t, doc.Report.Rows, 4)

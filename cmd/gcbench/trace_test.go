@@ -26,20 +26,27 @@ func TestTraceStressTable(t *testing.T) {
 		assert.Contains(t, stdout, "policy "+p+": 3 writers, 50-byte payloads, 400KiB limit, 20ms per run, 2 iterations, offheap buffers, mutex manager lock")
 	}
 	for _, row := range []string{"Events Read (events)", "Events Dropped (events)", "Throughput Efficiency (%)",
-		"Event Throughput (events/s)", "Data Throughput (bytes/s)", "Host Go GC cycles (cycles)"} {
+		"Event Throughput (events/s)", "Data Throughput (bytes/s)", "Host Go GC cycles (cycles)",
+		"Reader flushes made (flushes)", "Reader flushes asked (duration / flush interval)", "Reader CPU share (% of one CPU)",
+		"Manager lock wait time (s, summed over threads)"} {
 		assert.Equal(t, 2, strings.Count(stdout, row), "row %q once per policy", row)
 	}
 	assert.Contains(t, stdout, "Min")
 	assert.Contains(t, stdout, "Std Dev")
 	assert.Contains(t, stdout, "Lockless/Locked event throughput:")
+	assert.Equal(t, 2, strings.Count(stdout, "GOMAXPROCS 5,"), "auto: 3 writers + reader + 1, in each table's host line")
 }
 
 func TestTraceStressJSON(t *testing.T) {
-	stdout, stderr, code := runBinary(t, append(traceStressTiny, "--format", "json", "--memory", "goheap", "--policies", "locked", "--lock", "spin")...)
+	stdout, stderr, code := runBinary(t, append(traceStressTiny, "--format", "json", "--memory", "goheap", "--policies", "locked", "--lock", "spin",
+		"--gomaxprocs", "7")...)
 	require.Equal(t, 0, code, stderr)
 	var doc struct {
 		Command string `json:"command"`
-		Report  struct {
+		Host    struct {
+			GOMAXPROCS int `json:"gomaxprocs"`
+		} `json:"host"`
+		Report struct {
 			Runs []struct {
 				Policy                    int
 				EventsRead, EventsDropped uint64
@@ -52,12 +59,13 @@ func TestTraceStressJSON(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(stdout), &doc), stdout)
 	assert.Equal(t, "trace-stress", doc.Command)
+	assert.Equal(t, 7, doc.Host.GOMAXPROCS, "--gomaxprocs, recorded")
 	require.Len(t, doc.Report.Runs, 2)
 	for _, r := range doc.Report.Runs {
 		assert.Equal(t, int(trace.Locked), r.Policy)
 		assert.Positive(t, r.EventsRead)
 	}
-	require.Len(t, doc.Report.Policies["locked"], 10)
+	require.Len(t, doc.Report.Policies["locked"], 14)
 	read := doc.Report.Policies["locked"][0]
 	assert.Equal(t, "Events Read", read.Name)
 	assert.Positive(t, read.Spread.Min)
@@ -79,6 +87,7 @@ func TestTraceStressBadUsage(t *testing.T) {
 		{"trace-stress", "--iterations", "9223372036854775807"},
 		{"trace-stress", "--duration", "1h", "--iterations", "1000"},
 		{"trace-stress", "--writers", "100000"},
+		{"trace-stress", "--gomaxprocs", "-1"},
 		{"trace-stress", "--dir", "/no/such/dir"},
 		{"trace-stress", "extra"},
 		{"trace-stress", "--no-such-flag"},

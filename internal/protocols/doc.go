@@ -21,6 +21,15 @@
 // the interleaving, the consumer sums every event exactly once and pops no
 // more items than there were events.
 //
+// As in stress-epoll, producers and consumer are threads, and the
+// consumer sleeps while nothing is ready: it announces that it waits,
+// looks at the list once more, and sleeps on a futex word that the next
+// producer to find it waiting clears and wakes (ep_poll adding itself to
+// ep->wq, ep_poll_callback's waitqueue_active and wake_up; see
+// readyWaiter). It never polls, so its CPU goes to the producers, and the
+// list's cost is the producers' per-event ready path plus the wake-ups
+// that the list's emptiness brings about.
+//
 // # Pool: DedicatedThreadPool (pool.go)
 //
 // RunPool and ComparePool reproduce the throughput and latency protocols
@@ -44,7 +53,29 @@
 // fails without taking a lock) with the Locked one it replaced. For every
 // run, events read + events dropped = events the writers attempted,
 // checked against the session's own counters, and the run's file leaves
-// no path behind, even if the process is killed.
+// no path behind, even if the process is killed. Each run also records the
+// reader's flushes made against those its pause asks for (duration /
+// flush interval), its thread's CPU share, and the writers' wait for the
+// manager lock: event throughput is the reader's drain, since writers
+// refill the budget as soon as a flush frees it, so these say where a
+// policy's throughput went.
+//
+// # Actors on OS threads
+//
+// The seeds' phenomena — a caravan on a lock, a reader starved of CPU, a
+// consumer woken by a producer — are about how the kernel schedules
+// threads. So every seed actor here (each ready-list producer and its
+// consumer, each trace writer and the session's reader) runs on a
+// goroutine locked to an OS thread of its own with runtime.LockOSThread,
+// never unlocked, so the thread exits with its goroutine and none is left
+// behind. The caller should set GOMAXPROCS above the number of such
+// threads (cmd/gcbench does: actors + 1), so that a thread the kernel runs
+// finds a processor at once and the kernel, not the Go scheduler, decides
+// who runs: under the Go scheduler alone, goroutines that never block keep
+// a reader or consumer goroutine off the processors for whole time slices.
+// Thread ids (gettid) and thread CPU time (CLOCK_THREAD_CPUTIME_ID) are
+// read on Linux only; elsewhere they read 0 and the consumer's futex sleep
+// is a yield.
 //
 // # What every protocol guarantees
 //

@@ -101,7 +101,7 @@ func ParseReadyVariant(s string) (ReadyVariant, error) {
 type ReadyListRun struct {
 	Kind      ListKind     // the list under test
 	Variant   ReadyVariant // zero: Transition
-	Producers int          // producer goroutines, 1..MaxReadyListProducers
+	Producers int          // producers, each on its own OS thread, 1..MaxReadyListProducers
 	// Events is how many events each producer generates,
 	// 1..MaxReadyListEvents, with Producers × Events ≤ MaxReadyListTotalEvents.
 	Events int
@@ -153,6 +153,15 @@ type ReadyListSample struct {
 	// without popping it (at most one such link per producer).
 	Pops    int64
 	Elapsed time.Duration // from the start signal until the consumer had seen every event
+	// The consumer's sleeps, which show that it never polls an empty list:
+	// EmptyPolls counts its looks at the list that found nothing to pop
+	// (each is followed by a sleep or by the recheck before one), Parks
+	// its decisions to sleep, Waits its FUTEX_WAIT calls, and Wakes the
+	// producers' FUTEX_WAKE calls (ep_poll_callback's wake_up).
+	EmptyPolls, Parks, Waits, Wakes int64
+	// Threads is how many distinct OS threads the producers and the
+	// consumer ran on: Producers + 1 on Linux, where each has its own.
+	Threads int
 }
 
 // EventsPerMs is the seed's metric: events per millisecond of run time.
@@ -185,19 +194,23 @@ type readyProducer struct {
 // calls with no interface dispatch; pop is the consumer's: it removes one
 // ready item, leaves it unlinked (free to be linked again), and reports
 // false when nothing could be popped now.
+//
+// A producer calls its waiter's wake after each push (Transition) or each
+// event (the Callbacks, as the kernel runs ep_poll_callback, wake check
+// included, for every eventfd write); see readyWaiter.
 type readyPath interface {
 	produce(p *readyItem, events int)
 	pop() (*readyItem, bool)
 }
 
-func newReadyPath(r ReadyListRun, ps []readyProducer) readyPath {
+func newReadyPath(r ReadyListRun, ps []readyProducer, w *readyWaiter) readyPath {
 	switch {
 	case r.Variant == Transition:
-		return &transitionPath{list: r.Kind.newList(), ps: ps}
+		return &transitionPath{list: r.Kind.newList(), ps: ps, w: w}
 	case r.Kind == MPSC:
-		return &lockfreeCallback{ps: ps}
+		return &lockfreeCallback{ps: ps, w: w}
 	}
-	return new(lockedCallback)
+	return &lockedCallback{w: w}
 }
 
 // transitionPath pushes an item only when its counter leaves zero; the
@@ -205,12 +218,14 @@ func newReadyPath(r ReadyListRun, ps []readyProducer) readyPath {
 type transitionPath struct {
 	list mpsc.Queue[int]
 	ps   []readyProducer
+	w    *readyWaiter
 }
 
 func (t *transitionPath) produce(p *readyItem, events int) {
 	for range events {
 		if p.count.Add(1) == 1 {
 			t.list.Push(&p.node)
+			t.w.wake()
 		}
 	}
 }
@@ -240,6 +255,7 @@ func (t *transitionPath) pop() (*readyItem, bool) {
 type lockfreeCallback struct {
 	list mpsc.List[int]
 	ps   []readyProducer
+	w    *readyWaiter
 }
 
 func (l *lockfreeCallback) produce(p *readyItem, events int) {
@@ -248,6 +264,7 @@ func (l *lockfreeCallback) produce(p *readyItem, events int) {
 		if p.claimed.CompareAndSwap(false, true) {
 			l.list.Push(&p.node)
 		}
+		l.w.wake()
 	}
 }
 
@@ -275,6 +292,7 @@ func (l *lockfreeCallback) pop() (*readyItem, bool) {
 type lockedCallback struct {
 	mu         sync.Mutex
 	head, tail *readyItem
+	w          *readyWaiter
 }
 
 func (l *lockedCallback) produce(p *readyItem, events int) {
@@ -291,6 +309,7 @@ func (l *lockedCallback) produce(p *readyItem, events int) {
 			l.tail = p
 		}
 		l.mu.Unlock()
+		l.w.wake()
 	}
 }
 
@@ -310,27 +329,28 @@ func (l *lockedCallback) pop() (*readyItem, bool) {
 	return p, true
 }
 
-// RunReadyList runs the stress-epoll protocol once: Producers goroutines
+// RunReadyList runs the stress-epoll protocol once: Producers threads
 // each add 1 to their own counter Events times, and their items reach the
 // list as the Variant says (on the counter's 0→1 transition, or through
-// the callback's ready path on every event); one consumer (the calling
-// goroutine) pops items, swaps each item's counter to 0 and sums, until it
-// has seen every event. Time runs from the start signal (producers wait on
-// it, started) to the consumer's last event. While the list is empty the
-// consumer yields its processor (runtime.Gosched) and polls again.
+// the callback's ready path on every event); one consumer pops items,
+// swaps each item's counter to 0 and sums, until it has seen every event.
+// Time runs from the start signal (producers wait on it, started) to the
+// consumer's last event.
 //
-// That is where the model is weakest: epoll_wait sleeps until a callback
-// wakes it, but a yielding goroutine stays runnable. When the consumer's
-// P has no other goroutine queued, Gosched hands the consumer straight
-// back to it, so it can keep a P to itself for the whole run and leave the
-// producers the others. With few Ps this makes runs bimodal: a run whose
-// consumer kept a P polls far more often and reaches a several times lower
-// rate than one whose consumer did not. Compare medians over enough
-// repetitions, and read the samples.
+// Every producer and the consumer run on goroutines locked to OS threads
+// of their own (runtime.LockOSThread, never undone, so each thread ends
+// with its goroutine), as stress-epoll's pthreads do: with GOMAXPROCS
+// above the thread count the kernel, not the Go scheduler, decides who
+// runs. When the list is empty the consumer sleeps in the kernel and the
+// next producer to make an event ready wakes it, as epoll_wait sleeps
+// until ep_poll_callback wakes it (readyWaiter): it never polls, so a
+// run's rate does not depend on how often an idle consumer happened to
+// get the CPU.
 //
-// Producers and consumer look at a stop flag, set when ctx ends, every
-// 1024 events or polls; on a cancel RunReadyList returns within
-// milliseconds, with no sample and an error wrapping ctx.Err().
+// Producers look at a stop flag, set when ctx ends, every 1024 events, and
+// the flag's setter wakes a sleeping consumer; on a cancel RunReadyList
+// returns within milliseconds, with no sample and an error wrapping
+// ctx.Err().
 func RunReadyList(ctx context.Context, r ReadyListRun) (ReadyListSample, error) {
 	if err := r.validate(); err != nil {
 		return ReadyListSample{}, err
@@ -338,33 +358,42 @@ func RunReadyList(ctx context.Context, r ReadyListRun) (ReadyListSample, error) 
 	if err := ctx.Err(); err != nil {
 		return ReadyListSample{}, fmt.Errorf("readylist: %w", err)
 	}
-	stop, release := stopFlag(ctx)
-	defer release()
+	c := &readyConsumer{total: int64(r.Producers) * int64(r.Events)} // validated: ≤ MaxReadyListTotalEvents
+	c.stop = new(atomic.Bool)
+	defer context.AfterFunc(ctx, func() { c.stop.Store(true); c.w.wake() })()
 	ps := make([]readyProducer, r.Producers)
-	path := newReadyPath(r, ps)
+	c.path = newReadyPath(r, ps, &c.w)
+	tids := make([]int, r.Producers+1)
 	start := make(chan struct{})
 	var ready, wg sync.WaitGroup
 	for i := range ps {
-		p := &ps[i]
-		p.node.Value = i
+		ps[i].node.Value = i
 		ready.Add(1)
 		wg.Go(func() {
+			runtime.LockOSThread() // never unlocked: the thread ends with the producer
+			tids[i] = threadID()
 			ready.Done()
 			<-start
-			produceUntilStopped(path, &p.readyItem, r.Events, stop)
+			produceUntilStopped(c.path, &ps[i].readyItem, r.Events, c.stop)
 		})
 	}
 	ready.Wait()
-	total := int64(r.Producers) * int64(r.Events) // validated: ≤ MaxReadyListTotalEvents
-	t0 := time.Now()
-	close(start)
-	sum, pops, stopped := consume(path, total, stop)
-	elapsed := time.Since(t0)
+	elapsed := c.runLocked(start, &tids[r.Producers])
 	wg.Wait()
-	if stopped {
-		return ReadyListSample{}, fmt.Errorf("readylist %v/%v: stopped after %d of %d events: %w", r.Variant, r.Kind, sum, total, ctx.Err())
+	if c.stopped {
+		return ReadyListSample{}, fmt.Errorf("readylist %v/%v: stopped after %d of %d events: %w", r.Variant, r.Kind, c.sum, c.total, ctx.Err())
 	}
-	return ReadyListSample{Kind: r.Kind, Variant: r.Variant, Producers: r.Producers, Events: sum, Pops: pops, Elapsed: elapsed}, nil
+	return ReadyListSample{Kind: r.Kind, Variant: r.Variant, Producers: r.Producers, Events: c.sum, Pops: c.pops, Elapsed: elapsed,
+		EmptyPolls: c.emptyPolls, Parks: c.parks, Waits: c.waits, Wakes: c.w.wakes.Load(), Threads: distinct(tids)}, nil
+}
+
+// distinct counts the distinct values of xs.
+func distinct(xs []int) int {
+	seen := map[int]bool{}
+	for _, x := range xs {
+		seen[x] = true
+	}
+	return len(seen)
 }
 
 // produceUntilStopped runs a producer's loop in chunks of stopEvery events,
@@ -375,21 +404,83 @@ func produceUntilStopped(path readyPath, p *readyItem, events int, stop *atomic.
 	}
 }
 
-// consume is the consumer's loop: it sums popped items' counters until it
-// has seen total events, or the stop flag is set.
-func consume(path readyPath, total int64, stop *atomic.Bool) (sum, pops int64, stopped bool) {
-	for polls := 1; sum < total; polls++ {
-		if polls%stopEvery == 0 && stop.Load() {
-			return sum, pops, true
-		}
-		if p, ok := path.pop(); ok {
-			sum += p.count.Swap(0)
-			pops++
+// readyConsumer is the consumer's state: epoll_wait's caller.
+type readyConsumer struct {
+	path  readyPath
+	w     readyWaiter
+	stop  *atomic.Bool
+	total int64
+	// The consumer's own counters (see ReadyListSample).
+	sum, pops, emptyPolls, parks, waits int64
+	stopped                             bool
+}
+
+// runLocked runs the consumer on a goroutine locked to an OS thread of its
+// own, records that thread's id in tid, starts the producers and returns
+// the time from the start until the consumer had seen every event (or
+// stopped).
+func (c *readyConsumer) runLocked(start chan struct{}, tid *int) time.Duration {
+	var elapsed time.Duration
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		runtime.LockOSThread() // never unlocked: the thread ends with the consumer
+		*tid = threadID()
+		t0 := time.Now()
+		close(start)
+		c.consume()
+		elapsed = time.Since(t0)
+	}()
+	<-done
+	return elapsed
+}
+
+// consume pops and sums until it has seen total events or the stop flag is
+// set, sleeping whenever nothing can be popped.
+func (c *readyConsumer) consume() {
+	for c.sum < c.total {
+		if c.popOne() {
 			continue
 		}
-		runtime.Gosched()
+		if c.stopped = c.stop.Load(); c.stopped || !c.park() {
+			return
+		}
 	}
-	return sum, pops, false
+}
+
+// popOne pops one item and adds its counter to the sum, or reports false
+// (an empty poll) when nothing can be popped now.
+func (c *readyConsumer) popOne() bool {
+	p, ok := c.path.pop()
+	if !ok {
+		c.emptyPolls++
+		return false
+	}
+	c.sum += p.count.Swap(0)
+	c.pops++
+	return true
+}
+
+// park is ep_poll's sleep: announce it, look once more (for an item or a
+// stop), and sleep until a producer's wake unless that look found work. A
+// Pending MPSC list (a push between its swap and its link) is slept on
+// like an empty one: the pushing producer checks the waiter after its
+// link and wakes the consumer then. It reports false if the consumer must
+// stop.
+func (c *readyConsumer) park() bool {
+	c.parks++
+	c.w.prepare()
+	if c.stop.Load() {
+		c.w.cancel()
+		c.stopped = true
+		return false
+	}
+	if c.popOne() {
+		c.w.cancel()
+		return true
+	}
+	c.waits += c.w.sleep()
+	return true
 }
 
 // ReadyListOptions configures CompareReadyList. The zero value reproduces

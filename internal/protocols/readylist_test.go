@@ -81,7 +81,7 @@ func TestReadyPathsNeverStrandAnEvent(t *testing.T) {
 					for i := range ps {
 						ps[i].node.Value = i
 					}
-					path := newReadyPath(ReadyListRun{Kind: kind, Variant: variant}, ps)
+					path := newReadyPath(ReadyListRun{Kind: kind, Variant: variant}, ps, new(readyWaiter))
 					var produced, summed int64
 					var held *readyItem // popped, counter not yet swapped
 					for _, op := range rapid.SliceOfN(rapid.IntRange(0, len(ps)+1), 1, 100).Draw(rt, "ops") {
@@ -127,7 +127,7 @@ func TestCallbackPathsDeduplicate(t *testing.T) {
 		for i := range ps {
 			ps[i].node.Value = i
 		}
-		path := newReadyPath(ReadyListRun{Kind: kind, Variant: Callback}, ps)
+		path := newReadyPath(ReadyListRun{Kind: kind, Variant: Callback}, ps, new(readyWaiter))
 		path.produce(&ps[1].readyItem, 5)
 		path.produce(&ps[0].readyItem, 3)
 		path.produce(&ps[1].readyItem, 2)

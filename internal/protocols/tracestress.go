@@ -22,7 +22,7 @@ import (
 // defaults shown; TraceStress rejects other values outside the bounds
 // shown with an error wrapping ErrInvalidOptions that names the field.
 type TraceStressOptions struct {
-	Writers       int            // writer goroutines; 32; 1..MaxTraceStressWriters
+	Writers       int            // writers, each on its own OS thread; 32; 1..MaxTraceStressWriters
 	PayloadSize   int            // bytes per event payload; 200; 0..trace.MaxPayload
 	Limit         int64          // session byte limit; trace.DefaultLimit (256 MiB); ≥ trace.MinLimit
 	Duration      time.Duration  // how long the writers write, per run; 2 s; Duration × runs must fit a time.Duration
@@ -143,6 +143,26 @@ type TraceStressRun struct {
 	HostGCs   uint32      // Go collections completed
 	HeapAlloc uint64      // bytes allocated on the Go heap
 	Session   trace.Stats // the session's counters at Close
+	// FlushesAsked is how many flushes the reader's pause allows in
+	// Duration (Duration / FlushInterval): Session.Flushes falls short of
+	// it when the reader does not get the CPU it asks for.
+	FlushesAsked float64
+	// ReaderCPU is the CPU time of the reader's OS thread over ReaderWall,
+	// the reader's life (the session's, from NewSession to Close): their
+	// ratio is the share of one CPU the reader got.
+	ReaderCPU, ReaderWall time.Duration
+	// Threads is how many distinct OS threads the writers and the reader
+	// ran on: Writers + 1 on Linux, where each has its own.
+	Threads int
+}
+
+// ReaderCPUShare is the reader thread's CPU time over its wall time, in
+// percent of one CPU.
+func (r TraceStressRun) ReaderCPUShare() float64 {
+	if r.ReaderWall <= 0 {
+		return 0
+	}
+	return 100 * r.ReaderCPU.Seconds() / r.ReaderWall.Seconds()
 }
 
 // Efficiency is 100·read/(read+dropped), 0 for a run without events.
@@ -199,7 +219,13 @@ var metricDefs = []struct {
 	{"Event Throughput", "events/s", func(x TraceStressRun, _ float64) float64 { return x.EventThroughput() }},
 	{"Data Throughput", "bytes/s", func(x TraceStressRun, size float64) float64 { return x.EventThroughput() * size }},
 	{"Duration", "s", func(x TraceStressRun, _ float64) float64 { return x.Duration.Seconds() }},
-	{"Reader flushes", "flushes", func(x TraceStressRun, _ float64) float64 { return float64(x.Session.Flushes) }},
+	{"Reader flushes made", "flushes", func(x TraceStressRun, _ float64) float64 { return float64(x.Session.Flushes) }},
+	{"Reader flushes asked", "duration / flush interval", func(x TraceStressRun, _ float64) float64 { return x.FlushesAsked }},
+	{"Reader CPU share", "% of one CPU", func(x TraceStressRun, _ float64) float64 { return x.ReaderCPUShare() }},
+	{"Manager lock waits", "acquisitions that found it held", func(x TraceStressRun, _ float64) float64 {
+		return float64(x.Session.LockContended)
+	}},
+	{"Manager lock wait time", "s, summed over threads", func(x TraceStressRun, _ float64) float64 { return x.Session.LockWait.Seconds() }},
 	{"Reader drain rate", "bytes/s of flush wall time", func(x TraceStressRun, _ float64) float64 {
 		return float64(x.Session.BytesFlushed) / x.Session.FlushTime.Seconds()
 	}},
@@ -346,13 +372,18 @@ func (run *TraceStressRun) record(ctx context.Context, opt TraceStressOptions, f
 	runtime.GC() // every run starts from the same host heap
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	s, err := trace.NewSession(ctxWriter{ctx, f}, opt.session(run.Policy))
+	tids := make([]int, opt.Writers+1) // the writers', then the reader's
+	sopt := opt.session(run.Policy)
+	sopt.RunReader = run.readerOnThread(&tids[opt.Writers])
+	s, err := trace.NewSession(ctxWriter{ctx, f}, sopt)
 	if err != nil {
 		return err
 	}
-	t0, err := writeFor(ctx, s, opt)
+	t0, err := writeFor(ctx, s, opt, tids[:opt.Writers])
 	closeErr := s.Close()
 	run.Duration = time.Since(t0)
+	run.FlushesAsked = float64(opt.Duration) / float64(opt.FlushInterval)
+	run.Threads = distinct(tids)
 	runtime.ReadMemStats(&after)
 	run.HostGCs = after.NumGC - before.NumGC
 	run.HeapAlloc = after.TotalAlloc - before.TotalAlloc
@@ -366,10 +397,32 @@ func (run *TraceStressRun) record(ctx context.Context, opt TraceStressOptions, f
 	return closeErr
 }
 
-// writeFor starts opt.Writers goroutines writing to s as fast as they
-// can, stops them after opt.Duration or as soon as ctx is done, and
-// returns when they have all stopped, with the time they were released.
-func writeFor(ctx context.Context, s *trace.Session, opt TraceStressOptions) (time.Time, error) {
+// readerOnThread is the session's RunReader for this run: the reader runs
+// on an OS thread of its own, as EventPipe's streaming thread does, whose
+// id it stores in tid and whose CPU and wall time it records in the run.
+// Close waits for it, so the run's fields are set when Close returns.
+func (run *TraceStressRun) readerOnThread(tid *int) func(loop func()) {
+	return func(loop func()) {
+		runtime.LockOSThread() // never unlocked: the thread ends with the reader
+		*tid = threadID()
+		cpu0, t0 := threadCPUTime(), time.Now()
+		loop()
+		run.ReaderCPU, run.ReaderWall = threadCPUTime()-cpu0, time.Since(t0)
+	}
+}
+
+// writeFor starts opt.Writers writers, each on a goroutine locked to an OS
+// thread of its own (never unlocked, so the thread ends with it), writing
+// to s as fast as they can; it stores each writer thread's id in tids,
+// stops them after opt.Duration or as soon as ctx is done, and returns when
+// they have all stopped, with the time they were released.
+//
+// Writers are threads, as the seed's are, so that the kernel schedules
+// them and the reader alike: under the Go scheduler alone, writers that
+// never block would keep the reader goroutine off the processors for
+// whole time slices and the reader's flushes, not the reservation policy,
+// would set the pace.
+func writeFor(ctx context.Context, s *trace.Session, opt TraceStressOptions, tids []int) (time.Time, error) {
 	writers := make([]*trace.Writer, opt.Writers)
 	for i := range writers {
 		var err error
@@ -382,8 +435,10 @@ func writeFor(ctx context.Context, s *trace.Session, opt TraceStressOptions) (ti
 		wg    sync.WaitGroup
 		ready = make(chan struct{})
 	)
-	for _, w := range writers {
+	for i, w := range writers {
 		wg.Go(func() {
+			runtime.LockOSThread()
+			tids[i] = threadID()
 			payload := make([]byte, opt.PayloadSize)
 			for i := range payload {
 				payload[i] = 'a' + byte(i%26)
