@@ -210,7 +210,7 @@ func TestCompareReadyListDefaultsAndValidation(t *testing.T) {
 	o, err := ReadyListOptions{}.withDefaults()
 	require.NoError(t, err)
 	assert.Equal(t, []int{8, 16, 32}, o.Producers)
-	assert.Equal(t, 1_000_000, o.Events)
+	assert.Equal(t, 10_000_000, o.Events)
 	assert.Equal(t, 5, o.Repetitions)
 	assert.Equal(t, []ReadyVariant{Transition, Callback}, o.Variants)
 	for _, bad := range []ReadyListOptions{
