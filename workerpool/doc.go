@@ -47,10 +47,26 @@
 //     time and add up to exactly min(runnable jobs, parked workers) (the Go
 //     runtime's wakep). Nothing is woken while the gate is closed, so a
 //     gated enqueue costs no wake at all.
-//   - Spin releases min(n, workers − outstanding) units of a spin-then-park
-//     semaphore after CoreCLR's UnfairSemaphore (see unfairSema): spinning
-//     workers take them without a system call. Like Targeted it releases
-//     nothing while the gate is closed.
+//   - Spin keeps idle workers spinning for a while before they sleep. One
+//     of them, the listener, polls its own state word: an enqueuer that
+//     finds it listening takes a grab for it under the lock and hands it
+//     over with one CAS, so a round trip to a spinning worker moves one
+//     cache line each way and takes no lock on the worker's side (see
+//     handoff.go). For the jobs not handed over, Spin releases min(n,
+//     workers − outstanding) units of a spin-then-park semaphore after
+//     CoreCLR's UnfairSemaphore (see unfairSema): spinning workers take
+//     them without a system call. Spinners busy-wait holding a P, for at
+//     most 20 µs, and at most GOMAXPROCS−1 of them at once, so that the
+//     enqueuers they wait for keep a P. Like Targeted it wakes nobody while
+//     the gate is closed.
+//
+// GOMAXPROCS matters to the Threads backend: a worker thread that sleeps in
+// a futex call keeps its P only while the runtime has Ps to spare, so with
+// GOMAXPROCS below workers+1 a woken worker may wait for the runtime to
+// hand it a P (sysmon retakes the P of a thread blocked in a system call
+// after 20 µs or more). Stats.HandoffSleeps counts the sleeps made in that
+// regime; Spin avoids most of them, since its spinning listener never
+// sleeps while work keeps coming.
 //
 // On the Goroutines backend the lock is a sync.Mutex and waits use sync.Cond
 // and channels. On the Threads backend each worker is locked to its own OS
@@ -69,11 +85,19 @@
 // so a round is enqueue → Start → Join. A Join finding the gate closed opens
 // it, since it would otherwise wait for jobs that may not run.
 //
-// Join snapshots pushed as its target and sleeps until every job with a
+// Join snapshots pushed as its target and waits until every job with a
 // smaller sequence number has finished: popped ≥ target and no worker holds
-// a grab whose oldest job is older than the target. The worker retiring a
-// grab wakes the sleeping Joins only when the least of their targets is
-// reached.
+// a grab whose oldest job is older than the target. That condition is read
+// without the lock (pushed, popped and each worker's running are atomics,
+// and a grab is published as running before popped moves past it), so a
+// Join on an ungated pool whose jobs are done returns without the lock, and
+// a Join whose few remaining jobs can each have a P (fewer than GOMAXPROCS
+// untaken) polls for up to 20 µs before it sleeps, counted in
+// Stats.JoinSpins and Stats.JoinSleeps; on the Goroutines backend it yields
+// while its jobs are untaken, since the worker woken for them waits on the
+// Join's own P. A worker publishes a finished grab as done before it
+// re-takes the lock. The worker retiring a grab wakes the sleeping Joins
+// only when the least of their targets is reached.
 //
 // Close marks the pool closed and opens the gate for good under the lock,
 // wakes every worker, waits for them to exit, and for Threads waits until
@@ -105,7 +129,13 @@
 //     parker and semaphore counts). Targeted: while the gate is open, if
 //     jobs are queued then either a worker is running (it will look again)
 //     or one was woken for them. Spin: every unit taken is followed by a
-//     look at the queue under the lock.
+//     look at the queue under the lock; a handoff goes only to a listener
+//     that has not stopped listening (the state word's CAS decides), and a
+//     listener busy with a handed grab when more jobs arrive is marked
+//     pending and looks under the lock next. Where a grab is retired
+//     without the lock (a handoff), the worker clears running before it
+//     reads joinWaiters and Join counts itself in joinWaiters before its
+//     last look at running, so one of them sees the other.
 //  4. Counters are exact and off the shared hot path: each worker counts in
 //     its own cache-line-padded counters; the enqueue side counts under the
 //     lock it holds anyway; Start, Join, Close and the system calls an

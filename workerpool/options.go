@@ -55,10 +55,14 @@ const (
 	// while more are queued than already woken wakes the next (the Go
 	// runtime's wakep). Nothing is woken while the gate is closed.
 	Targeted
-	// Spin hands out wake-ups through a spin-then-park semaphore after
-	// CoreCLR's UnfairSemaphore: releases go first to workers still
-	// spinning, which take them without a system call. Nothing is released
-	// while the gate is closed.
+	// Spin keeps idle workers spinning, holding a P, for up to 20 µs
+	// before they sleep, at most GOMAXPROCS−1 of them at once. An enqueue
+	// hands a grab directly to the spinning listener, if there is one, and
+	// releases the rest through a spin-then-park semaphore after CoreCLR's
+	// UnfairSemaphore, whose releases go first to workers still spinning.
+	// It gives the lowest round-trip latency on both backends, at the cost
+	// of CPU time spent spinning. Nothing is woken while the gate is
+	// closed.
 	Spin
 )
 
@@ -110,9 +114,9 @@ type Options struct {
 }
 
 // Observer receives the pool's events, for tracing. Its methods are called
-// from workers and enqueuers concurrently, Woken and FutileWake with the
-// queue lock held; they must be cheap, safe for concurrent use, and must not
-// call back into the pool.
+// from workers and enqueuers concurrently, FutileWake and most Woken calls
+// with the queue lock held (not the Woken of a Spin handoff); they must be
+// cheap, safe for concurrent use, and must not call back into the pool.
 type Observer interface {
 	// JobStart and JobEnd bracket each job run by worker.
 	JobStart(worker int)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,18 +31,28 @@ type Pool struct {
 	sema    *unfairSema
 	workers []worker
 
-	// Guarded by mu.
+	// Read without the lock by workers and Joins, written rarely: off the
+	// line of the lock-guarded state that enqueuers write all the time.
+	_           [cacheLine]byte
+	procs       atomic.Int32 // GOMAXPROCS as last read by a worker or Join about to sleep
+	spin        spinBudget   // Spin: free spinner slots
+	closed      atomic.Bool  // written under mu
+	joinWaiters atomic.Int32 // Join calls asleep on done; written under mu
+	_           [cacheLine]byte
+
+	// Guarded by mu. pushed, popped and npanics are atomics so that Join can
+	// poll them without the lock; only holders of mu write them.
 	q              ring
-	pushed, popped uint64 // jobs accepted / taken by workers, ever
+	pushed, popped atomic.Uint64 // jobs accepted / taken by workers, ever
+	npanics        atomic.Int32  // len(panics) + lostPanics
 	gateOpen       bool
-	closed         bool
 	joining        int    // Join calls in progress
-	joinWaiters    int    // Join calls asleep on done
 	joinTarget     uint64 // least target of a sleeping Join; MaxUint64 if none
 	parked         int    // workers inside waitLocked (tests wait on it)
 	idle           []int  // Targeted: parked workers, most recent last
 	waking         int    // Targeted: unparked workers not yet back under mu
 	outstanding    int    // Spin: units released by enqueues and not yet taken
+	spinner        int    // Spin: the worker listening for handoffs, or -1
 	panics         []error
 	retiredThreads []int // threads of workers ended by runtime.Goexit
 	lostPanics     int
@@ -55,21 +66,31 @@ type Pool struct {
 }
 
 // worker is one worker's private state. Its counters fill the first cache
-// line; the padding keeps the next worker's counters off this worker's
-// remaining fields.
+// line, its own bookkeeping the second. The third, the handoff line, holds
+// what another goroutine reads or writes: state (the running grab, and the
+// Spin handoff protocol) and the first jobs of the grab, so that handing a
+// spinning worker a job, and its completion that a Join polls for, move a
+// single cache line between the CPUs.
 type worker struct {
 	c      counters
 	id     int
 	tid    int           // OS thread id (Threads)
 	park   parker        // Targeted
-	held   []jobs.Job    // the current grab, oldest first; capacity MaxGrab
-	next   int           // held[next:] have not started
 	panics []*PanicError // panics of the current grab, kept for Join when it is retired
-	_      [cacheLine - 88]byte
-	// running is 1 + the sequence number of the oldest job of the current
-	// grab, 0 between grabs. Written under mu, read by Join.
-	running atomic.Uint64
-	_       [cacheLine - 8]byte
+	// spunOut: w stopped listening for handoffs because none came within
+	// spinFor; its next wait goes to the semaphore instead (Spin).
+	spunOut bool
+	held    []jobs.Job // the current grab, oldest first: buf[:n]
+	next    int        // held[next:] have not started
+	_       [cacheLine - 96]byte
+
+	// The handoff line. state is running — 1 + the sequence number of the
+	// oldest job of the current grab, 0 between grabs, which Join reads —
+	// and, while w listens for handoffs, the mail bits (see handoff.go).
+	// Outside listen only w writes it.
+	state atomic.Uint64
+	buf   [MaxGrab]jobs.Job
+	_     [cacheLine - 8]byte // keeps the next worker's counters off buf's last line
 }
 
 // maxKeptPanics bounds the panic errors a pool keeps between two Joins.
@@ -78,6 +99,14 @@ const maxKeptPanics = 64
 // New starts a pool of opts.Workers workers. It returns an error wrapping
 // ErrInvalidOptions for bad options and one wrapping ErrUnsupported when the
 // backend does not exist on this system. The pool runs until Close.
+//
+// The Threads backend depends on GOMAXPROCS: its workers sleep in futex
+// calls, and a thread woken from one needs a P to run Go code. With
+// GOMAXPROCS ≥ Workers+1 each keeps one and a wake-up costs a few
+// microseconds; below that, a woken worker may wait for the runtime to hand
+// it a P, tens of microseconds per wake-up. Stats.HandoffSleeps counts the
+// sleeps made in that slow regime; raise GOMAXPROCS (or use Spin, whose
+// listener keeps its P while work keeps coming) when latency matters.
 func New(opts Options) (*Pool, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
@@ -96,7 +125,10 @@ func New(opts Options) (*Pool, error) {
 		workers:    make([]worker, opts.Workers),
 		gateOpen:   !opts.Gated,
 		joinTarget: math.MaxUint64,
+		spinner:    -1,
 	}
+	p.procs.Store(int32(runtime.GOMAXPROCS(0)))
+	p.spin.free.Store(p.procs.Load() - 1)
 	p.mu = k.newMutex()
 	p.work = k.newCond(p.mu)
 	p.done = k.newCond(p.mu)
@@ -107,13 +139,13 @@ func New(opts Options) (*Pool, error) {
 			p.workers[i].park = k.newParker()
 		}
 	case Spin:
-		p.sema = newUnfairSema(k, opts.Workers)
+		p.sema = newUnfairSema(k, opts.Workers, &p.spin)
 	}
 	p.wg.Add(opts.Workers)
 	for i := range p.workers {
 		w := &p.workers[i]
 		w.id = i
-		w.held = make([]jobs.Job, 0, MaxGrab)
+		w.held = w.buf[:0]
 		k.startWorker(func() { p.serve(w, nil) }, &w.tid)
 	}
 	return p, nil
@@ -168,12 +200,12 @@ func (p *Pool) Enqueue(j jobs.Job) error {
 		return ErrNilJob
 	}
 	p.lock(&p.enq)
-	if p.closed {
+	if p.closed.Load() {
 		p.unlock(&p.coord)
 		return ErrClosed
 	}
 	p.q.push(j)
-	p.pushed++
+	p.pushed.Add(1)
 	d := p.wakeLocked(1, &p.enq)
 	p.unlock(&p.coord) // p.enq is ours only while we hold mu
 	p.wakeAfterUnlock(d, &p.coord)
@@ -201,12 +233,12 @@ func (p *Pool) EnqueueBatch(js []jobs.Job) error {
 		return nil
 	}
 	p.lock(&p.enq)
-	if p.closed {
+	if p.closed.Load() {
 		p.unlock(&p.coord)
 		return ErrClosed
 	}
 	p.q.pushAll(js)
-	p.pushed += uint64(len(js))
+	p.pushed.Add(uint64(len(js)))
 	d := p.wakeLocked(len(js), &p.enq)
 	p.unlock(&p.coord)
 	p.wakeAfterUnlock(d, &p.coord)
@@ -230,7 +262,7 @@ func (p *Pool) wakeLocked(n int, c *counters) deferredWake {
 	case Targeted:
 		return deferredWake{unpark: p.nextTargetLocked(c)}
 	case Spin:
-		return deferredWake{unpark: -1, release: p.spinReleaseLocked(n, c)}
+		return p.spinWakeLocked(n, c)
 	}
 	return noWake
 }
@@ -249,20 +281,25 @@ func (p *Pool) nextTargetLocked(c *counters) int {
 	return id
 }
 
-// spinReleaseLocked returns how many Spin units to release for n runnable
-// jobs: at most one per worker outstanding (the CLR thread pool's cap on
-// outstanding requests), none while the gate is closed.
-func (p *Pool) spinReleaseLocked(n int, c *counters) int {
+// spinWakeLocked is the Spin policy's wake for n newly runnable jobs: a
+// grab handed to the listening spinner, if any, and units of the semaphore
+// for the rest — at most one per worker outstanding (the CLR thread pool's
+// cap on outstanding requests). It is one wake call, counted once, and
+// does nothing while the gate is closed.
+func (p *Pool) spinWakeLocked(n int, c *counters) deferredWake {
 	if !p.gateOpen {
-		return 0
+		return noWake
 	}
-	k := min(n, len(p.workers)-p.outstanding)
-	if k <= 0 {
-		return 0
+	handed := p.handOffLocked(c)
+	d := noWake
+	if k := min(n, p.q.len(), len(p.workers)-p.outstanding); k > 0 {
+		p.outstanding += k
+		d.release = k
 	}
-	p.outstanding += k
-	c.wakeCalls.Add(1)
-	return k
+	if handed || d.release > 0 {
+		c.wakeCalls.Add(1)
+	}
+	return d
 }
 
 // Start opens the gate of a gated pool, letting workers take the queued
@@ -308,32 +345,26 @@ func (p *Pool) Join(ctx context.Context) error {
 		return ErrNotInitialized
 	}
 	c := &p.coord
+	target := p.pushed.Load()
+	if !p.opts.Gated && p.spinUntilDone(target, c) && p.npanics.Load() == 0 {
+		return nil // done without the lock: nothing to report, no gate to close
+	}
 	p.lock(c)
-	target := p.pushed
 	p.joining++
-	if !p.gateOpen && !p.doneUpToLocked(target) {
+	if !p.gateOpen && !p.doneUpTo(target) {
 		d := p.openGateLocked(c)
 		p.unlock(c)
 		p.wakeAfterUnlock(d, c)
+		p.spinUntilDone(target, c)
+		p.lock(c)
+	} else if p.opts.Gated && !p.doneUpTo(target) && p.spinWorthwhile(target) {
+		p.unlock(c)
+		p.spinUntilDone(target, c)
 		p.lock(c)
 	}
-	var stop func() bool
-	var err error
-	for !p.doneUpToLocked(target) {
-		if err = ctx.Err(); err != nil {
-			break
-		}
-		if stop == nil && ctx.Done() != nil {
-			stop = context.AfterFunc(ctx, p.wakeJoiners)
-		}
-		p.joinWaiters++
-		p.joinTarget = min(p.joinTarget, target)
-		c.addFutex(p.done.wait())
-		c.locks.Add(1)
-		p.joinWaiters--
-	}
+	err := p.sleepUntilDoneLocked(ctx, target, c)
 	p.joining--
-	if p.joining == 0 && p.opts.Gated && !p.closed {
+	if p.joining == 0 && p.opts.Gated && !p.closed.Load() {
 		p.gateOpen = false
 	}
 	if err == nil {
@@ -342,20 +373,55 @@ func (p *Pool) Join(ctx context.Context) error {
 		err = fmt.Errorf("workerpool: join: %w", err)
 	}
 	p.unlock(c)
-	if stop != nil {
-		stop()
-	}
 	return err
 }
 
-// doneUpToLocked reports whether every job with sequence number < target
-// has finished: all were taken from the FIFO queue and none still runs.
-func (p *Pool) doneUpToLocked(target uint64) bool {
-	if p.popped < target {
+// sleepUntilDoneLocked sleeps on done until every job before target has
+// finished or ctx ends, and returns ctx's error in the latter case. It
+// registers in joinWaiters before its last look at doneUpTo: a worker that
+// retires a grab without the lock (a Spin handoff) clears running before it
+// reads joinWaiters, so either the worker sees this Join and retires under
+// the lock, waking it, or this Join sees the grab done.
+func (p *Pool) sleepUntilDoneLocked(ctx context.Context, target uint64, c *counters) error {
+	var stop func() bool
+	defer func() {
+		if stop != nil {
+			stop()
+		}
+	}()
+	for !p.doneUpTo(target) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if stop == nil && ctx.Done() != nil {
+			stop = context.AfterFunc(ctx, p.wakeJoiners)
+		}
+		p.joinWaiters.Add(1)
+		if p.doneUpTo(target) {
+			p.joinWaiters.Add(-1)
+			break
+		}
+		p.joinTarget = min(p.joinTarget, target)
+		c.joinSleeps.Add(1)
+		p.countHandoffSleep(c, p.refreshProcs())
+		c.addFutex(p.done.wait())
+		c.locks.Add(1)
+		p.joinWaiters.Add(-1)
+	}
+	return nil
+}
+
+// doneUpTo reports whether every job with sequence number < target has
+// finished: all were taken from the FIFO queue and no grab holding one is
+// still running. It needs no lock: a grab's taker publishes it as running
+// in its worker's state before it advances popped, and the worker clears
+// running only after the grab ran.
+func (p *Pool) doneUpTo(target uint64) bool {
+	if p.popped.Load() < target {
 		return false
 	}
 	for i := range p.workers {
-		if r := p.workers[i].running.Load(); r != 0 && r-1 < target {
+		if r := p.workers[i].state.Load() & runningMask; r != 0 && r-1 < target {
 			return false
 		}
 	}
@@ -370,7 +436,7 @@ func (p *Pool) wakeJoiners() {
 }
 
 func (p *Pool) takePanicsLocked() error {
-	if len(p.panics) == 0 {
+	if len(p.panics) == 0 && p.lostPanics == 0 {
 		return nil
 	}
 	errs := p.panics
@@ -378,6 +444,7 @@ func (p *Pool) takePanicsLocked() error {
 		errs = append(errs, fmt.Errorf("workerpool: %d more job panics not kept: %w", p.lostPanics, ErrJobPanicked))
 	}
 	p.panics, p.lostPanics = nil, 0
+	p.npanics.Store(0)
 	return errors.Join(errs...)
 }
 
@@ -411,7 +478,7 @@ func (p *Pool) Discard() int {
 	p.lock(c)
 	n := p.q.len()
 	p.q.clear()
-	p.popped += uint64(n) // taken, as far as Join's targets are concerned
+	p.popped.Add(uint64(n)) // taken, as far as Join's targets are concerned
 	p.wakeDoneJoinsLocked(c)
 	p.unlock(c)
 	return n
@@ -420,7 +487,7 @@ func (p *Pool) Discard() int {
 func (p *Pool) shutdown() error {
 	c := &p.coord
 	p.lock(c)
-	p.closed = true
+	p.closed.Store(true)
 	p.gateOpen = true
 	release := 0
 	switch p.opts.Wake {
@@ -437,6 +504,7 @@ func (p *Pool) shutdown() error {
 	case Spin:
 		c.wakeCalls.Add(1)
 		release = len(p.workers) // one for every worker that may spin or sleep
+		p.stopListenerLocked()
 	}
 	p.unlock(c)
 	if release > 0 {

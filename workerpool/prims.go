@@ -45,8 +45,11 @@ type kit interface {
 	// that exits with fn. tid receives the thread id (0 if none) before fn
 	// runs.
 	startWorker(fn func(), tid *int)
-	// yield is the spin-wait pause of the Spin policy.
-	yield()
+	// pause is one pause between two polls of a spinning Join. mayYield
+	// says that the jobs it waits for are still queued: a goroutine worker
+	// woken for them was readied onto this P and runs only if the Join
+	// yields it; a worker thread has its own and never needs ours.
+	pause(mayYield bool)
 	// threadExited reports whether a worker thread id is gone.
 	threadExited(tid int) bool
 }
@@ -107,5 +110,11 @@ func (goKit) newCond(m mutex) condVar             { return &goCond{c: sync.Cond{
 func (goKit) newParker() parker                   { return make(goParker, 1) }
 func (goKit) newSemaphore(capacity int) semaphore { return make(goSema, capacity) }
 func (goKit) startWorker(fn func(), tid *int)     { go fn() }
-func (goKit) yield()                              { runtime.Gosched() }
-func (goKit) threadExited(int) bool               { return true }
+func (goKit) pause(mayYield bool) {
+	if mayYield {
+		runtime.Gosched()
+	} else {
+		procyield(pauseCycles)
+	}
+}
+func (goKit) threadExited(int) bool { return true }

@@ -47,10 +47,9 @@ func (threadKit) newCond(m mutex) condVar {
 func (threadKit) newParker() parker          { return new(futexParker) }
 func (threadKit) newSemaphore(int) semaphore { return new(futexSema) }
 
-// yield is runtime.Gosched even on a locked thread: a spinner that yielded
-// with sched_yield would keep its P, and with GOMAXPROCS Ps shared by more
-// threads that starves the very goroutines (enqueuer, Join) it waits for.
-func (threadKit) yield()                    { runtime.Gosched() }
+// pause never yields: the worker threads a Join waits for do not run on
+// its P, and runtime.Gosched would only requeue the Join.
+func (threadKit) pause(bool)                { procyield(pauseCycles) }
 func (threadKit) threadExited(tid int) bool { return !futex.ThreadAlive(tid) }
 
 // startWorker locks the new goroutine to its thread and never unlocks it,

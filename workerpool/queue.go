@@ -43,17 +43,30 @@ func (r *ring) pop() jobs.Job {
 	return j
 }
 
-// popInto removes the len(dst) oldest jobs into dst, oldest first, in at
-// most two contiguous runs; the queue must hold at least len(dst) jobs. The
-// slots are cleared, as by pop.
+// popInto removes the len(dst) oldest jobs into dst, oldest first; the
+// queue must hold at least len(dst) jobs. The slots are cleared, as by pop.
 func (r *ring) popInto(dst []jobs.Job) {
+	r.peekInto(dst)
+	r.drop(len(dst))
+}
+
+// peekInto copies the len(dst) oldest jobs into dst, oldest first, in at
+// most two contiguous runs, leaving them queued; the queue must hold at
+// least len(dst) jobs.
+func (r *ring) peekInto(dst []jobs.Job) {
 	end := min(r.head+len(dst), len(r.buf))
 	k := copy(dst, r.buf[r.head:end])
-	clear(r.buf[r.head:end])
 	copy(dst[k:], r.buf[:len(dst)-k])
-	clear(r.buf[:len(dst)-k])
-	r.head = (r.head + len(dst)) & (len(r.buf) - 1)
-	r.n -= len(dst)
+}
+
+// drop removes the k oldest jobs, clearing their slots; the queue must hold
+// at least k jobs.
+func (r *ring) drop(k int) {
+	end := min(r.head+k, len(r.buf))
+	clear(r.buf[r.head:end])
+	clear(r.buf[:k-(end-r.head)])
+	r.head = (r.head + k) & (len(r.buf) - 1)
+	r.n -= k
 }
 
 // grow makes room for at least extra more jobs, unwrapping the contents to

@@ -37,6 +37,28 @@ type Stats struct {
 	// acquisition each, taking between 1 and MaxGrab jobs.
 	// TotalJobsRun()/Grabs is the mean grab size.
 	Grabs uint64
+	// SpinWakeups counts the Spin policy's wake-ups that needed no sleep:
+	// a semaphore unit taken while spinning or found waiting, or a grab
+	// handed to the listening worker — no park, no system call (included
+	// in WorkersWoken).
+	SpinWakeups uint64
+	// Handoffs counts the grabs an enqueuer (or Start) took for the Spin
+	// policy's listening spinner and handed to it directly (included in
+	// Grabs and SpinWakeups).
+	Handoffs uint64
+	// JoinSpins counts the Joins that found their jobs done while polling
+	// before sleeping (see Join); JoinSleeps counts the sleeps of Joins
+	// that had to wait longer, or could not spin.
+	JoinSpins, JoinSleeps uint64
+	// HandoffSleeps counts the kernel sleeps of Threads workers and Joins
+	// made while GOMAXPROCS was below Workers+1. In that regime the threads
+	// that sleep in futex calls and the goroutines they serve cannot all
+	// keep a P: a thread woken from its futex may wait for the runtime to
+	// hand it one (sysmon retakes the P of a thread blocked in a system
+	// call after 20 µs or more), so each such sleep can cost tens of
+	// microseconds. A non-zero count says: raise GOMAXPROCS to Workers+1
+	// or more, or use fewer workers. Always 0 on Goroutines.
+	HandoffSleeps uint64
 	// JobsRun[i] counts the jobs worker i has run.
 	JobsRun []uint64
 }
@@ -62,6 +84,11 @@ func (s Stats) Sub(prev Stats) Stats {
 		FutileWakeups:           s.FutileWakeups - prev.FutileWakeups,
 		FutexCalls:              s.FutexCalls - prev.FutexCalls,
 		Grabs:                   s.Grabs - prev.Grabs,
+		SpinWakeups:             s.SpinWakeups - prev.SpinWakeups,
+		Handoffs:                s.Handoffs - prev.Handoffs,
+		JoinSpins:               s.JoinSpins - prev.JoinSpins,
+		JoinSleeps:              s.JoinSleeps - prev.JoinSleeps,
+		HandoffSleeps:           s.HandoffSleeps - prev.HandoffSleeps,
 		JobsRun:                 make([]uint64, len(s.JobsRun)),
 	}
 	for i := range d.JobsRun {
@@ -83,7 +110,9 @@ const cacheLine = 128
 // Stats read without taking any lock.
 type counters struct {
 	locks, wakeCalls, woken, futile, futex, jobs, grabs atomic.Uint64
-	_                                                   [cacheLine - 7*8]byte
+	spinWakes, handoffs, joinSpins, joinSleeps          atomic.Uint64
+	handoffSleeps                                       atomic.Uint64
+	_                                                   [cacheLine - 12*8]byte
 }
 
 func (c *counters) addFutex(n int) {
@@ -99,6 +128,11 @@ func (c *counters) addTo(s *Stats) {
 	s.FutileWakeups += c.futile.Load()
 	s.FutexCalls += c.futex.Load()
 	s.Grabs += c.grabs.Load()
+	s.SpinWakeups += c.spinWakes.Load()
+	s.Handoffs += c.handoffs.Load()
+	s.JoinSpins += c.joinSpins.Load()
+	s.JoinSleeps += c.joinSleeps.Load()
+	s.HandoffSleeps += c.handoffSleeps.Load()
 }
 
 // Stats returns the pool's counters. It takes no lock and may be called at

@@ -1,8 +1,8 @@
 package workerpool
 
 import (
-	"runtime"
 	"sync/atomic"
+	"time"
 )
 
 // unfairSema is the Spin policy's spin-then-park semaphore, after CoreCLR's
@@ -15,22 +15,31 @@ import (
 //	forWait    units released to blocked workers, not yet taken
 //
 // release(n) gives units to spinners first (they take them with a CAS, no
-// system call), then to blocked waiters (one semaphore release for all of
-// them), and leaves the rest in forSpin, where the next wait takes it at
-// once. "Unfair": a recently idle spinner beats a worker that blocked long
-// ago. A spinner gives up after round(spinBase/spinners) passes, so the more
-// workers spin the sooner each parks, bounding the CPU they burn.
+// system call and no scheduler), then to blocked waiters (one semaphore
+// release for all of them), and leaves the rest in forSpin, where the next
+// wait takes it at once. "Unfair": a recently idle spinner beats a worker
+// that blocked long ago.
+//
+// A spinner polls the word with spin-wait hints between polls, holding its
+// thread and P, for at most spinFor, then blocks. CoreCLR's spinners slept
+// with Sleep(0) between polls; the Go equivalent, runtime.Gosched, is a
+// scheduler round trip per poll on the Goroutines backend and, for a
+// goroutine locked to its thread (Threads), a handoff of the P to another
+// thread and back — tens of microseconds, which made Spin the slowest
+// policy for round trips. Spinning instead holds a P, so a wait spins only
+// with a slot of the pool's spinner budget, which leaves a P to the
+// enqueuers whose releases the spinners wait for.
 //
 // Invariants: forSpin + forWait never exceeds the units released and not yet
 // taken, which the pool keeps at most 2×workers; forWait ≤ waiters, so the
-// underlying semaphore never holds more than workers units.
+// underlying semaphore never holds more than workers units; spinners counts
+// only waits allowed to spin.
 type unfairSema struct {
-	_        [cacheLine]byte
-	state    atomic.Uint64
-	_        [cacheLine - 8]byte
-	sem      semaphore
-	yield    func()
-	spinBase int
+	_      [cacheLine]byte
+	state  atomic.Uint64
+	_      [cacheLine - 8]byte
+	sem    semaphore
+	budget *spinBudget // slots a wait needs to spin
 }
 
 type semState struct{ spinners, forSpin, waiters, forWait uint16 }
@@ -43,30 +52,49 @@ func (s semState) pack() uint64 {
 	return uint64(s.spinners) | uint64(s.forSpin)<<16 | uint64(s.waiters)<<32 | uint64(s.forWait)<<48
 }
 
-func newUnfairSema(k kit, workers int) *unfairSema {
-	return &unfairSema{sem: k.newSemaphore(workers), yield: k.yield, spinBase: 50 * runtime.NumCPU()}
+func newUnfairSema(k kit, workers int, budget *spinBudget) *unfairSema {
+	return &unfairSema{sem: k.newSemaphore(workers), budget: budget}
 }
 
-// wait takes one unit, spinning before it blocks. It returns the number of
-// futex calls made.
-func (u *unfairSema) wait() (calls int) {
+// wait takes one unit: at once if one is free for spinners, else by
+// spinning if the budget has a slot, else by blocking. It returns the
+// number of futex calls made and whether it blocked.
+func (u *unfairSema) wait() (calls int, blocked bool) {
+	maySpin := u.budget.take()
 	for {
 		old := u.state.Load()
 		s := unpack(old)
-		took := s.forSpin > 0
-		if took {
+		took, spin := s.forSpin > 0, maySpin
+		switch {
+		case took:
 			s.forSpin--
-		} else {
+		case spin:
 			s.spinners++
+		default:
+			s.waiters++
 		}
-		if u.state.CompareAndSwap(old, s.pack()) {
-			if took {
-				return 0
+		if !u.state.CompareAndSwap(old, s.pack()) {
+			continue
+		}
+		switch {
+		case took:
+			if maySpin {
+				u.budget.give()
 			}
-			break
+			return 0, false
+		case spin:
+			return u.spin()
 		}
+		return u.block(), true
 	}
-	for spins := 0; ; {
+}
+
+// spin polls for a unit released to spinners for at most spinFor, then
+// turns into a waiter and blocks. It gives its budget slot back when it
+// stops spinning either way.
+func (u *unfairSema) spin() (calls int, blocked bool) {
+	var start time.Time // read every 64 polls only: a clock read costs tens of ns
+	for i := 1; ; i++ {
 		old := u.state.Load()
 		s := unpack(old)
 		switch {
@@ -74,32 +102,33 @@ func (u *unfairSema) wait() (calls int) {
 			s.forSpin--
 			s.spinners--
 			if u.state.CompareAndSwap(old, s.pack()) {
-				return calls
+				u.budget.give()
+				return 0, false
 			}
-		case spins >= (u.spinBase+int(s.spinners)/2)/int(s.spinners):
+		case i%64 == 0 && spunFor(&start) > spinFor:
 			s.spinners--
 			s.waiters++
 			if u.state.CompareAndSwap(old, s.pack()) {
-				calls += u.sem.acquire()
-				u.leaveWaiters()
-				return calls
+				u.budget.give()
+				return u.block(), true
 			}
 		default:
-			u.yield()
-			spins++
+			procyield(1)
 		}
 	}
 }
 
-// leaveWaiters retires a waiter that the semaphore released.
-func (u *unfairSema) leaveWaiters() {
+// block sleeps on the semaphore as a registered waiter until a release
+// meant for waiters, then retires the waiter.
+func (u *unfairSema) block() (calls int) {
+	calls = u.sem.acquire()
 	for {
 		old := u.state.Load()
 		s := unpack(old)
 		s.waiters--
 		s.forWait--
 		if u.state.CompareAndSwap(old, s.pack()) {
-			return
+			return calls
 		}
 	}
 }

@@ -30,6 +30,7 @@ func (p *Pool) serve(w *worker, resume *PanicError) {
 	if resume != nil {
 		w.panics = append(w.panics, resume)
 		p.runGrab(w)
+		p.publishGrab(w)
 	}
 	c := &w.c
 	p.lock(c)
@@ -47,40 +48,43 @@ func (p *Pool) serve(w *worker, resume *PanicError) {
 				c.addFutex(p.workers[next].park.unpark())
 			}
 			p.runGrab(w)
+			p.publishGrab(w)
 			p.lock(c)
 			continue
 		}
-		if p.closed { // closed implies the gate is open: the queue is empty
+		if p.closed.Load() { // closed implies the gate is open: the queue is empty
 			break
 		}
-		p.waitLocked(w)
+		if !p.listenLocked(w) {
+			p.waitLocked(w)
+		}
 	}
 	p.unlock(c)
 }
 
 // takeLocked moves the oldest grabSize queued jobs into w's grab, if the
-// gate lets w work, and reports whether it took any. w.running names the
-// oldest of them, so Join waits for the whole grab.
+// gate lets w work, and reports whether it took any. w's state names the
+// oldest of them as running, so Join waits for the whole grab.
 func (p *Pool) takeLocked(w *worker) bool {
 	if !p.gateOpen || p.q.len() == 0 {
 		return false
 	}
-	w.held = w.held[:grabSize(p.q.len(), len(p.workers))]
+	w.held = w.buf[:grabSize(p.q.len(), len(p.workers))]
 	p.q.popInto(w.held)
 	w.next = 0
-	w.running.Store(p.popped + 1)
-	p.popped += uint64(len(w.held))
+	popped := p.popped.Load()
+	w.state.Store(popped + 1) // running, before popped moves: see doneUpTo
+	p.popped.Store(popped + uint64(len(w.held)))
 	w.c.grabs.Add(1)
 	return true
 }
 
-// runGrab runs the jobs of w's grab that have not started, in order,
-// clearing each slot before its job runs so that a job that ends its
-// goroutine (runtime.Goexit) is not run again by the replacement.
+// runGrab runs the jobs of w's grab that have not started, in order. next
+// moves past a job before it runs, so that the goroutine replacing a worker
+// ended by runtime.Goexit goes on with the job after it.
 func (p *Pool) runGrab(w *worker) {
 	for w.next < len(w.held) {
 		j := w.held[w.next]
-		w.held[w.next] = nil
 		w.next++
 		if pe := p.runJob(w, j); pe != nil {
 			w.panics = append(w.panics, pe)
@@ -88,17 +92,34 @@ func (p *Pool) runGrab(w *worker) {
 	}
 }
 
-// retireGrabLocked records w's finished grab: its jobs count as run, its
-// panics are kept for Join, and Joins waiting for it are woken.
-func (p *Pool) retireGrabLocked(w *worker) {
+// publishGrab counts w's finished grab as run and, if none of its jobs
+// panicked, marks it done at once (state 0), before the worker re-takes the
+// lock, so that a Join polling for these jobs sees them done a lock
+// acquisition earlier. A grab with panics stays running until
+// retireGrabLocked has kept them, so that a Join that sees the jobs done
+// also sees their panics. Outside listen, only w writes its state.
+func (p *Pool) publishGrab(w *worker) {
 	w.c.jobs.Add(uint64(len(w.held)))
+	if len(w.panics) == 0 {
+		clear(w.held) // the finished jobs are not kept alive
+		w.state.Store(0)
+	}
+}
+
+// retireGrabLocked completes publishGrab under the lock: the grab's panics
+// are kept for Join, and Joins sleeping until its jobs are done are woken.
+func (p *Pool) retireGrabLocked(w *worker) {
 	for i, pe := range w.panics {
 		p.keepPanicLocked(pe)
 		w.panics[i] = nil
 	}
 	w.panics = w.panics[:0]
-	w.held = w.held[:0]
-	w.running.Store(0)
+	clear(w.held)
+	w.held = w.buf[:0]
+	w.state.Store(0)
+	if p.spinner == w.id { // its listen was ended by runtime.Goexit
+		p.spinner = -1
+	}
 	p.wakeDoneJoinsLocked(&w.c)
 }
 
@@ -108,12 +129,13 @@ func (p *Pool) keepPanicLocked(pe *PanicError) {
 	} else {
 		p.lostPanics++
 	}
+	p.npanics.Add(1)
 }
 
 // wakeDoneJoinsLocked wakes the sleeping Joins once the least of their
 // targets is reached.
 func (p *Pool) wakeDoneJoinsLocked(c *counters) {
-	if p.joinWaiters > 0 && p.joinTarget != ^uint64(0) && p.doneUpToLocked(p.joinTarget) {
+	if p.joinWaiters.Load() > 0 && p.joinTarget != ^uint64(0) && p.doneUpTo(p.joinTarget) {
 		p.joinTarget = ^uint64(0) // sleeping Joins re-register when they recheck
 		c.addFutex(p.done.wake(wakeAll))
 	}
@@ -161,19 +183,22 @@ func (p *Pool) runJob(w *worker, j jobs.Job) (pe *PanicError) {
 func (p *Pool) waitLocked(w *worker) {
 	c := &w.c
 	p.parked++
+	procs := p.refreshProcs()
 	switch p.opts.Wake {
 	case Broadcast, Signal:
+		p.countHandoffSleep(c, procs)
 		c.addFutex(p.work.wait())
 		c.locks.Add(1)
 	case Targeted:
 		p.idle = append(p.idle, w.id)
 		p.unlock(c)
+		p.countHandoffSleep(c, procs)
 		c.addFutex(w.park.park())
 		p.lock(c)
 		p.waking--
 	case Spin:
 		p.unlock(c)
-		c.addFutex(p.sema.wait())
+		p.spinWait(c)
 		p.lock(c)
 		if p.outstanding > 0 {
 			p.outstanding--
@@ -184,10 +209,22 @@ func (p *Pool) waitLocked(w *worker) {
 	if p.obs != nil {
 		p.obs.Woken(w.id)
 	}
-	if !(p.gateOpen && p.q.len() > 0) && !p.closed {
+	if !(p.gateOpen && p.q.len() > 0) && !p.closed.Load() {
 		c.futile.Add(1)
 		if p.obs != nil {
 			p.obs.FutileWake(w.id)
 		}
+	}
+}
+
+// spinWait takes one unit of the Spin semaphore, spinning first if the
+// spinner budget allows, and counts how it got the unit.
+func (p *Pool) spinWait(c *counters) {
+	calls, blocked := p.sema.wait()
+	c.addFutex(calls)
+	if blocked {
+		p.countHandoffSleep(c, int(p.procs.Load()))
+	} else {
+		c.spinWakes.Add(1)
 	}
 }

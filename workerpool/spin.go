@@ -1,0 +1,138 @@
+package workerpool
+
+import (
+	"runtime"
+	"sync/atomic"
+	"time"
+	_ "unsafe" // for go:linkname
+)
+
+// Spinning: a Join whose jobs are nearly done, and an idle worker under the
+// Spin policy, poll for a bounded time before they sleep, because a sleep
+// and its wake-up cost far more than a tiny job: a park and a ready through
+// the Go scheduler, or two futex calls and often a cross-CPU interrupt on
+// the Threads backend. Both bounds are spinFor.
+const spinFor = 20 * time.Microsecond
+
+// pauseCycles is how many spin-wait hints (x86 PAUSE) a spinner executes
+// between two polls: enough to keep a polling loop off the memory bus and
+// off a hyperthread sibling, short enough to notice a change within tens of
+// nanoseconds.
+const pauseCycles = 4
+
+// procyield is the runtime's spin-wait primitive, the one sync.Mutex spins
+// with; the runtime keeps it available to packages outside the standard
+// library (go.dev/issue/67401, runtime/stubs.go).
+//
+//go:linkname procyield runtime.procyield
+func procyield(cycles uint32)
+
+// spinBudget is the pool's count of free spinner slots: GOMAXPROCS−1 minus
+// the workers spinning now, the handoff listener and the semaphore's
+// spinners alike. A spinner holds a P, and the enqueuer it waits for needs
+// one too, so spinners never take them all (the Go runtime bounds its
+// spinning Ms for the same reason); with GOMAXPROCS 1 nobody spins.
+type spinBudget struct{ free atomic.Int32 }
+
+// take takes a slot if one is free; its taker gives it back when it stops
+// spinning, before it sleeps.
+func (b *spinBudget) take() bool {
+	for {
+		n := b.free.Load()
+		if n <= 0 {
+			return false
+		}
+		if b.free.CompareAndSwap(n, n-1) {
+			return true
+		}
+	}
+}
+
+func (b *spinBudget) give() { b.free.Add(1) }
+
+// spunFor returns how long a spinner has spun since *start, starting the
+// clock on its first call.
+func spunFor(start *time.Time) time.Duration {
+	if start.IsZero() {
+		*start = time.Now()
+		return 0
+	}
+	return time.Since(*start)
+}
+
+// refreshProcs reads GOMAXPROCS into p.procs. Reading it takes a runtime
+// lock, so only paths about to sleep refresh it; GOMAXPROCS can change at
+// run time (runtime.GOMAXPROCS, or the runtime's own updates from CPU
+// limits).
+func (p *Pool) refreshProcs() int {
+	n := runtime.GOMAXPROCS(0)
+	if old := p.procs.Swap(int32(n)); old != int32(n) {
+		p.spin.free.Add(int32(n) - old) // may go negative until spinners stop
+	}
+	return n
+}
+
+// handoffRegime reports whether a Threads worker or Join that sleeps in the
+// kernel now may have to wait, on waking, for the runtime to hand it a P:
+// GOMAXPROCS is below workers + 1, so the threads sleeping in futex calls
+// and the goroutines they serve cannot all keep a P of their own.
+func (p *Pool) handoffRegime(procs int) bool {
+	return p.opts.Backend == Threads && procs < len(p.workers)+1
+}
+
+// countHandoffSleep counts a kernel sleep about to be made in the handoff
+// regime (see Stats.HandoffSleeps); procs is a fresh GOMAXPROCS.
+func (p *Pool) countHandoffSleep(c *counters, procs int) {
+	if p.handoffRegime(procs) {
+		c.handoffSleeps.Add(1)
+	}
+}
+
+// spinWorthwhile reports whether a Join waiting for the jobs before target
+// should poll before it sleeps: so few are left to take that each can run
+// on a P of its own beside the Join's (fewer than GOMAXPROCS), and their
+// workers do not need the Join's P. That holds for goroutine workers and
+// for worker threads that keep their Ps (GOMAXPROCS > workers, or Spin,
+// whose idle workers spin holding one); in the handoff regime a woken
+// worker thread may be waiting for the very P the Join would spin on.
+// A gated SGen round (65 jobs on 8 workers) never qualifies: its Join
+// sleeps at once, as before.
+func (p *Pool) spinWorthwhile(target uint64) bool {
+	procs := int(p.procs.Load())
+	untaken := target - min(p.popped.Load(), target)
+	if procs < 2 || untaken >= uint64(procs) {
+		return false
+	}
+	return p.opts.Backend == Goroutines || procs > len(p.workers) || p.opts.Wake == Spin
+}
+
+// yieldEvery is how many polls a spinning Join makes between chances to
+// yield (kit.pause) while its jobs are still queued: a goroutine worker
+// woken through the Go scheduler was readied onto the waker's P (runnext),
+// which a polling Join would otherwise keep from it for microseconds, until
+// another P stole it.
+const yieldEvery = 8
+
+// spinUntilDone polls, without the lock, until every job before target has
+// finished, for at most spinFor and only if spinWorthwhile. It reports
+// whether they finished; a wait that needed polling is counted in
+// c.joinSpins.
+func (p *Pool) spinUntilDone(target uint64, c *counters) bool {
+	if p.doneUpTo(target) {
+		return true
+	}
+	if !p.spinWorthwhile(target) {
+		return false
+	}
+	var start time.Time
+	for i := 1; ; i++ {
+		p.kit.pause((p.opts.Wake != Spin || i%yieldEvery == 0) && p.popped.Load() < target)
+		if p.doneUpTo(target) {
+			c.joinSpins.Add(1)
+			return true
+		}
+		if i%64 == 0 && spunFor(&start) > spinFor {
+			return false
+		}
+	}
+}
