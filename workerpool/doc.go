@@ -107,6 +107,26 @@
 // removed jobs as taken (popped), so Joins and Close wait only for the jobs
 // already running.
 //
+// # Submitting without allocating
+//
+// The queue stores jobs.Job interface values in a ring that is reused from
+// round to round, so Enqueue, EnqueueFunc and EnqueueBatch allocate nothing
+// per job once the ring has grown to the largest backlog. What a submission
+// costs in allocations is decided by making the job value, before the call
+// (TestSubmitFormsAllocate measures each form with testing.AllocsPerRun):
+//
+//   - no allocation: a pointer (p.Enqueue(&job)), a struct or array holding
+//     only a pointer, a func value that is not a new closure
+//     (p.EnqueueFunc(run) for a top-level function or a func built once and
+//     reused), a batch slice reused across calls;
+//   - one allocation per job: a closure created per job that captures
+//     variables (p.EnqueueFunc(func(int) { use(i) })), a method value
+//     (p.EnqueueFunc(job.Run)), and any other non-pointer value converted to
+//     jobs.Job (a struct of two words is copied to the heap).
+//
+// For many small jobs, keep the per-job state in a slice and enqueue
+// pointers to its elements, or one job per range of it.
+//
 // # Invariants
 //
 //  1. Exactly once: a job is accepted only inside the critical section that

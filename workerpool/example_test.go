@@ -30,6 +30,33 @@ func ExamplePool_Enqueue() {
 	// Output: 55
 }
 
+// A func job without a per-job allocation: the func is built once and its
+// state lives in a slice, so each EnqueueFunc stores the same func value.
+func ExamplePool_EnqueueFunc() {
+	p, err := workerpool.New(workerpool.Options{Workers: 4})
+	if err != nil {
+		panic(err)
+	}
+	defer p.Close()
+
+	var next atomic.Int64
+	squares := make([]int64, 8)
+	square := func(int) { // claims the next index: no captured loop variable
+		i := next.Add(1) - 1
+		squares[i] = i * i
+	}
+	for range squares {
+		if err := p.EnqueueFunc(square); err != nil {
+			panic(err)
+		}
+	}
+	if err := p.Join(context.Background()); err != nil {
+		panic(err)
+	}
+	fmt.Println(squares)
+	// Output: [0 1 4 9 16 25 36 49]
+}
+
 // Batch dispatch: one lock acquisition and one wake call for all jobs. The
 // slice can be reused as soon as EnqueueBatch returns.
 func ExamplePool_EnqueueBatch() {

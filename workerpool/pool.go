@@ -191,7 +191,10 @@ func (p *Pool) lock(c *counters) {
 func (p *Pool) unlock(c *counters) { c.addFutex(p.mu.unlock()) }
 
 // Enqueue queues one job: one lock acquisition and one wake decision per
-// call. It returns ErrClosed after Close and ErrNilJob for a nil job.
+// call. It returns ErrClosed after Close and ErrNilJob for a nil job. It
+// allocates nothing beyond the queue's occasional growth; whether making
+// the jobs.Job value allocates depends on its type (see "Submitting
+// without allocating" in the package documentation).
 func (p *Pool) Enqueue(j jobs.Job) error {
 	if !p.initialized() {
 		return ErrNotInitialized
@@ -213,6 +216,18 @@ func (p *Pool) Enqueue(j jobs.Job) error {
 		p.obs.Enqueued(1)
 	}
 	return nil
+}
+
+// EnqueueFunc queues f as one job: Enqueue(jobs.Func(f)), with the same
+// cost and errors, and ErrNilJob for a nil f. It stores the func value
+// itself and allocates nothing; a closure that captures variables was
+// allocated when it was created (see "Submitting without allocating" in the
+// package documentation).
+func (p *Pool) EnqueueFunc(f func(worker int)) error {
+	if p.initialized() && f == nil {
+		return ErrNilJob
+	}
+	return p.Enqueue(jobs.Func(f))
 }
 
 // EnqueueBatch queues every job of js, in order, under one lock acquisition

@@ -17,6 +17,7 @@ func TestZeroAndNilPoolsDoNotPanic(t *testing.T) {
 		assert.NotPanics(t, func() {
 			assert.ErrorIs(t, p.Enqueue(&j), ErrNotInitialized, name)
 			assert.ErrorIs(t, p.Enqueue(nil), ErrNotInitialized, name)
+			assert.ErrorIs(t, p.EnqueueFunc(j.Run), ErrNotInitialized, name)
 			assert.ErrorIs(t, p.EnqueueBatch([]jobs.Job{&j}), ErrNotInitialized, name)
 			assert.ErrorIs(t, p.EnqueueBatch(nil), ErrNotInitialized, name)
 			p.Start()
