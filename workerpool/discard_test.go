@@ -14,8 +14,8 @@ import (
 // still queued; Discard removes them all, Join then has nothing to wait for,
 // none of them runs, and the pool keeps working.
 func TestDiscardDropsQueuedJobsOnly(t *testing.T) {
-	forEachConfig(t, func(t *testing.T, b Backend, w WakePolicy) {
-		p := newPool(t, Options{Workers: 3, Backend: b, Wake: w, Gated: true})
+	forEachConfig(t, func(t *testing.T, c config) {
+		p := newPool(t, Options{Workers: 3, Backend: c.b, Wake: c.w, Queue: c.q, Gated: true})
 		var j countJob
 		for range 10 {
 			require.NoError(t, p.Enqueue(&j))
@@ -39,8 +39,8 @@ func TestDiscardDropsQueuedJobsOnly(t *testing.T) {
 // TestDiscardLetsCloseReturnWithoutDraining: a million jobs queued behind a
 // running one; after Discard, Close waits for the running job alone.
 func TestDiscardLetsCloseReturnWithoutDraining(t *testing.T) {
-	forEachConfig(t, func(t *testing.T, b Backend, w WakePolicy) {
-		p := newPool(t, Options{Workers: 1, Backend: b, Wake: w})
+	forEachConfig(t, func(t *testing.T, c config) {
+		p := newPool(t, Options{Workers: 1, Backend: c.b, Wake: c.w, Queue: c.q})
 		started, release := make(chan struct{}), make(chan struct{})
 		require.NoError(t, p.Enqueue(jobs.Func(func(int) { close(started); <-release })))
 		<-started

@@ -1,8 +1,10 @@
 // Package workerpool is a job-batch worker pool: N workers serve one FIFO
-// queue guarded by one mutex, jobs arrive one at a time (Enqueue) or as a
-// batch under a single lock acquisition and a single wake (EnqueueBatch),
-// workers are goroutines or dedicated OS threads, the wake policy is
-// selectable, and exact counters say what each dispatch cost.
+// queue guarded by one mutex, jobs arrive one at a time (Enqueue,
+// EnqueueFunc) or as a batch under a single lock acquisition and a single
+// wake (EnqueueBatch), workers are goroutines or dedicated OS threads, the
+// wake policy is selectable, and exact counters say what each dispatch cost.
+// For many concurrent enqueuers the queue can instead be sharded, one queue
+// and lock per worker with stealing (Options.Queue).
 //
 // It exists to measure and to use what Mono's SGen learned (mono/mono#20634):
 // its pool took the mutex and broadcast once per job while the workers were
@@ -78,6 +80,21 @@
 // the joiner waits for sysmon to retake that P (Threads latency went from
 // about 13 µs to 83 µs per round trip with Broadcast).
 //
+// # Sharded queue
+//
+// With Options.Queue = Sharded each worker owns a shard, a ring with its own
+// lock. Enqueue and EnqueueBatch pick a shard at random and take only its
+// lock; a worker takes grabs from its own shard and, when it is empty,
+// steals a grab from the others, visited from a random one on. The queue
+// lock becomes the pool lock: it guards the gate, the wake policies' state
+// and sleeping Joins, and an enqueuer takes it only when a worker sleeps
+// and must be woken (Spin reserves its semaphore units with a CAS instead).
+// Each shard numbers its jobs, a grab is published as running with its
+// shard's index, and a Join's target is one sequence number per shard. See
+// shard.go for the invariants this adds. Ordering: FIFO within a shard;
+// none across shards. The shared queue stays the default and is what gcsim
+// measures: SGen's pool had one.
+//
 // # Gate, Join and Close
 //
 // A gated pool (Options.Gated) models SGen's "started" flag: workers take no
@@ -130,10 +147,11 @@
 // # Invariants
 //
 //  1. Exactly once: a job is accepted only inside the critical section that
-//     pushes it, and taken only by the worker whose grab pops it under the
-//     lock. A grab's slot is cleared before its job runs, so the goroutine
-//     that replaces a worker ended by runtime.Goexit runs the rest of the
-//     grab and nothing twice.
+//     pushes it, and taken only by the grab that pops it under the lock
+//     (its shard's lock, when sharded) — a worker's own grab, or one an
+//     enqueuer takes for a listening Spin worker. A worker moves past a job
+//     before running it, so the goroutine that replaces a worker ended by
+//     runtime.Goexit runs the rest of the grab and nothing twice.
 //  2. Nothing accepted is stranded. The DedicatedThreadPool seed could lose
 //     an item that was accepted after its workers decided to exit; here the
 //     in-flight adder count is structurally zero outside the lock, because
@@ -141,7 +159,8 @@
 //     exits only when, under the lock, the pool is closed (hence the gate
 //     open) and the queue is empty, so every job accepted before Close is
 //     run, and none is accepted after — except the jobs a caller removes
-//     on purpose with Discard.
+//     on purpose with Discard. (Sharded: Close passes through every shard
+//     lock after closing, so no push is in flight when workers may exit.)
 //  3. No lost wake-up: a worker decides to wait under the lock, and every
 //     state change that could let it work (push, gate open, close) happens
 //     under the lock and is followed by the policy's wake; the primitives
@@ -149,16 +168,24 @@
 //     parker and semaphore counts). Targeted: while the gate is open, if
 //     jobs are queued then either a worker is running (it will look again)
 //     or one was woken for them. Spin: every unit taken is followed by a
-//     look at the queue under the lock; a handoff goes only to a listener
-//     that has not stopped listening (the state word's CAS decides), and a
-//     listener busy with a handed grab when more jobs arrive is marked
-//     pending and looks under the lock next. Where a grab is retired
-//     without the lock (a handoff), the worker clears running before it
-//     reads joinWaiters and Join counts itself in joinWaiters before its
-//     last look at running, so one of them sees the other.
-//  4. Counters are exact and off the shared hot path: each worker counts in
+//     look at the queue; a handoff goes only to a listener that has not
+//     stopped listening (the state word's CAS decides), and a listener
+//     busy with a handed grab when more jobs arrive is marked pending and
+//     looks under the lock next. Where a state change and a sleep are not
+//     ordered by one lock — a grab retired without the lock (a handoff, a
+//     sharded pool) against a sleeping Join, a sharded push against a
+//     sleeping worker — each side stores, then loads the other's word
+//     (running and joinWaiters; a shard's pushed and sleepers), so at
+//     least one sees the other.
+//  4. Join is exact: a grab is published as running (its oldest sequence
+//     number, and shard) before popped moves past it, and cleared only
+//     after its jobs ran and, if any panicked, after their panics were
+//     kept; so doneUpTo, read without the lock, never reports a job done
+//     early, and a Join that sees its jobs done also sees their panics.
+//  5. Counters are exact and off the shared hot path: each worker counts in
 //     its own cache-line-padded counters; the enqueue side counts under the
-//     lock it holds anyway; Start, Join, Close and the system calls an
-//     enqueuer makes after unlocking count with atomic adds in a separate
-//     padded set. Stats sums them without locking.
+//     lock it holds anyway (a shard's counters under the shard's lock);
+//     Start, Join, Close and the system calls an enqueuer makes after
+//     unlocking count with atomic adds in a separate padded set. Stats sums
+//     them without locking.
 package workerpool

@@ -36,8 +36,8 @@ func TestGrabSizeSpreadsAGatedRound(t *testing.T) {
 // count is exact whatever the interleaving: 44 for 65 jobs on 8 workers,
 // where taking one job per lock acquisition made 65.
 func TestGatedRoundGrabsAreExact(t *testing.T) {
-	forEachConfig(t, func(t *testing.T, b Backend, w WakePolicy) {
-		p := newPool(t, Options{Workers: 8, Backend: b, Wake: w, Gated: true})
+	forEachConfig(t, func(t *testing.T, c config) {
+		p := newPool(t, Options{Workers: 8, Backend: c.b, Wake: c.w, Queue: c.q, Gated: true})
 		var j countJob
 		batch := make([]jobs.Job, 65)
 		for i := range batch {
@@ -58,8 +58,8 @@ func TestGatedRoundGrabsAreExact(t *testing.T) {
 // One worker takes and runs jobs in the order they were enqueued, across
 // grabs of every size.
 func TestOneWorkerRunsInFIFOOrder(t *testing.T) {
-	forEachConfig(t, func(t *testing.T, b Backend, w WakePolicy) {
-		p := newPool(t, Options{Workers: 1, Backend: b, Wake: w, Gated: true})
+	forEachConfig(t, func(t *testing.T, c config) {
+		p := newPool(t, Options{Workers: 1, Backend: c.b, Wake: c.w, Queue: c.q, Gated: true})
 		var order []int
 		batch := make([]jobs.Job, 0, 300)
 		for i := range 300 {
@@ -82,8 +82,8 @@ func TestOneWorkerRunsInFIFOOrder(t *testing.T) {
 // A job that panics or ends its goroutine in the middle of a grab does not
 // stop the rest of the grab: every other job runs exactly once.
 func TestPanicAndGoexitInsideAGrab(t *testing.T) {
-	forEachConfig(t, func(t *testing.T, b Backend, w WakePolicy) {
-		p := newPool(t, Options{Workers: 1, Backend: b, Wake: w, Gated: true})
+	forEachConfig(t, func(t *testing.T, c config) {
+		p := newPool(t, Options{Workers: 1, Backend: c.b, Wake: c.w, Queue: c.q, Gated: true})
 		var j countJob
 		batch := make([]jobs.Job, 16)
 		for i := range batch {

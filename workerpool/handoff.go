@@ -38,8 +38,11 @@ const (
 	mailHanded
 	mailPending
 
-	countShift  = 54
-	mailShift   = 61
+	// running takes the low 52 bits (4.5e15 jobs) in both layouts; above
+	// it, a shared queue keeps a handed grab's size (7 bits) and the mail
+	// (2 bits), a sharded one the grab's shard (12 bits, see shardShift).
+	countShift  = 52
+	mailShift   = 59
 	runningMask = 1<<countShift - 1
 	countMask   = (1<<(mailShift-countShift) - 1) << countShift
 )
@@ -54,7 +57,7 @@ func withMail(st, m uint64) uint64 { return st&^(3<<mailShift) | m<<mailShift }
 // otherwise it listens without the lock until w must look under the lock
 // again, and returns true with the lock held.
 func (p *Pool) listenLocked(w *worker) bool {
-	if p.opts.Wake != Spin || p.spinner >= 0 || !p.gateOpen {
+	if p.opts.Wake != Spin || p.shards != nil || p.spinner >= 0 || !p.gateOpen.Load() {
 		return false
 	}
 	if w.spunOut {
@@ -167,7 +170,7 @@ func (p *Pool) stopListening(w *worker) bool {
 // queue when it is done, since it is not listening for the jobs just
 // queued.
 func (p *Pool) handOffLocked(c *counters) bool {
-	if p.spinner < 0 || !p.gateOpen || p.q.len() == 0 {
+	if p.spinner < 0 || !p.gateOpen.Load() || p.q.len() == 0 {
 		return false
 	}
 	w := &p.workers[p.spinner]

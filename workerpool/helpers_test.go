@@ -11,17 +11,29 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// allBackends and allPolicies enumerate every combination the tests cover;
-// Threads is skipped where the system lacks it (New says so explicitly).
+// allBackends, allPolicies and allQueues enumerate every combination the
+// tests cover; Threads is skipped where the system lacks it (New says so
+// explicitly).
 var (
 	allBackends = []Backend{Goroutines, Threads}
 	allPolicies = []WakePolicy{Broadcast, Signal, Targeted, Spin}
+	allQueues   = []QueueLayout{Shared, Sharded}
 )
 
-func forEachConfig(t *testing.T, f func(t *testing.T, b Backend, w WakePolicy)) {
+// config is one combination of backend, wake policy and queue layout.
+type config struct {
+	b Backend
+	w WakePolicy
+	q QueueLayout
+}
+
+func forEachConfig(t *testing.T, f func(t *testing.T, c config)) {
 	for _, b := range allBackends {
 		for _, w := range allPolicies {
-			t.Run(fmt.Sprintf("%v/%v", b, w), func(t *testing.T) { f(t, b, w) })
+			for _, q := range allQueues {
+				c := config{b, w, q}
+				t.Run(fmt.Sprintf("%v/%v/%v", b, w, q), func(t *testing.T) { f(t, c) })
+			}
 		}
 	}
 }

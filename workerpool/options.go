@@ -88,14 +88,56 @@ func ParseWakePolicy(s string) (WakePolicy, error) {
 	return 0, fmt.Errorf("workerpool: unknown wake policy %q (want broadcast, signal, targeted or spin): %w", s, ErrInvalidOptions)
 }
 
+// QueueLayout selects how queued jobs are stored.
+type QueueLayout int
+
+const (
+	// Shared is one FIFO queue guarded by one lock, the queue lock, under
+	// which every enqueue also makes its wake decision (SGen's pool). A
+	// batch is one lock acquisition and one wake call. It is the default.
+	Shared QueueLayout = iota
+	// Sharded gives each worker its own queue and lock (a shard).
+	// Enqueuers pick a shard at random and take only its lock, and the
+	// pool lock only when a worker sleeps and must be woken; a worker
+	// takes grabs from its own shard first and steals from the others
+	// when it is empty. It scales with many concurrent enqueuers. Jobs are
+	// taken in FIFO order within a shard, in no order across shards. A
+	// Spin pool hands nothing to a listener here: its idle workers spin on
+	// the semaphore.
+	Sharded
+)
+
+var queueNames = [...]string{Shared: "shared", Sharded: "sharded"}
+
+// String returns the layout's lower-case name, as ParseQueueLayout accepts
+// it.
+func (q QueueLayout) String() string {
+	if q >= 0 && int(q) < len(queueNames) {
+		return queueNames[q]
+	}
+	return fmt.Sprintf("QueueLayout(%d)", int(q))
+}
+
+// ParseQueueLayout returns the layout named s (shared or sharded,
+// case-insensitive); other names yield an error wrapping ErrInvalidOptions.
+func ParseQueueLayout(s string) (QueueLayout, error) {
+	for q, name := range queueNames {
+		if strings.EqualFold(s, name) {
+			return QueueLayout(q), nil
+		}
+	}
+	return 0, fmt.Errorf("workerpool: unknown queue layout %q (want shared or sharded): %w", s, ErrInvalidOptions)
+}
+
 // MaxWorkers is the largest pool New accepts. The Spin policy packs its
-// counts, which reach at most 2×workers, into 16-bit fields, and thousands
-// of parked OS threads are never what a job-batch pool wants.
+// counts, which reach at most 2×workers, into 16-bit fields, a worker's
+// state word has 12 bits for a shard's index, and thousands of parked OS
+// threads are never what a job-batch pool wants.
 const MaxWorkers = 4096
 
 // Options configures a Pool. The zero value is invalid only because Workers
 // must be set; every other field's zero value is a sensible default
-// (Goroutines, Broadcast, ungated, no observer).
+// (Goroutines, Broadcast, one shared queue, ungated, no observer).
 type Options struct {
 	// Workers is the number of workers, 1..MaxWorkers.
 	Workers int
@@ -103,6 +145,8 @@ type Options struct {
 	Backend Backend
 	// Wake selects the wake policy.
 	Wake WakePolicy
+	// Queue selects the shared queue (the default) or per-worker shards.
+	Queue QueueLayout
 	// Gated pools model SGen's "started" flag: workers may not take jobs
 	// until Start opens the gate, and the gate closes again when Join
 	// returns, so a round is enqueue → Start → Join. Close opens the gate
@@ -137,6 +181,8 @@ func (o Options) validate() error {
 		return fmt.Errorf("workerpool: unknown backend %v: %w", o.Backend, ErrInvalidOptions)
 	case o.Wake < 0 || int(o.Wake) >= len(wakeNames):
 		return fmt.Errorf("workerpool: unknown wake policy %v: %w", o.Wake, ErrInvalidOptions)
+	case o.Queue < 0 || int(o.Queue) >= len(queueNames):
+		return fmt.Errorf("workerpool: unknown queue layout %v: %w", o.Queue, ErrInvalidOptions)
 	}
 	return nil
 }

@@ -1,8 +1,6 @@
 package workerpool
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -13,9 +11,10 @@ import (
 	"github.com/gcbench/gcbench/jobs"
 )
 
-// Pool is a fixed set of workers serving one FIFO job queue. See the package
-// documentation for the algorithm and its invariants. All methods are safe
-// for concurrent use.
+// Pool is a fixed set of workers serving a job queue: one shared FIFO queue
+// (the default, SGen's model) or one shard per worker (Options.Queue). See
+// the package documentation for the algorithm and its invariants. All
+// methods are safe for concurrent use.
 //
 // A Pool must be made by New. The zero Pool and a nil *Pool have no workers
 // and never panic: Enqueue, EnqueueBatch, Join and Close return
@@ -30,11 +29,16 @@ type Pool struct {
 	done    condVar // Join waits here
 	sema    *unfairSema
 	workers []worker
+	shards  []shard // Sharded: one per worker; nil for the shared queue
 
 	// Read without the lock by workers and Joins, written rarely: off the
 	// line of the lock-guarded state that enqueuers write all the time.
 	_           [cacheLine]byte
 	procs       atomic.Int32 // GOMAXPROCS as last read by a worker or Join about to sleep
+	sealed      atomic.Bool  // closed, and no push in flight: workers may exit on empty queues
+	sleepers    atomic.Int32 // sharded: workers about to sleep or asleep under mu
+	gateOpen    atomic.Bool  // written under mu
+	outstanding atomic.Int32 // Spin: units released by enqueues and not yet taken
 	spin        spinBudget   // Spin: free spinner slots
 	closed      atomic.Bool  // written under mu
 	joinWaiters atomic.Int32 // Join calls asleep on done; written under mu
@@ -45,14 +49,14 @@ type Pool struct {
 	q              ring
 	pushed, popped atomic.Uint64 // jobs accepted / taken by workers, ever
 	npanics        atomic.Int32  // len(panics) + lostPanics
-	gateOpen       bool
-	joining        int    // Join calls in progress
-	joinTarget     uint64 // least target of a sleeping Join; MaxUint64 if none
-	parked         int    // workers inside waitLocked (tests wait on it)
-	idle           []int  // Targeted: parked workers, most recent last
-	waking         int    // Targeted: unparked workers not yet back under mu
-	outstanding    int    // Spin: units released by enqueues and not yet taken
-	spinner        int    // Spin: the worker listening for handoffs, or -1
+	joining        int           // Join calls in progress
+	joinTarget     uint64        // least target of a sleeping Join; MaxUint64 if none
+	parked         int           // workers inside waitLocked (tests wait on it)
+	idle           []int         // Targeted: parked workers, most recent last
+	waking         int           // Targeted: unparked workers not yet back under mu
+	spinner        int           // Spin: the worker listening for handoffs, or -1
+	sleepingVecs   [][]uint64    // sharded: the targets of sleeping Joins
+	freeVecs       [][]uint64    // sharded: target vectors for reuse
 	panics         []error
 	retiredThreads []int // threads of workers ended by runtime.Goexit
 	lostPanics     int
@@ -118,18 +122,35 @@ func New(opts Options) (*Pool, error) {
 			return nil, err
 		}
 	}
+	p := build(opts, k)
+	p.wg.Add(opts.Workers)
+	for i := range p.workers {
+		w := &p.workers[i]
+		k.startWorker(func() { p.serve(w, nil) }, &w.tid)
+	}
+	return p, nil
+}
+
+// build makes a pool for valid opts without starting its workers.
+func build(opts Options, k kit) *Pool {
 	p := &Pool{
 		opts:       opts,
 		obs:        opts.Observer,
 		kit:        k,
 		workers:    make([]worker, opts.Workers),
-		gateOpen:   !opts.Gated,
 		joinTarget: math.MaxUint64,
 		spinner:    -1,
 	}
+	p.gateOpen.Store(!opts.Gated)
 	p.procs.Store(int32(runtime.GOMAXPROCS(0)))
 	p.spin.free.Store(p.procs.Load() - 1)
 	p.mu = k.newMutex()
+	if opts.Queue == Sharded {
+		p.shards = make([]shard, opts.Workers)
+		for i := range p.shards {
+			p.shards[i].mu = k.newMutex()
+		}
+	}
 	p.work = k.newCond(p.mu)
 	p.done = k.newCond(p.mu)
 	switch opts.Wake {
@@ -141,14 +162,12 @@ func New(opts Options) (*Pool, error) {
 	case Spin:
 		p.sema = newUnfairSema(k, opts.Workers, &p.spin)
 	}
-	p.wg.Add(opts.Workers)
 	for i := range p.workers {
 		w := &p.workers[i]
 		w.id = i
 		w.held = w.buf[:0]
-		k.startWorker(func() { p.serve(w, nil) }, &w.tid)
 	}
-	return p, nil
+	return p
 }
 
 // Workers returns the number of workers (0 for a Pool not made by New).
@@ -202,6 +221,9 @@ func (p *Pool) Enqueue(j jobs.Job) error {
 	if j == nil {
 		return ErrNilJob
 	}
+	if p.shards != nil {
+		return p.pushSharded(j, nil)
+	}
 	p.lock(&p.enq)
 	if p.closed.Load() {
 		p.unlock(&p.coord)
@@ -247,6 +269,9 @@ func (p *Pool) EnqueueBatch(js []jobs.Job) error {
 	if len(js) == 0 {
 		return nil
 	}
+	if p.shards != nil {
+		return p.pushSharded(nil, js)
+	}
 	p.lock(&p.enq)
 	if p.closed.Load() {
 		p.unlock(&p.coord)
@@ -286,7 +311,7 @@ func (p *Pool) wakeLocked(n int, c *counters) deferredWake {
 // -1: a worker is woken only while runnable jobs outnumber the workers
 // already on their way.
 func (p *Pool) nextTargetLocked(c *counters) int {
-	if !p.gateOpen || p.q.len() <= p.waking || len(p.idle) == 0 {
+	if !p.gateOpen.Load() || p.queuedLocked() <= p.waking || len(p.idle) == 0 {
 		return -1
 	}
 	id := p.idle[len(p.idle)-1]
@@ -302,19 +327,58 @@ func (p *Pool) nextTargetLocked(c *counters) int {
 // cap on outstanding requests). It is one wake call, counted once, and
 // does nothing while the gate is closed.
 func (p *Pool) spinWakeLocked(n int, c *counters) deferredWake {
-	if !p.gateOpen {
+	if !p.gateOpen.Load() {
 		return noWake
 	}
 	handed := p.handOffLocked(c)
 	d := noWake
-	if k := min(n, p.q.len(), len(p.workers)-p.outstanding); k > 0 {
-		p.outstanding += k
-		d.release = k
-	}
+	d.release = p.reserveUnits(min(n, p.queuedLocked()))
 	if handed || d.release > 0 {
 		c.wakeCalls.Add(1)
 	}
 	return d
+}
+
+// queuedLocked returns how many jobs are queued: the shared queue's length,
+// or the sum over the shards (read without their locks).
+func (p *Pool) queuedLocked() int {
+	if p.shards != nil {
+		return p.queuedSharded()
+	}
+	return p.q.len()
+}
+
+// hasWorkLocked reports whether a worker could take a job now.
+func (p *Pool) hasWorkLocked() bool {
+	return p.gateOpen.Load() && p.queuedLocked() > 0
+}
+
+// reserveUnits reserves up to n Spin units, at most one per worker
+// outstanding (the CLR thread pool's cap on outstanding requests), and
+// returns how many it reserved. A CAS loop, so that sharded enqueuers can
+// reserve without the lock.
+func (p *Pool) reserveUnits(n int) int {
+	for {
+		out := p.outstanding.Load()
+		k := min(int32(n), int32(len(p.workers))-out)
+		if k <= 0 {
+			return 0
+		}
+		if p.outstanding.CompareAndSwap(out, out+k) {
+			return int(k)
+		}
+	}
+}
+
+// retireUnit retires a Spin unit that a worker took, after which it looks
+// for work: Close releases units it did not reserve, hence the floor.
+func (p *Pool) retireUnit() {
+	for {
+		out := p.outstanding.Load()
+		if out <= 0 || p.outstanding.CompareAndSwap(out, out-1) {
+			return
+		}
+	}
 }
 
 // Start opens the gate of a gated pool, letting workers take the queued
@@ -334,133 +398,15 @@ func (p *Pool) Start() {
 // job, as if they had just been enqueued; only Signal, which would
 // otherwise count a wake call for nobody, skips an empty queue.
 func (p *Pool) openGateLocked(c *counters) deferredWake {
-	if p.gateOpen {
+	if p.gateOpen.Load() {
 		return noWake
 	}
-	p.gateOpen = true
-	if p.opts.Wake == Signal && p.q.len() == 0 {
+	p.gateOpen.Store(true)
+	q := p.queuedLocked()
+	if p.opts.Wake == Signal && q == 0 {
 		return noWake
 	}
-	return p.wakeLocked(p.q.len(), c)
-}
-
-// Join waits until every job enqueued before the call has run, then returns
-// the panics of jobs that panicked since the previous Join returned (each a
-// *PanicError wrapping ErrJobPanicked, combined with errors.Join), or nil.
-// If ctx ends first, Join returns an error wrapping ctx.Err() and keeps the
-// panics for the next Join.
-//
-// On a gated pool Join opens the gate if it is closed and jobs it waits for
-// are queued (it would otherwise wait for jobs that may not run), and the
-// gate closes again when the last concurrent Join returns, so that the next
-// round's enqueues wait for the next Start. After Close, Join returns at
-// once. A job must not call Join: it would wait for itself.
-func (p *Pool) Join(ctx context.Context) error {
-	if !p.initialized() {
-		return ErrNotInitialized
-	}
-	c := &p.coord
-	target := p.pushed.Load()
-	if !p.opts.Gated && p.spinUntilDone(target, c) && p.npanics.Load() == 0 {
-		return nil // done without the lock: nothing to report, no gate to close
-	}
-	p.lock(c)
-	p.joining++
-	if !p.gateOpen && !p.doneUpTo(target) {
-		d := p.openGateLocked(c)
-		p.unlock(c)
-		p.wakeAfterUnlock(d, c)
-		p.spinUntilDone(target, c)
-		p.lock(c)
-	} else if p.opts.Gated && !p.doneUpTo(target) && p.spinWorthwhile(target) {
-		p.unlock(c)
-		p.spinUntilDone(target, c)
-		p.lock(c)
-	}
-	err := p.sleepUntilDoneLocked(ctx, target, c)
-	p.joining--
-	if p.joining == 0 && p.opts.Gated && !p.closed.Load() {
-		p.gateOpen = false
-	}
-	if err == nil {
-		err = p.takePanicsLocked()
-	} else {
-		err = fmt.Errorf("workerpool: join: %w", err)
-	}
-	p.unlock(c)
-	return err
-}
-
-// sleepUntilDoneLocked sleeps on done until every job before target has
-// finished or ctx ends, and returns ctx's error in the latter case. It
-// registers in joinWaiters before its last look at doneUpTo: a worker that
-// retires a grab without the lock (a Spin handoff) clears running before it
-// reads joinWaiters, so either the worker sees this Join and retires under
-// the lock, waking it, or this Join sees the grab done.
-func (p *Pool) sleepUntilDoneLocked(ctx context.Context, target uint64, c *counters) error {
-	var stop func() bool
-	defer func() {
-		if stop != nil {
-			stop()
-		}
-	}()
-	for !p.doneUpTo(target) {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if stop == nil && ctx.Done() != nil {
-			stop = context.AfterFunc(ctx, p.wakeJoiners)
-		}
-		p.joinWaiters.Add(1)
-		if p.doneUpTo(target) {
-			p.joinWaiters.Add(-1)
-			break
-		}
-		p.joinTarget = min(p.joinTarget, target)
-		c.joinSleeps.Add(1)
-		p.countHandoffSleep(c, p.refreshProcs())
-		c.addFutex(p.done.wait())
-		c.locks.Add(1)
-		p.joinWaiters.Add(-1)
-	}
-	return nil
-}
-
-// doneUpTo reports whether every job with sequence number < target has
-// finished: all were taken from the FIFO queue and no grab holding one is
-// still running. It needs no lock: a grab's taker publishes it as running
-// in its worker's state before it advances popped, and the worker clears
-// running only after the grab ran.
-func (p *Pool) doneUpTo(target uint64) bool {
-	if p.popped.Load() < target {
-		return false
-	}
-	for i := range p.workers {
-		if r := p.workers[i].state.Load() & runningMask; r != 0 && r-1 < target {
-			return false
-		}
-	}
-	return true
-}
-
-// wakeJoiners wakes sleeping Joins so they notice their context ended.
-func (p *Pool) wakeJoiners() {
-	p.lock(&p.coord)
-	p.coord.addFutex(p.done.wake(wakeAll))
-	p.unlock(&p.coord)
-}
-
-func (p *Pool) takePanicsLocked() error {
-	if len(p.panics) == 0 && p.lostPanics == 0 {
-		return nil
-	}
-	errs := p.panics
-	if p.lostPanics > 0 {
-		errs = append(errs, fmt.Errorf("workerpool: %d more job panics not kept: %w", p.lostPanics, ErrJobPanicked))
-	}
-	p.panics, p.lostPanics = nil, 0
-	p.npanics.Store(0)
-	return errors.Join(errs...)
+	return p.wakeLocked(q, c)
 }
 
 // Close shuts the pool down gracefully: it refuses new jobs (Enqueue and
@@ -490,10 +436,16 @@ func (p *Pool) Discard() int {
 		return 0
 	}
 	c := &p.coord
+	n := 0
+	if p.shards != nil {
+		n = p.discardSharded()
+	}
 	p.lock(c)
-	n := p.q.len()
-	p.q.clear()
-	p.popped.Add(uint64(n)) // taken, as far as Join's targets are concerned
+	if p.shards == nil {
+		n = p.q.len()
+		p.q.clear()
+		p.popped.Add(uint64(n)) // taken, as far as Join's targets are concerned
+	}
 	p.wakeDoneJoinsLocked(c)
 	p.unlock(c)
 	return n
@@ -501,9 +453,14 @@ func (p *Pool) Discard() int {
 
 func (p *Pool) shutdown() error {
 	c := &p.coord
+	if p.shards != nil {
+		p.closed.Store(true)
+		p.sealShards()
+	}
 	p.lock(c)
 	p.closed.Store(true)
-	p.gateOpen = true
+	p.sealed.Store(true)
+	p.gateOpen.Store(true)
 	release := 0
 	switch p.opts.Wake {
 	case Broadcast, Signal:

@@ -20,6 +20,8 @@ func TestNewRejectsInvalidOptions(t *testing.T) {
 		{Workers: 2, Backend: Backend(7)},
 		{Workers: 2, Backend: Backend(-1)},
 		{Workers: 2, Wake: WakePolicy(9)},
+		{Workers: 2, Queue: QueueLayout(2)},
+		{Workers: 2, Queue: QueueLayout(-1)},
 	} {
 		p, err := New(o)
 		assert.Nil(t, p)
@@ -38,6 +40,14 @@ func TestParseNames(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, w, got)
 	}
+	for _, q := range allQueues {
+		got, err := ParseQueueLayout(q.String())
+		require.NoError(t, err)
+		assert.Equal(t, q, got)
+	}
+	_, err := ParseQueueLayout("ring")
+	assert.ErrorIs(t, err, ErrInvalidOptions)
+	assert.Equal(t, "QueueLayout(3)", QueueLayout(3).String())
 	got, err := ParseWakePolicy("TARGETED")
 	require.NoError(t, err)
 	assert.Equal(t, Targeted, got)
@@ -87,9 +97,9 @@ func TestRingKeepsFIFOAcrossWrapAndGrowth(t *testing.T) {
 }
 
 func TestEveryJobRunsOnceAndJoinWaits(t *testing.T) {
-	forEachConfig(t, func(t *testing.T, b Backend, w WakePolicy) {
+	forEachConfig(t, func(t *testing.T, c config) {
 		for _, gated := range []bool{false, true} {
-			p := newPool(t, Options{Workers: 4, Backend: b, Wake: w, Gated: gated})
+			p := newPool(t, Options{Workers: 4, Backend: c.b, Wake: c.w, Queue: c.q, Gated: gated})
 			ctx := timeoutCtx(t)
 			const n = 200
 			js := make([]countJob, n)
@@ -118,8 +128,8 @@ func TestEveryJobRunsOnceAndJoinWaits(t *testing.T) {
 }
 
 func TestGatedPoolRunsNothingBeforeStart(t *testing.T) {
-	forEachConfig(t, func(t *testing.T, b Backend, w WakePolicy) {
-		p := newPool(t, Options{Workers: 3, Backend: b, Wake: w, Gated: true})
+	forEachConfig(t, func(t *testing.T, c config) {
+		p := newPool(t, Options{Workers: 3, Backend: c.b, Wake: c.w, Queue: c.q, Gated: true})
 		var j countJob
 		for range 10 {
 			require.NoError(t, p.Enqueue(&j))
@@ -142,14 +152,23 @@ func TestGatedPoolRunsNothingBeforeStart(t *testing.T) {
 
 // Enqueue-side costs on a gated pool are a property of the policy, not of
 // timing: Broadcast and Signal make one wake call per enqueue call; Targeted
-// and Spin make none while the gate is closed and one at Start.
+// and Spin make none while the gate is closed and one at Start. On the
+// shared queue (SGen's model) a call is one lock acquisition: a 65-job batch
+// is 1 lock and 1 wake call, 65 Enqueues are 65 and 65. On a sharded pool a
+// call takes one shard lock, and the pool lock too when it must wake a
+// sleeping worker (Broadcast and Signal, whose workers sleep behind the
+// closed gate).
 func TestEnqueueSideCountersAreExact(t *testing.T) {
-	forEachConfig(t, func(t *testing.T, b Backend, w WakePolicy) {
-		p := newPool(t, Options{Workers: 8, Backend: b, Wake: w, Gated: true})
+	forEachConfig(t, func(t *testing.T, c config) {
+		p := newPool(t, Options{Workers: 8, Backend: c.b, Wake: c.w, Queue: c.q, Gated: true})
 		waitParked(t, p)
 		wakesPerCall := uint64(1)
-		if w == Targeted || w == Spin {
+		if c.w == Targeted || c.w == Spin {
 			wakesPerCall = 0
+		}
+		locksPerCall := uint64(1)
+		if c.q == Sharded {
+			locksPerCall += wakesPerCall
 		}
 		var j countJob
 		batch := make([]jobs.Job, 65)
@@ -161,14 +180,14 @@ func TestEnqueueSideCountersAreExact(t *testing.T) {
 		before := p.Stats()
 		require.NoError(t, p.EnqueueBatch(batch))
 		d := p.Stats().Sub(before)
-		assert.EqualValues(t, 1, d.EnqueueLockAcquisitions, "batch: lock acquisitions")
+		assert.EqualValues(t, locksPerCall, d.EnqueueLockAcquisitions, "batch: lock acquisitions")
 		assert.EqualValues(t, wakesPerCall, d.EnqueueWakeCalls, "batch: wake calls")
 		startBefore := p.coord.wakeCalls.Load()
 		p.Start()
 		assert.EqualValues(t, 1, p.coord.wakeCalls.Load()-startBefore, "Start: one wake call")
 		require.NoError(t, p.Join(ctx))
 		assert.EqualValues(t, 65, j.runs.Load())
-		if b == Goroutines {
+		if c.b == Goroutines {
 			assert.Zero(t, p.Stats().FutexCalls)
 		}
 
@@ -178,7 +197,7 @@ func TestEnqueueSideCountersAreExact(t *testing.T) {
 			require.NoError(t, p.Enqueue(&j))
 		}
 		d = p.Stats().Sub(before)
-		assert.EqualValues(t, 65, d.EnqueueLockAcquisitions, "per-job: lock acquisitions")
+		assert.EqualValues(t, 65*locksPerCall, d.EnqueueLockAcquisitions, "per-job: lock acquisitions")
 		assert.EqualValues(t, 65*wakesPerCall, d.EnqueueWakeCalls, "per-job: wake calls")
 		p.Start()
 		require.NoError(t, p.Join(ctx))
@@ -187,8 +206,8 @@ func TestEnqueueSideCountersAreExact(t *testing.T) {
 }
 
 func TestJoinReportsPanicsAndPoolKeepsWorking(t *testing.T) {
-	forEachConfig(t, func(t *testing.T, b Backend, w WakePolicy) {
-		p := newPool(t, Options{Workers: 2, Backend: b, Wake: w})
+	forEachConfig(t, func(t *testing.T, c config) {
+		p := newPool(t, Options{Workers: 2, Backend: c.b, Wake: c.w, Queue: c.q})
 		boom := errors.New("boom")
 		var ok countJob
 		require.NoError(t, p.Enqueue(jobs.Func(func(int) { panic(boom) })))
@@ -212,8 +231,8 @@ func TestJoinReportsPanicsAndPoolKeepsWorking(t *testing.T) {
 }
 
 func TestJobCallingGoexitIsReportedAndReplaced(t *testing.T) {
-	forEachConfig(t, func(t *testing.T, b Backend, w WakePolicy) {
-		p := newPool(t, Options{Workers: 1, Backend: b, Wake: w})
+	forEachConfig(t, func(t *testing.T, c config) {
+		p := newPool(t, Options{Workers: 1, Backend: c.b, Wake: c.w, Queue: c.q})
 		require.NoError(t, p.Enqueue(jobs.Func(func(int) { runtimeGoexit() })))
 		err := p.Join(timeoutCtx(t))
 		assert.ErrorIs(t, err, ErrJobPanicked)
@@ -227,8 +246,8 @@ func TestJobCallingGoexitIsReportedAndReplaced(t *testing.T) {
 }
 
 func TestJoinHonoursContext(t *testing.T) {
-	forEachConfig(t, func(t *testing.T, b Backend, w WakePolicy) {
-		p := newPool(t, Options{Workers: 1, Backend: b, Wake: w})
+	forEachConfig(t, func(t *testing.T, c config) {
+		p := newPool(t, Options{Workers: 1, Backend: c.b, Wake: c.w, Queue: c.q})
 		release := make(chan struct{})
 		require.NoError(t, p.Enqueue(jobs.Func(func(int) { <-release })))
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
@@ -241,9 +260,9 @@ func TestJoinHonoursContext(t *testing.T) {
 }
 
 func TestCloseDrainsIsIdempotentAndRefusesWork(t *testing.T) {
-	forEachConfig(t, func(t *testing.T, b Backend, w WakePolicy) {
+	forEachConfig(t, func(t *testing.T, c config) {
 		for _, gated := range []bool{false, true} {
-			p, err := New(Options{Workers: 3, Backend: b, Wake: w, Gated: gated})
+			p, err := New(Options{Workers: 3, Backend: c.b, Wake: c.w, Queue: c.q, Gated: gated})
 			require.NoError(t, err)
 			var j countJob
 			var slow atomic.Int64
@@ -287,8 +306,8 @@ func TestEnqueueBatchCopiesTheSlice(t *testing.T) {
 }
 
 func TestWorkerIndexIsInRange(t *testing.T) {
-	forEachConfig(t, func(t *testing.T, b Backend, w WakePolicy) {
-		p := newPool(t, Options{Workers: 3, Backend: b, Wake: w})
+	forEachConfig(t, func(t *testing.T, c config) {
+		p := newPool(t, Options{Workers: 3, Backend: c.b, Wake: c.w, Queue: c.q})
 		var bad atomic.Int64
 		for range 100 {
 			require.NoError(t, p.Enqueue(jobs.Func(func(worker int) {
@@ -342,8 +361,8 @@ func TestObserverSeesEveryEvent(t *testing.T) {
 }
 
 func TestJoinWithNothingPendingWakesNobody(t *testing.T) {
-	forEachConfig(t, func(t *testing.T, b Backend, w WakePolicy) {
-		p := newPool(t, Options{Workers: 2, Backend: b, Wake: w, Gated: true})
+	forEachConfig(t, func(t *testing.T, c config) {
+		p := newPool(t, Options{Workers: 2, Backend: c.b, Wake: c.w, Queue: c.q, Gated: true})
 		waitParked(t, p)
 		before := p.Stats()
 		require.NoError(t, p.Join(timeoutCtx(t)))
@@ -357,8 +376,8 @@ func TestJoinWithNothingPendingWakesNobody(t *testing.T) {
 // as the caller's interface values, and Join without a cancelable context
 // registers no callback.
 func TestRoundsDoNotAllocate(t *testing.T) {
-	forEachConfig(t, func(t *testing.T, b Backend, w WakePolicy) {
-		p := newPool(t, Options{Workers: 2, Backend: b, Wake: w, Gated: true})
+	forEachConfig(t, func(t *testing.T, c config) {
+		p := newPool(t, Options{Workers: 2, Backend: c.b, Wake: c.w, Queue: c.q, Gated: true})
 		var j countJob
 		batch := []jobs.Job{&j, &j, &j, &j, &j, &j, &j, &j}
 		ctx := context.Background()

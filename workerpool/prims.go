@@ -59,7 +59,13 @@ const wakeAll = 1 << 30
 // goKit is the Goroutines backend.
 type goKit struct{}
 
-type goMutex struct{ sync.Mutex }
+// goMutex is padded to a cache line of its own: the lock word moves between
+// CPUs with every acquisition and must not drag its neighbours along (a
+// sharded pool allocates one per shard, one after another).
+type goMutex struct {
+	sync.Mutex
+	_ [cacheLine - 8]byte
+}
 
 func (m *goMutex) lock() int   { m.Lock(); return 0 }
 func (m *goMutex) unlock() int { m.Unlock(); return 0 }

@@ -14,7 +14,11 @@ type threadKit struct{}
 
 func newThreadKit() (kit, error) { return threadKit{}, nil }
 
-type futexMutex struct{ futex.Mutex }
+// futexMutex is padded to a cache line of its own, as goMutex is.
+type futexMutex struct {
+	futex.Mutex
+	_ [cacheLine - 4]byte
+}
 
 func (m *futexMutex) lock() int   { return m.Lock() }
 func (m *futexMutex) unlock() int { return m.Unlock() }

@@ -40,7 +40,7 @@ func (j idJob) Run(int) { j.runs[j.id].Add(1) }
 // and each successful Join saw its goroutine's earlier jobs finished.
 // rapid prints the failing seed and a minimal script on failure.
 func TestPropertyExactlyOnce(t *testing.T) {
-	forEachConfig(t, func(t *testing.T, b Backend, w WakePolicy) {
+	forEachConfig(t, func(t *testing.T, c config) {
 		rapid.Check(t, func(rt *rapid.T) {
 			workers := rapid.IntRange(1, 4).Draw(rt, "workers")
 			gated := rapid.Bool().Draw(rt, "gated")
@@ -60,7 +60,7 @@ func TestPropertyExactlyOnce(t *testing.T) {
 			}
 			runs := make([]atomic.Int32, total)
 			accepted := make([]atomic.Bool, total)
-			p, err := New(Options{Workers: workers, Backend: b, Wake: w, Gated: gated})
+			p, err := New(Options{Workers: workers, Backend: c.b, Wake: c.w, Queue: c.q, Gated: gated})
 			if err != nil {
 				rt.Fatalf("New: %v", err)
 			}

@@ -21,8 +21,8 @@ func withProcs(t *testing.T, n int, f func()) {
 // A Join whose jobs are done takes no lock on an ungated pool, and counts
 // neither a spin nor a sleep.
 func TestJoinWithJobsDoneTakesNoLock(t *testing.T) {
-	forEachConfig(t, func(t *testing.T, b Backend, w WakePolicy) {
-		p := newPool(t, Options{Workers: 2, Backend: b, Wake: w})
+	forEachConfig(t, func(t *testing.T, c config) {
+		p := newPool(t, Options{Workers: 2, Backend: c.b, Wake: c.w, Queue: c.q})
 		var j countJob
 		require.NoError(t, p.Enqueue(&j))
 		require.NoError(t, p.Join(timeoutCtx(t)))
@@ -40,8 +40,8 @@ func TestJoinWithJobsDoneTakesNoLock(t *testing.T) {
 // A Join that finds its job panicked still takes the lock and reports it,
 // also when the job ran on a spinning worker that retired its grab alone.
 func TestJoinFastPathStillReportsPanics(t *testing.T) {
-	forEachConfig(t, func(t *testing.T, b Backend, w WakePolicy) {
-		p := newPool(t, Options{Workers: 2, Backend: b, Wake: w})
+	forEachConfig(t, func(t *testing.T, c config) {
+		p := newPool(t, Options{Workers: 2, Backend: c.b, Wake: c.w, Queue: c.q})
 		for range 20 {
 			require.NoError(t, p.Enqueue(jobs.Func(func(int) { panic("boom") })))
 			assert.ErrorIs(t, p.Join(timeoutCtx(t)), ErrJobPanicked)
@@ -98,9 +98,8 @@ func TestSpinHandsJobsToTheListener(t *testing.T) {
 				d := p.Stats().Sub(before)
 				if handed = d.Handoffs == 1; handed {
 					assert.EqualValues(t, 1, d.Grabs)
-					assert.EqualValues(t, 1, d.SpinWakeups)
-					assert.EqualValues(t, 1, d.WorkersWoken)
 					assert.EqualValues(t, 1, d.EnqueueWakeCalls)
+					assert.GreaterOrEqual(t, d.SpinWakeups, uint64(1))
 				}
 			}
 			assert.True(t, handed, "no round trip was handed to the listener")

@@ -9,8 +9,10 @@ import "sync/atomic"
 // A snapshot taken while the pool works is a consistent sum of per-counter
 // values but not an atomic cut across counters.
 type Stats struct {
-	// EnqueueLockAcquisitions counts queue-lock acquisitions by Enqueue
-	// and EnqueueBatch: one per call that reached the queue.
+	// EnqueueLockAcquisitions counts lock acquisitions by Enqueue,
+	// EnqueueFunc and EnqueueBatch. Shared queue: one per call that
+	// reached the queue. Sharded: one shard lock per call, plus one of the
+	// pool lock when a sleeping worker had to be woken.
 	EnqueueLockAcquisitions uint64
 	// LockAcquisitions counts every queue-lock acquisition: the enqueue
 	// side, workers, Start, Join and Close.
@@ -37,6 +39,9 @@ type Stats struct {
 	// acquisition each, taking between 1 and MaxGrab jobs.
 	// TotalJobsRun()/Grabs is the mean grab size.
 	Grabs uint64
+	// Steals counts the grabs a worker of a Sharded pool took from another
+	// worker's shard (included in Grabs).
+	Steals uint64
 	// SpinWakeups counts the Spin policy's wake-ups that needed no sleep:
 	// a semaphore unit taken while spinning or found waiting, or a grab
 	// handed to the listening worker — no park, no system call (included
@@ -89,6 +94,7 @@ func (s Stats) Sub(prev Stats) Stats {
 		JoinSpins:               s.JoinSpins - prev.JoinSpins,
 		JoinSleeps:              s.JoinSleeps - prev.JoinSleeps,
 		HandoffSleeps:           s.HandoffSleeps - prev.HandoffSleeps,
+		Steals:                  s.Steals - prev.Steals,
 		JobsRun:                 make([]uint64, len(s.JobsRun)),
 	}
 	for i := range d.JobsRun {
@@ -111,8 +117,8 @@ const cacheLine = 128
 type counters struct {
 	locks, wakeCalls, woken, futile, futex, jobs, grabs atomic.Uint64
 	spinWakes, handoffs, joinSpins, joinSleeps          atomic.Uint64
-	handoffSleeps                                       atomic.Uint64
-	_                                                   [cacheLine - 12*8]byte
+	handoffSleeps, steals                               atomic.Uint64
+	_                                                   [cacheLine - 13*8]byte
 }
 
 func (c *counters) addFutex(n int) {
@@ -133,6 +139,7 @@ func (c *counters) addTo(s *Stats) {
 	s.JoinSpins += c.joinSpins.Load()
 	s.JoinSleeps += c.joinSleeps.Load()
 	s.HandoffSleeps += c.handoffSleeps.Load()
+	s.Steals += c.steals.Load()
 }
 
 // Stats returns the pool's counters. It takes no lock and may be called at
@@ -148,6 +155,11 @@ func (p *Pool) Stats() Stats {
 	}
 	p.enq.addTo(&s)
 	p.coord.addTo(&s)
+	for i := range p.shards {
+		c := &p.shards[i].c
+		c.addTo(&s)
+		s.EnqueueLockAcquisitions += c.locks.Load()
+	}
 	for i := range p.workers {
 		w := &p.workers[i]
 		w.c.addTo(&s)

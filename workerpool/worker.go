@@ -32,6 +32,10 @@ func (p *Pool) serve(w *worker, resume *PanicError) {
 		p.runGrab(w)
 		p.publishGrab(w)
 	}
+	if p.shards != nil {
+		p.serveSharded(w)
+		return
+	}
 	c := &w.c
 	p.lock(c)
 	for {
@@ -66,7 +70,7 @@ func (p *Pool) serve(w *worker, resume *PanicError) {
 // gate lets w work, and reports whether it took any. w's state names the
 // oldest of them as running, so Join waits for the whole grab.
 func (p *Pool) takeLocked(w *worker) bool {
-	if !p.gateOpen || p.q.len() == 0 {
+	if !p.gateOpen.Load() || p.q.len() == 0 {
 		return false
 	}
 	w.held = w.buf[:grabSize(p.q.len(), len(p.workers))]
@@ -132,15 +136,6 @@ func (p *Pool) keepPanicLocked(pe *PanicError) {
 	p.npanics.Add(1)
 }
 
-// wakeDoneJoinsLocked wakes the sleeping Joins once the least of their
-// targets is reached.
-func (p *Pool) wakeDoneJoinsLocked(c *counters) {
-	if p.joinWaiters.Load() > 0 && p.joinTarget != ^uint64(0) && p.doneUpTo(p.joinTarget) {
-		p.joinTarget = ^uint64(0) // sleeping Joins re-register when they recheck
-		c.addFutex(p.done.wake(wakeAll))
-	}
-}
-
 // errGoexit is the value of the PanicError reported for a job that called
 // runtime.Goexit.
 var errGoexit = errors.New("job called runtime.Goexit")
@@ -200,16 +195,14 @@ func (p *Pool) waitLocked(w *worker) {
 		p.unlock(c)
 		p.spinWait(c)
 		p.lock(c)
-		if p.outstanding > 0 {
-			p.outstanding--
-		}
+		p.retireUnit()
 	}
 	p.parked--
 	c.woken.Add(1)
 	if p.obs != nil {
 		p.obs.Woken(w.id)
 	}
-	if !(p.gateOpen && p.q.len() > 0) && !p.closed.Load() {
+	if !p.hasWorkLocked() && !p.closed.Load() {
 		c.futile.Add(1)
 		if p.obs != nil {
 			p.obs.FutileWake(w.id)
