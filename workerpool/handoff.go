@@ -52,16 +52,13 @@ func countOf(st uint64) int        { return int(st&countMask) >> countShift }
 func withMail(st, m uint64) uint64 { return st&^(3<<mailShift) | m<<mailShift }
 
 // listenLocked makes w the spinner if the policy is Spin, nobody else
-// listens, the gate is open, w did not just listen in vain and the spinner
-// budget has a slot. It returns false, having done nothing, if not;
+// listens, the gate is open, w did not just listen in vain (then it sleeps
+// on the semaphore without spinning, and listens again once woken) and the
+// spinner budget has a slot. It returns false, having done nothing, if not;
 // otherwise it listens without the lock until w must look under the lock
 // again, and returns true with the lock held.
 func (p *Pool) listenLocked(w *worker) bool {
-	if p.opts.Wake != Spin || p.shards != nil || p.spinner >= 0 || !p.gateOpen.Load() {
-		return false
-	}
-	if w.spunOut {
-		w.spunOut = false // wait on the semaphore once, then listen again
+	if p.opts.Wake != Spin || p.shards != nil || p.spinner >= 0 || !p.gateOpen.Load() || w.spunOut {
 		return false
 	}
 	if !p.spin.take() {
@@ -95,9 +92,12 @@ func (p *Pool) listen(w *worker) {
 			}
 			start = time.Time{} // a new listening period
 		case mailListening:
-			if i%64 == 0 && spunFor(&start) > spinFor && w.state.CompareAndSwap(st, mailOff) {
-				w.spunOut = true
-				return
+			if i%64 == 0 {
+				if spunFor(&start) > spinFor && w.state.CompareAndSwap(st, mailOff) {
+					w.spunOut = true
+					return
+				}
+				p.kit.pause(true) // let goroutines waiting for this P run
 			}
 			procyield(1)
 		default: // mailPending: run a grab handed before it, then look

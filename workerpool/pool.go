@@ -82,7 +82,8 @@ type worker struct {
 	park   parker        // Targeted
 	panics []*PanicError // panics of the current grab, kept for Join when it is retired
 	// spunOut: w stopped listening for handoffs because none came within
-	// spinFor; its next wait goes to the semaphore instead (Spin).
+	// spinFor; its next wait sleeps on the semaphore without spinning
+	// (Spin).
 	spunOut bool
 	held    []jobs.Job // the current grab, oldest first: buf[:n]
 	next    int        // held[next:] have not started

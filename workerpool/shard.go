@@ -251,7 +251,7 @@ func (p *Pool) spinIdleSharded(w *worker) {
 		return
 	}
 	c := &w.c
-	p.spinWait(c)
+	p.spinWait(w)
 	p.retireUnit()
 	c.woken.Add(1)
 	if p.obs != nil {

@@ -151,19 +151,19 @@ func TestUnfairSemaSpinsOnlyWhenAllowed(t *testing.T) {
 	var budget spinBudget
 	u := newUnfairSema(goKit{}, 4, &budget)
 	assert.Zero(t, u.release(1), "nobody waits: the unit stays for the next wait")
-	calls, blocked := u.wait()
+	calls, blocked := u.wait(true)
 	assert.Zero(t, calls)
 	assert.False(t, blocked, "a free unit is taken at once")
 
 	done := make(chan bool)
-	go func() { _, b := u.wait(); done <- b }()
+	go func() { _, b := u.wait(true); done <- b }()
 	require.Eventually(t, func() bool { return unpack(u.state.Load()).waiters == 1 }, 5*time.Second, time.Millisecond)
 	assert.Zero(t, unpack(u.state.Load()).spinners)
 	u.release(1)
 	assert.True(t, <-done, "a wait that may not spin blocks")
 
 	budget.give()
-	go func() { _, b := u.wait(); done <- b }()
+	go func() { _, b := u.wait(true); done <- b }()
 	require.Eventually(t, func() bool {
 		s := unpack(u.state.Load())
 		return s.spinners == 1 || s.waiters == 1

@@ -21,7 +21,10 @@ import (
 // that blocked long ago.
 //
 // A spinner polls the word with spin-wait hints between polls, holding its
-// thread and P, for at most spinFor, then blocks. CoreCLR's spinners slept
+// thread and P, for at most spinFor, then blocks. On the Goroutines backend
+// it yields the P every 64 polls (kit.pause): a goroutine that yielded to
+// it, such as a Join letting a readied worker run, waits in the global run
+// queue, which no idle P is woken to serve. CoreCLR's spinners slept
 // with Sleep(0) between polls; the Go equivalent, runtime.Gosched, is a
 // scheduler round trip per poll on the Goroutines backend and, for a
 // goroutine locked to its thread (Threads), a handoff of the P to another
@@ -40,6 +43,7 @@ type unfairSema struct {
 	_      [cacheLine - 8]byte
 	sem    semaphore
 	budget *spinBudget // slots a wait needs to spin
+	kit    kit
 }
 
 type semState struct{ spinners, forSpin, waiters, forWait uint16 }
@@ -53,14 +57,14 @@ func (s semState) pack() uint64 {
 }
 
 func newUnfairSema(k kit, workers int, budget *spinBudget) *unfairSema {
-	return &unfairSema{sem: k.newSemaphore(workers), budget: budget}
+	return &unfairSema{sem: k.newSemaphore(workers), budget: budget, kit: k}
 }
 
 // wait takes one unit: at once if one is free for spinners, else by
-// spinning if the budget has a slot, else by blocking. It returns the
-// number of futex calls made and whether it blocked.
-func (u *unfairSema) wait() (calls int, blocked bool) {
-	maySpin := u.budget.take()
+// spinning if spin and the budget has a slot, else by blocking. It returns
+// the number of futex calls made and whether it blocked.
+func (u *unfairSema) wait(spin bool) (calls int, blocked bool) {
+	maySpin := spin && u.budget.take()
 	for {
 		old := u.state.Load()
 		s := unpack(old)
@@ -112,6 +116,8 @@ func (u *unfairSema) spin() (calls int, blocked bool) {
 				u.budget.give()
 				return u.block(), true
 			}
+		case i%64 == 0:
+			u.kit.pause(true) // let goroutines waiting for this P run
 		default:
 			procyield(1)
 		}

@@ -193,7 +193,7 @@ func (p *Pool) waitLocked(w *worker) {
 		p.waking--
 	case Spin:
 		p.unlock(c)
-		p.spinWait(c)
+		p.spinWait(w)
 		p.lock(c)
 		p.retireUnit()
 	}
@@ -211,9 +211,13 @@ func (p *Pool) waitLocked(w *worker) {
 }
 
 // spinWait takes one unit of the Spin semaphore, spinning first if the
-// spinner budget allows, and counts how it got the unit.
-func (p *Pool) spinWait(c *counters) {
-	calls, blocked := p.sema.wait()
+// spinner budget allows and w did not just listen in vain (a worker that
+// spun for nothing sleeps, freeing its P and its slot, and the worker woken
+// next listens in its place), and counts how it got the unit.
+func (p *Pool) spinWait(w *worker) {
+	c := &w.c
+	calls, blocked := p.sema.wait(!w.spunOut)
+	w.spunOut = false
 	c.addFutex(calls)
 	if blocked {
 		p.countHandoffSleep(c, int(p.procs.Load()))
