@@ -39,6 +39,7 @@ type Pool struct {
 	sleepers    atomic.Int32 // sharded: workers about to sleep or asleep under mu
 	gateOpen    atomic.Bool  // written under mu
 	outstanding atomic.Int32 // Spin: units released by enqueues and not yet taken
+	waking      atomic.Int32 // Targeted: unparked workers not yet back under mu; written under mu
 	spin        spinBudget   // Spin: free spinner slots
 	closed      atomic.Bool  // written under mu
 	joinWaiters atomic.Int32 // Join calls asleep on done; written under mu
@@ -53,7 +54,6 @@ type Pool struct {
 	joinTarget     uint64        // least target of a sleeping Join; MaxUint64 if none
 	parked         int           // workers inside waitLocked (tests wait on it)
 	idle           []int         // Targeted: parked workers, most recent last
-	waking         int           // Targeted: unparked workers not yet back under mu
 	spinner        int           // Spin: the worker listening for handoffs, or -1
 	sleepingVecs   [][]uint64    // sharded: the targets of sleeping Joins
 	freeVecs       [][]uint64    // sharded: target vectors for reuse
@@ -312,12 +312,12 @@ func (p *Pool) wakeLocked(n int, c *counters) deferredWake {
 // -1: a worker is woken only while runnable jobs outnumber the workers
 // already on their way.
 func (p *Pool) nextTargetLocked(c *counters) int {
-	if !p.gateOpen.Load() || p.queuedLocked() <= p.waking || len(p.idle) == 0 {
+	if !p.gateOpen.Load() || p.queuedLocked() <= int(p.waking.Load()) || len(p.idle) == 0 {
 		return -1
 	}
 	id := p.idle[len(p.idle)-1]
 	p.idle = p.idle[:len(p.idle)-1]
-	p.waking++
+	p.waking.Add(1)
 	c.wakeCalls.Add(1)
 	return id
 }
@@ -472,7 +472,7 @@ func (p *Pool) shutdown() error {
 			c.wakeCalls.Add(1)
 			c.addFutex(p.workers[id].park.unpark())
 		}
-		p.waking += len(p.idle)
+		p.waking.Add(int32(len(p.idle)))
 		p.idle = p.idle[:0]
 	case Spin:
 		c.wakeCalls.Add(1)

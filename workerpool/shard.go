@@ -96,8 +96,12 @@ func (p *Pool) pushSharded(j jobs.Job, js []jobs.Job) error {
 
 // wakeSharded applies the wake policy to n jobs just pushed: nothing if no
 // worker sleeps (or, for Targeted and Spin, while the gate is closed),
-// otherwise the shared queue's decision under mu. Spin reserves units with
-// a CAS and needs no lock.
+// otherwise the shared queue's decision under mu. Targeted also skips the
+// lock while a worker it woke is still on its way, as the Go runtime's
+// wakep starts no M while one spins: that worker, once it has taken a
+// grab, chains the next wake (it decrements waking under mu before it
+// looks at the shards, so it sees the jobs of an enqueuer that saw it
+// waking). Spin reserves units with a CAS and needs no lock.
 func (p *Pool) wakeSharded(n int) {
 	switch p.opts.Wake {
 	case Spin:
@@ -110,8 +114,8 @@ func (p *Pool) wakeSharded(n int) {
 		}
 		return
 	case Targeted:
-		if !p.gateOpen.Load() {
-			return
+		if !p.gateOpen.Load() || p.waking.Load() > 0 {
+			return // a woken worker is on its way; it chains the next wake
 		}
 	}
 	if p.sleepers.Load() == 0 {
@@ -214,7 +218,7 @@ func (p *Pool) takeShard(w *worker, v int) bool {
 // took a grab wakes one more sleeper while jobs outnumber the workers
 // already on their way.
 func (p *Pool) chainSharded(w *worker) {
-	if p.opts.Wake != Targeted || p.sleepers.Load() == 0 {
+	if p.opts.Wake != Targeted || p.sleepers.Load() == 0 || p.waking.Load() > 0 {
 		return
 	}
 	c := &w.c

@@ -190,7 +190,7 @@ func (p *Pool) waitLocked(w *worker) {
 		p.countHandoffSleep(c, procs)
 		c.addFutex(w.park.park())
 		p.lock(c)
-		p.waking--
+		p.waking.Add(-1)
 	case Spin:
 		p.unlock(c)
 		p.spinWait(w)
