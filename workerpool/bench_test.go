@@ -130,119 +130,223 @@ type tinyJob struct{ left *atomic.Int64 }
 
 func (j tinyJob) Run(int) { j.left.Add(-1) }
 
-// throughputChunk is how many jobs EnqueueBatch queues per call in
-// BenchmarkThroughput.
-const throughputChunk = 1024
+// batchChunk is how many jobs one EnqueueBatch call queues in
+// BenchmarkTinyTasks: the pool copies them, so one slice is reused.
+const batchChunk = 1024
 
-// BenchmarkThroughput is the DedicatedThreadPool throughput protocol: queue
-// N tiny jobs, then wait for all of them, with one worker per CPU. One op is
-// one job and a round queues b.N jobs, so run with -benchtime=10000000x for
-// the protocol's 10,000,000 items. impl=goroutine-per-job is the baseline:
-// `go` + sync.WaitGroup per job.
-func BenchmarkThroughput(b *testing.B) {
+var queues = []workerpool.QueueLayout{workerpool.Shared, workerpool.Sharded}
+
+// BenchmarkTinyTasks is the DedicatedThreadPool throughput protocol: queue
+// b.N tiny jobs from one goroutine, per-task Enqueue or EnqueueBatch of
+// 1024 at a time, then Join; one worker per CPU. One op is one task, so
+// sec/op is the cost per task; run with -benchtime=10000000x for the
+// protocol's 10,000,000 items. The target "EnqueueBatch of 1024 tiny tasks
+// ≤ 0.5× per-task Enqueue" reads off
+//
+//	benchstat -col /submit tiny.txt
+//
+// The counters say where the time went: lock acquisitions and grabs per
+// task show the batch dequeue (a worker takes up to MaxGrab jobs per lock).
+func BenchmarkTinyTasks(b *testing.B) {
 	workers := runtime.GOMAXPROCS(0)
-	b.Run("impl=goroutine-per-job", func(b *testing.B) {
-		var left atomic.Int64
-		left.Store(int64(b.N))
-		j := tinyJob{&left}
-		var wg sync.WaitGroup
-		for range b.N {
-			wg.Add(1)
-			go func() {
-				j.Run(jobs.Inline)
-				wg.Done()
-			}()
-		}
-		wg.Wait()
-		if left.Load() != 0 {
-			b.Fatalf("%d jobs did not run", left.Load())
-		}
-	})
 	for _, be := range backends {
 		for _, w := range policies {
-			for _, kind := range []string{"enqueue", "batch"} {
-				b.Run(fmt.Sprintf("impl=%v-%v-%s", be, w, kind), func(b *testing.B) {
-					p := newBenchPool(b, workerpool.Options{Workers: workers, Backend: be, Wake: w})
-					var left atomic.Int64
-					j := tinyJob{&left}
-					chunk := make([]jobs.Job, throughputChunk)
-					for i := range chunk {
-						chunk[i] = j
-					}
-					left.Store(int64(b.N))
-					before := p.Stats()
-					b.ResetTimer()
-					if kind == "batch" {
-						for n := b.N; n > 0; n -= len(chunk) {
-							if err := p.EnqueueBatch(chunk[:min(n, len(chunk))]); err != nil {
-								b.Fatal(err)
-							}
-						}
-					} else {
-						for range b.N {
-							if err := p.Enqueue(j); err != nil {
-								b.Fatal(err)
-							}
-						}
-					}
-					if err := p.Join(context.Background()); err != nil {
-						b.Fatal(err)
-					}
-					b.StopTimer()
-					if left.Load() != 0 {
-						b.Fatalf("%d jobs did not run", left.Load())
-					}
-					d := p.Stats().Sub(before)
-					b.ReportMetric(float64(d.FutexCalls)/float64(b.N), "futex-calls/op")
-					b.ReportMetric(float64(d.WorkersWoken)/float64(b.N), "woken/op")
+			for _, q := range queues {
+				for _, submit := range []string{"enqueue", "batch1024"} {
+					name := fmt.Sprintf("backend=%v/wake=%v/queue=%v/submit=%s", be, w, q, submit)
+					b.Run(name, func(b *testing.B) {
+						p := newBenchPool(b, workerpool.Options{Workers: workers, Backend: be, Wake: w, Queue: q})
+						runTinyTasks(b, p, submit == "batch1024")
+					})
+				}
+			}
+		}
+	}
+}
+
+// runTinyTasks times one round of b.N tiny tasks after an untimed round of
+// the same size: the queue's ring keeps its storage from round to round, so
+// the timed round measures dispatch, not the ring's first growth (with a
+// backlog of millions, growing it allocates tens of MiB of pointer-holding
+// memory, which the Go collector then scans: that cost belongs to the first
+// round only).
+func runTinyTasks(b *testing.B, p *workerpool.Pool, batch bool) {
+	var left atomic.Int64
+	j := tinyJob{&left}
+	chunk := make([]jobs.Job, batchChunk)
+	for i := range chunk {
+		chunk[i] = j
+	}
+	submitTiny(b, p, j, chunk, batch, &left) // warm-up
+	before := p.Stats()
+	b.ReportAllocs()
+	b.ResetTimer()
+	submitTiny(b, p, j, chunk, batch, &left)
+	b.StopTimer()
+	d := p.Stats().Sub(before)
+	n := float64(b.N)
+	b.ReportMetric(float64(d.LockAcquisitions)/n, "locks/task")
+	b.ReportMetric(float64(d.Grabs)/n, "grabs/task")
+	b.ReportMetric(float64(d.FutexCalls)/n, "futex-calls/task")
+	b.ReportMetric(float64(d.WorkersWoken)/n, "woken/task")
+}
+
+// submitTiny queues b.N tasks, one by one or in chunks, and joins them.
+func submitTiny(b *testing.B, p *workerpool.Pool, j jobs.Job, chunk []jobs.Job, batch bool, left *atomic.Int64) {
+	left.Store(int64(b.N))
+	if batch {
+		for n := b.N; n > 0; n -= len(chunk) {
+			if err := p.EnqueueBatch(chunk[:min(n, len(chunk))]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	} else {
+		for range b.N {
+			if err := p.Enqueue(j); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if err := p.Join(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	if left.Load() != 0 {
+		b.Fatalf("%d jobs did not run", left.Load())
+	}
+}
+
+// BenchmarkGoroutinePerTask is BenchmarkTinyTasks's baseline: `go` and a
+// sync.WaitGroup per task.
+func BenchmarkGoroutinePerTask(b *testing.B) {
+	var left atomic.Int64
+	left.Store(int64(b.N))
+	j := tinyJob{&left}
+	var wg sync.WaitGroup
+	for range b.N {
+		wg.Go(func() { j.Run(jobs.Inline) })
+	}
+	wg.Wait()
+	if left.Load() != 0 {
+		b.Fatalf("%d jobs did not run", left.Load())
+	}
+}
+
+// BenchmarkRoundTrip is the DedicatedThreadPool latency protocol:
+// sequential round trips, each submitting one tiny job and waiting for it
+// (Enqueue, Join), so every job meets idle workers; one worker per CPU.
+// One op is one round trip; run with -benchtime=300000x for the protocol's
+// 300,000. impl=go-waitgroup is `go f(); wg.Wait()`, measured in every row
+// so that
+//
+//	benchstat -col /impl rt.txt
+//
+// shows each backend's round trip beside it, per wake policy and queue
+// layout (targets: Spin on goroutines ≤ 0.5× go-waitgroup, on threads
+// ≤ 2 µs). Run the Threads rows with -cpu 2,4 as well: below GOMAXPROCS
+// workers+1 a woken worker thread may wait for a P (handoff-sleeps/op).
+func BenchmarkRoundTrip(b *testing.B) {
+	workers := runtime.GOMAXPROCS(0)
+	for _, w := range policies {
+		for _, q := range queues {
+			prefix := fmt.Sprintf("wake=%v/queue=%v/impl=", w, q)
+			b.Run(prefix+"go-waitgroup", benchGoRoundTrip)
+			for _, be := range backends {
+				b.Run(prefix+be.String(), func(b *testing.B) {
+					p := newBenchPool(b, workerpool.Options{Workers: workers, Backend: be, Wake: w, Queue: q})
+					runRoundTrips(b, p)
 				})
 			}
 		}
 	}
 }
 
-// BenchmarkLatency is the DedicatedThreadPool latency protocol: sequential
-// round trips, each submitting one tiny job and waiting for it, so every
-// job meets idle workers. One op is one round trip; run with
-// -benchtime=300000x for the protocol's 300,000. impl=go-waitgroup is the
-// baseline: `go` + sync.WaitGroup.Wait per job.
-func BenchmarkLatency(b *testing.B) {
-	workers := runtime.GOMAXPROCS(0)
-	b.Run("impl=go-waitgroup", func(b *testing.B) {
-		var left atomic.Int64
-		j := tinyJob{&left}
-		var wg sync.WaitGroup
-		for range b.N {
-			wg.Add(1)
-			go func() {
-				j.Run(jobs.Inline)
-				wg.Done()
-			}()
-			wg.Wait()
+func benchGoRoundTrip(b *testing.B) {
+	var left atomic.Int64
+	j := tinyJob{&left}
+	var wg sync.WaitGroup
+	for range b.N {
+		wg.Go(func() { j.Run(jobs.Inline) })
+		wg.Wait()
+	}
+}
+
+func runRoundTrips(b *testing.B, p *workerpool.Pool) {
+	var left atomic.Int64
+	j := tinyJob{&left}
+	ctx := context.Background()
+	before := p.Stats()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if err := p.Enqueue(j); err != nil {
+			b.Fatal(err)
 		}
-	})
-	for _, be := range backends {
-		for _, w := range policies {
-			b.Run(fmt.Sprintf("impl=%v-%v", be, w), func(b *testing.B) {
-				p := newBenchPool(b, workerpool.Options{Workers: workers, Backend: be, Wake: w})
-				var left atomic.Int64
-				j := tinyJob{&left}
-				ctx := context.Background()
-				before := p.Stats()
-				b.ResetTimer()
-				for range b.N {
-					if err := p.Enqueue(j); err != nil {
-						b.Fatal(err)
-					}
+		if err := p.Join(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	d := p.Stats().Sub(before)
+	n := float64(b.N)
+	b.ReportMetric(float64(d.Handoffs)/n, "handoffs/op")
+	b.ReportMetric(float64(d.JoinSpins)/n, "join-spins/op")
+	b.ReportMetric(float64(d.JoinSleeps)/n, "join-sleeps/op")
+	b.ReportMetric(float64(d.FutexCalls)/n, "futex-calls/op")
+	b.ReportMetric(float64(d.HandoffSleeps)/n, "handoff-sleeps/op")
+	b.ReportMetric(float64(d.FutileWakeups)/n, "futile/op")
+}
+
+// countRun is a top-level func job: storing it allocates nothing.
+func countRun(int) { benchRuns.Add(1) }
+
+var benchRuns atomic.Int64
+
+type twoWords struct {
+	n    *atomic.Int64
+	step int64
+}
+
+func (j twoWords) Run(int) { j.n.Add(j.step) }
+
+// BenchmarkSubmitForms measures what each way of making a job costs per
+// submission, allocations included (allocs/op); one op is one Enqueue (or
+// EnqueueFunc) of a tiny job, Joined every 1024 submissions. See the
+// package documentation, "Submitting without allocating".
+func BenchmarkSubmitForms(b *testing.B) {
+	var n atomic.Int64
+	j := tinyJob{&n}
+	reused := jobs.Func(func(int) { n.Add(1) })
+	forms := []struct {
+		name   string
+		submit func(p *workerpool.Pool, i int) error
+	}{
+		{"pointer-shaped", func(p *workerpool.Pool, _ int) error { return p.Enqueue(j) }},
+		{"top-level-func", func(p *workerpool.Pool, _ int) error { return p.EnqueueFunc(countRun) }},
+		{"reused-func", func(p *workerpool.Pool, _ int) error { return p.Enqueue(reused) }},
+		{"closure", func(p *workerpool.Pool, i int) error {
+			return p.EnqueueFunc(func(int) { n.Add(int64(i)) })
+		}},
+		{"method-value", func(p *workerpool.Pool, _ int) error { return p.EnqueueFunc(j.Run) }},
+		{"two-word-value", func(p *workerpool.Pool, i int) error { return p.Enqueue(twoWords{&n, int64(i)}) }},
+	}
+	for _, f := range forms {
+		b.Run("form="+f.name, func(b *testing.B) {
+			p := newBenchPool(b, workerpool.Options{Workers: runtime.GOMAXPROCS(0), Wake: workerpool.Targeted})
+			ctx := context.Background()
+			b.ReportAllocs()
+			for i := range b.N {
+				if err := f.submit(p, i); err != nil {
+					b.Fatal(err)
+				}
+				if i%1024 == 1023 {
 					if err := p.Join(ctx); err != nil {
 						b.Fatal(err)
 					}
 				}
-				b.StopTimer()
-				d := p.Stats().Sub(before)
-				b.ReportMetric(float64(d.FutexCalls)/float64(b.N), "futex-calls/op")
-				b.ReportMetric(float64(d.FutileWakeups)/float64(b.N), "futile/op")
-			})
-		}
+			}
+			if err := p.Join(ctx); err != nil {
+				b.Fatal(err)
+			}
+		})
 	}
 }
