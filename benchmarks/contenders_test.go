@@ -2,6 +2,7 @@ package benchmarks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -23,6 +24,7 @@ type task interface {
 	jobs.Job
 	do()
 	count() int64
+	reset(to int64) // sets the count back, after a warm-up run
 }
 
 // tiny is the smallest useful task: it counts itself (the seed harness's
@@ -32,9 +34,10 @@ type tiny struct {
 	done atomic.Int64
 }
 
-func (t *tiny) do()          { t.done.Add(1) }
-func (t *tiny) Run(int)      { t.done.Add(1) }
-func (t *tiny) count() int64 { return t.done.Load() }
+func (t *tiny) do()            { t.done.Add(1) }
+func (t *tiny) Run(int)        { t.done.Add(1) }
+func (t *tiny) count() int64   { return t.done.Load() }
+func (t *tiny) reset(to int64) { t.done.Store(to) }
 
 // cpuIters xorshift rounds take about 1 µs on the reference machine (an
 // AMD EPYC core at GOMAXPROCS 2: 300 rounds measured 478 ns).
@@ -62,20 +65,53 @@ func (t *cpu) do() {
 	}
 	t.done.Add(1)
 }
-func (t *cpu) Run(int)      { t.do() }
-func (t *cpu) count() int64 { return t.done.Load() }
+func (t *cpu) Run(int)        { t.do() }
+func (t *cpu) count() int64   { return t.done.Load() }
+func (t *cpu) reset(to int64) { t.done.Store(to) }
 
-// A runner runs n tasks and returns when all have finished.
+// A runner runs n tasks and returns when all have finished: submitted by
+// this goroutine (run), or by users goroutines at once, perUser tasks each
+// (runFrom). Either returns when every task has finished.
 type runner interface {
 	run(n int, t task) error
+	runFrom(users, perUser int, t task) error
 	close()
+}
+
+// fromUsers starts users goroutines that each call submit(perUser), waits
+// for all of them and returns the first error. The submitting goroutines
+// are part of the workload: every contender pays for them alike.
+func fromUsers(users, perUser int, submit func(n int) error) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, 1)
+	for range users {
+		wg.Go(func() {
+			if err := submit(perUser); err != nil {
+				select {
+				case errs <- err:
+				default:
+				}
+			}
+		})
+	}
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return err
+	default:
+		return nil
+	}
 }
 
 // A contender names a way to run tasks and builds its runner for a number
 // of workers (the peers' size limit; ignored by unlimited goroutines).
+// queues says whether it keeps submitted tasks in storage of its own that
+// grows with the backlog (pond's buffer, gcbench's ring): those get a
+// warm-up run before timing (see warmUp).
 type contender struct {
-	name string
-	new  func(workers int) (runner, error)
+	name   string
+	new    func(workers int) (runner, error)
+	queues bool
 }
 
 func workers() int { return runtime.GOMAXPROCS(0) }
@@ -83,22 +119,27 @@ func workers() int { return runtime.GOMAXPROCS(0) }
 // peers are every contender that is not gcbench's pool, goroutines first so
 // that benchstat compares every column with it.
 var peers = []contender{
-	{"goroutines", func(int) (runner, error) { return goroutines{}, nil }},
-	{"errgroup", func(w int) (runner, error) { return errgroupRunner{w}, nil }},
-	{"conc", func(w int) (runner, error) { return concRunner{w}, nil }},
-	{"ants", newAnts},
-	{"pond", newPond},
+	{"goroutines", func(int) (runner, error) { return goroutines{}, nil }, false},
+	{"errgroup", func(w int) (runner, error) { return errgroupRunner{w}, nil }, false},
+	{"conc", func(w int) (runner, error) { return concRunner{w}, nil }, false},
+	{"ants", newAnts, false},
+	{"pond", newPond, true},
 }
 
 // ours are gcbench's pool, ungated on goroutine workers, with per-job
 // Enqueue and with EnqueueBatch, under the Targeted wake policy (the
-// design's answer to the thundering herd) and Spin (CoreCLR's spin-then-park
-// semaphore). `gcbench pool` sweeps every backend and policy.
+// design's answer to the thundering herd) and Spin (spinning workers and
+// direct handoff), on the shared queue and on per-worker shards (built for
+// many concurrent submitters). `gcbench pool` sweeps every backend and
+// policy.
 var ours = []contender{
-	{"gcbench-targeted-enqueue", func(w int) (runner, error) { return newOurs(w, workerpool.Targeted, 0) }},
-	{"gcbench-targeted-batch", func(w int) (runner, error) { return newOurs(w, workerpool.Targeted, batchSize) }},
-	{"gcbench-spin-enqueue", func(w int) (runner, error) { return newOurs(w, workerpool.Spin, 0) }},
-	{"gcbench-spin-batch", func(w int) (runner, error) { return newOurs(w, workerpool.Spin, batchSize) }},
+	{"gcbench-targeted-enqueue", ourPool(workerpool.Targeted, workerpool.Shared, 0), true},
+	{"gcbench-targeted-batch", ourPool(workerpool.Targeted, workerpool.Shared, batchSize), true},
+	{"gcbench-spin-enqueue", ourPool(workerpool.Spin, workerpool.Shared, 0), true},
+	{"gcbench-spin-batch", ourPool(workerpool.Spin, workerpool.Shared, batchSize), true},
+	{"gcbench-sharded-targeted-enqueue", ourPool(workerpool.Targeted, workerpool.Sharded, 0), true},
+	{"gcbench-sharded-spin-enqueue", ourPool(workerpool.Spin, workerpool.Sharded, 0), true},
+	{"gcbench-sharded-spin-batch", ourPool(workerpool.Spin, workerpool.Sharded, batchSize), true},
 }
 
 // goroutines starts one goroutine per task and waits on a WaitGroup.
@@ -113,6 +154,19 @@ func (goroutines) run(n int, t task) error {
 	wg.Wait()
 	return nil
 }
+func (goroutines) runFrom(users, perUser int, t task) error {
+	var wg sync.WaitGroup
+	f := t.do
+	err := fromUsers(users, perUser, func(n int) error {
+		for range n {
+			wg.Go(f)
+		}
+		return nil
+	})
+	wg.Wait()
+	return err
+}
+
 func (goroutines) close() {}
 
 // errgroupRunner is errgroup.Group with SetLimit(workers): a goroutine per
@@ -128,6 +182,19 @@ func (r errgroupRunner) run(n int, t task) error {
 	}
 	return g.Wait()
 }
+func (r errgroupRunner) runFrom(users, perUser int, t task) error {
+	var g errgroup.Group
+	g.SetLimit(r.workers)
+	f := func() error { t.do(); return nil }
+	err := fromUsers(users, perUser, func(n int) error {
+		for range n {
+			g.Go(f)
+		}
+		return nil
+	})
+	return errors.Join(err, g.Wait())
+}
+
 func (errgroupRunner) close() {}
 
 // concRunner is conc's pool with WithMaxGoroutines(workers). A conc pool
@@ -143,6 +210,19 @@ func (r concRunner) run(n int, t task) error {
 	p.Wait()
 	return nil
 }
+func (r concRunner) runFrom(users, perUser int, t task) error {
+	p := pool.New().WithMaxGoroutines(r.workers)
+	f := t.do
+	err := fromUsers(users, perUser, func(n int) error {
+		for range n {
+			p.Go(f)
+		}
+		return nil
+	})
+	p.Wait()
+	return err
+}
+
 func (concRunner) close() {}
 
 // antsRunner is an ants pool of workers goroutines; ants has no way to wait
@@ -170,6 +250,23 @@ func (r antsRunner) run(n int, t task) error {
 	wg.Wait()
 	return nil
 }
+func (r antsRunner) runFrom(users, perUser int, t task) error {
+	var wg sync.WaitGroup
+	f := func() { t.do(); wg.Done() }
+	err := fromUsers(users, perUser, func(n int) error {
+		for range n {
+			wg.Add(1)
+			if err := r.p.Submit(f); err != nil {
+				wg.Done()
+				return fmt.Errorf("ants: %w", err)
+			}
+		}
+		return nil
+	})
+	wg.Wait()
+	return err
+}
+
 func (r antsRunner) close() { r.p.Release() }
 
 // pondRunner is a pond pool of workers goroutines, fed with its
@@ -192,6 +289,23 @@ func (r pondRunner) run(n int, t task) error {
 	wg.Wait()
 	return nil
 }
+func (r pondRunner) runFrom(users, perUser int, t task) error {
+	var wg sync.WaitGroup
+	f := func() { t.do(); wg.Done() }
+	err := fromUsers(users, perUser, func(n int) error {
+		for range n {
+			wg.Add(1)
+			if err := r.p.Go(f); err != nil {
+				wg.Done()
+				return fmt.Errorf("pond: %w", err)
+			}
+		}
+		return nil
+	})
+	wg.Wait()
+	return err
+}
+
 func (r pondRunner) close() { r.p.StopAndWait() }
 
 // batchSize is how many jobs gcbench-batch hands to one EnqueueBatch call:
@@ -206,34 +320,63 @@ type ourRunner struct {
 	buf   []jobs.Job
 }
 
-func newOurs(w int, wake workerpool.WakePolicy, batch int) (runner, error) {
-	p, err := workerpool.New(workerpool.Options{Workers: w, Wake: wake})
-	if err != nil {
-		return nil, err
+// ourPool builds gcbench's pool with a wake policy and queue layout; batch
+// = 0 submits each task with Enqueue.
+func ourPool(wake workerpool.WakePolicy, q workerpool.QueueLayout, batch int) func(int) (runner, error) {
+	return func(w int) (runner, error) {
+		p, err := workerpool.New(workerpool.Options{Workers: w, Wake: wake, Queue: q})
+		if err != nil {
+			return nil, err
+		}
+		return &ourRunner{p: p, batch: batch}, nil
 	}
-	return &ourRunner{p: p, batch: batch}, nil
 }
 
 func (r *ourRunner) run(n int, t task) error {
+	r.fill(t)
+	if err := r.submit(n, t); err != nil {
+		return err
+	}
+	return r.p.Join(context.Background())
+}
+
+// runFrom lets every user submit its tasks, one Enqueue each or in batches
+// of up to batchSize (all users share one read-only slice: the pool copies
+// the jobs), then joins them all.
+func (r *ourRunner) runFrom(users, perUser int, t task) error {
+	r.fill(t)
+	if err := fromUsers(users, perUser, func(n int) error { return r.submit(n, t) }); err != nil {
+		return err
+	}
+	return r.p.Join(context.Background())
+}
+
+// fill makes r.buf a batch of t, once per task.
+func (r *ourRunner) fill(t task) {
+	if r.batch == 0 || (len(r.buf) == r.batch && r.buf[0] == jobs.Job(t)) {
+		return
+	}
+	r.buf = make([]jobs.Job, r.batch)
+	for i := range r.buf {
+		r.buf[i] = t
+	}
+}
+
+// submit queues n tasks t: per task, or in batches from r.buf.
+func (r *ourRunner) submit(n int, t task) error {
 	if r.batch == 0 {
 		for range n {
 			if err := r.p.Enqueue(t); err != nil {
 				return err
 			}
 		}
-		return r.p.Join(context.Background())
-	}
-	if len(r.buf) != r.batch || r.buf[0] != jobs.Job(t) {
-		r.buf = make([]jobs.Job, r.batch)
-		for i := range r.buf {
-			r.buf[i] = t
-		}
+		return nil
 	}
 	for left := n; left > 0; left -= r.batch {
 		if err := r.p.EnqueueBatch(r.buf[:min(left, r.batch)]); err != nil {
 			return err
 		}
 	}
-	return r.p.Join(context.Background())
+	return nil
 }
 func (r *ourRunner) close() { _ = r.p.Close() }

@@ -5,6 +5,9 @@
 //
 //   - BenchmarkTiny: 1M and 10M tiny tasks (one atomic add each), queued
 //     and then waited for;
+//   - BenchmarkSubmitters: 1M tiny tasks submitted one call at a time by
+//     1, 100, 1K or 10K goroutines at once (1×1M, 100×10K, 1K×1K,
+//     10K×100), then waited for;
 //   - BenchmarkCPU: 1M tasks of about 1 µs of CPU work each;
 //   - BenchmarkRounds: rounds of 65 jobs of about 1 µs each, every round
 //     waited for before the next, the shape of one parallel minor
