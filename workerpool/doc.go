@@ -108,8 +108,9 @@
 // without the lock (pushed, popped and each worker's running are atomics,
 // and a grab is published as running before popped moves past it), so a
 // Join on an ungated pool whose jobs are done returns without the lock, and
-// a Join whose few remaining jobs can each have a P (fewer than GOMAXPROCS
-// untaken) polls for up to 20 µs before it sleeps, counted in
+// a Join whose remaining work can run beside it on the other Ps (untaken
+// jobs plus running grabs fewer than GOMAXPROCS) polls for up to 20 µs
+// before it sleeps, counted in
 // Stats.JoinSpins and Stats.JoinSleeps; on the Goroutines backend it yields
 // while its jobs are untaken, since the worker woken for them waits on the
 // Join's own P. A worker publishes a finished grab as done before it

@@ -42,9 +42,10 @@ func (p *Pool) targetNow(buf *[stackShards]uint64) target {
 // panics for the next Join.
 //
 // On an ungated pool, a Join whose jobs are done and that has no panics to
-// report takes no lock. A Join whose remaining jobs are few enough to run
-// at once beside it (fewer than GOMAXPROCS not yet taken) polls for up to
-// 20 µs before it sleeps (Stats.JoinSpins, Stats.JoinSleeps).
+// report takes no lock. A Join whose remaining work is small enough to run
+// at once beside it (its untaken jobs plus the running grabs fewer than
+// GOMAXPROCS) polls for up to 20 µs before it sleeps (Stats.JoinSpins,
+// Stats.JoinSleeps).
 //
 // On a gated pool Join opens the gate if it is closed and jobs it waits for
 // are queued (it would otherwise wait for jobs that may not run), and the
@@ -121,20 +122,33 @@ func (p *Pool) untaken(t *target) uint64 {
 }
 
 // spinWorthwhile reports whether a Join waiting for t should poll before
-// it sleeps: so few of its jobs are left to take that each can run on a P
-// of its own beside the Join's (fewer than GOMAXPROCS), and their workers
-// do not need the Join's P. That holds for goroutine workers and for
-// worker threads that keep their Ps (GOMAXPROCS > workers, or Spin, whose
-// idle workers spin holding one); in the handoff regime a woken worker
-// thread may be waiting for the very P the Join would spin on. A gated
-// SGen round (65 jobs on 8 workers) never qualifies: its Join sleeps at
-// once, as before.
+// it sleeps: so little work is in flight — jobs of t not yet taken, plus
+// grabs running — that each piece can run on a P of its own beside the
+// Join's (fewer than GOMAXPROCS in all), so the polling Join takes no P a
+// worker needs; and its workers do not need the Join's P, which holds for
+// goroutine workers and for worker threads that keep their Ps (GOMAXPROCS
+// > workers, or Spin, whose idle workers spin holding one; in the handoff
+// regime a woken worker thread may be waiting for the very P the Join
+// would spin on). A gated SGen round (65 jobs on 8 workers) never
+// qualifies: its Join sleeps at once, as before.
 func (p *Pool) spinWorthwhile(t *target) bool {
-	procs := int(p.procs.Load())
-	if procs < 2 || p.untaken(t) >= uint64(procs) {
+	procs := uint64(p.procs.Load())
+	if procs < 2 {
 		return false
 	}
-	return p.opts.Backend == Goroutines || procs > len(p.workers) || p.opts.Wake == Spin
+	inFlight := p.untaken(t)
+	for i := range p.workers {
+		if inFlight >= procs {
+			return false
+		}
+		if p.workers[i].state.Load()&runningMask != 0 {
+			inFlight++
+		}
+	}
+	if inFlight >= procs {
+		return false
+	}
+	return p.opts.Backend == Goroutines || int(procs) > len(p.workers) || p.opts.Wake == Spin
 }
 
 // yieldEvery is how many polls a spinning Join makes between chances to

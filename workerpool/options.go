@@ -158,9 +158,10 @@ type Options struct {
 }
 
 // Observer receives the pool's events, for tracing. Its methods are called
-// from workers and enqueuers concurrently, FutileWake and most Woken calls
-// with the queue lock held (not the Woken of a Spin handoff); they must be
-// cheap, safe for concurrent use, and must not call back into the pool.
+// from workers and enqueuers concurrently, Woken and FutileWake mostly with
+// the queue lock held (not those of a Spin handoff or of a sharded Spin
+// pool); they must be cheap, safe for concurrent use, and must not call
+// back into the pool.
 type Observer interface {
 	// JobStart and JobEnd bracket each job run by worker.
 	JobStart(worker int)
