@@ -13,10 +13,16 @@ import (
 )
 
 // The benchmarks name sub-benchmarks key=value so that benchstat can put
-// the alternatives of one comparison side by side, e.g.
+// the alternatives of one comparison side by side:
 //
 //	go test -run '^$' -bench Dispatch -count 10 ./workerpool > d.txt
-//	benchstat -col /enqueue d.txt
+//	benchstat -col /enqueue d.txt    # SGen's round: per-job vs batch
+//	go test -run '^$' -bench TinyTasks -count 10 ./workerpool > t.txt
+//	benchstat -col /submit t.txt     # per-task Enqueue vs EnqueueBatch of 1024
+//	go test -run '^$' -bench RoundTrip -benchtime 300000x -count 10 ./workerpool > r.txt
+//	benchstat -col /impl r.txt       # go f(); wg.Wait() vs each backend
+//	go test -run '^$' -bench SubmitForms -count 10 ./workerpool > f.txt
+//	benchstat -col /form f.txt       # allocs/op of each way of making a job
 //
 // Every variant of a comparison runs in the same process; -count
 // interleaves nothing by itself, so run the test binary several times with

@@ -110,12 +110,12 @@
 // Join on an ungated pool whose jobs are done returns without the lock, and
 // a Join whose remaining work can run beside it on the other Ps (untaken
 // jobs plus running grabs fewer than GOMAXPROCS) polls for up to 20 µs
-// before it sleeps, counted in
-// Stats.JoinSpins and Stats.JoinSleeps; on the Goroutines backend it yields
-// while its jobs are untaken, since the worker woken for them waits on the
-// Join's own P. A worker publishes a finished grab as done before it
-// re-takes the lock. The worker retiring a grab wakes the sleeping Joins
-// only when the least of their targets is reached.
+// before it sleeps (Stats.JoinSpins, Stats.JoinSleeps). On the Goroutines
+// backend a polling Join yields while its jobs are untaken, since the
+// worker woken for them was readied onto the Join's own P. A worker
+// publishes a finished grab as done before it re-takes the lock; the worker
+// retiring a grab wakes the sleeping Joins only when the least of their
+// targets is reached.
 //
 // Close marks the pool closed and opens the gate for good under the lock,
 // wakes every worker, waits for them to exit, and for Threads waits until

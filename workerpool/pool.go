@@ -17,9 +17,9 @@ import (
 // methods are safe for concurrent use.
 //
 // A Pool must be made by New. The zero Pool and a nil *Pool have no workers
-// and never panic: Enqueue, EnqueueBatch, Join and Close return
-// ErrNotInitialized, Start does nothing, Discard and Workers return 0, and
-// Stats returns zero counters.
+// and never panic: Enqueue, EnqueueFunc, EnqueueBatch, Join and Close
+// return ErrNotInitialized, Start does nothing, Discard and Workers return
+// 0, and Stats returns zero counters.
 type Pool struct {
 	opts    Options
 	obs     Observer
@@ -31,18 +31,23 @@ type Pool struct {
 	workers []worker
 	shards  []shard // Sharded: one per worker; nil for the shared queue
 
-	// Read without the lock by workers and Joins, written rarely: off the
-	// line of the lock-guarded state that enqueuers write all the time.
+	// Read without the lock on hot paths, written rarely: off the lines of
+	// the lock-guarded state and of the wake bookkeeping below, which are
+	// written all the time.
 	_           [cacheLine]byte
 	procs       atomic.Int32 // GOMAXPROCS as last read by a worker or Join about to sleep
+	gateOpen    atomic.Bool  // written under mu
+	closed      atomic.Bool  // written under mu
 	sealed      atomic.Bool  // closed, and no push in flight: workers may exit on empty queues
 	sleepers    atomic.Int32 // sharded: workers about to sleep or asleep under mu
-	gateOpen    atomic.Bool  // written under mu
+	joinWaiters atomic.Int32 // Join calls asleep on done; written under mu
+	_           [cacheLine]byte
+
+	// Wake bookkeeping that sharded enqueuers and spinning workers read and
+	// write without the lock.
 	outstanding atomic.Int32 // Spin: units released by enqueues and not yet taken
 	waking      atomic.Int32 // Targeted: unparked workers not yet back under mu; written under mu
 	spin        spinBudget   // Spin: free spinner slots
-	closed      atomic.Bool  // written under mu
-	joinWaiters atomic.Int32 // Join calls asleep on done; written under mu
 	_           [cacheLine]byte
 
 	// Guarded by mu. pushed, popped and npanics are atomics so that Join can
@@ -61,7 +66,7 @@ type Pool struct {
 	retiredThreads []int // threads of workers ended by runtime.Goexit
 	lostPanics     int
 
-	enq   counters // Enqueue/EnqueueBatch, written only under mu
+	enq   counters // the enqueue side, under mu (sharded Spin adds its wake calls atomically)
 	coord counters // Start, Join, Close and post-unlock work of enqueuers; atomic adds
 
 	wg        sync.WaitGroup
@@ -410,9 +415,9 @@ func (p *Pool) openGateLocked(c *counters) deferredWake {
 	return p.wakeLocked(q, c)
 }
 
-// Close shuts the pool down gracefully: it refuses new jobs (Enqueue and
-// EnqueueBatch return ErrClosed), opens the gate, lets the workers run every
-// accepted job, and returns once every worker has exited — for Threads, once
+// Close shuts the pool down gracefully: it refuses new jobs (Enqueue,
+// EnqueueFunc and EnqueueBatch return ErrClosed), opens the gate, lets the
+// workers run every accepted job, and returns once every worker has exited — for Threads, once
 // every worker's OS thread is gone. Close is idempotent; every call returns
 // the first call's result. A job must not call Close: it would wait for its
 // own worker to exit.
@@ -427,11 +432,12 @@ func (p *Pool) Close() error {
 // Discard removes every job still queued — accepted, not yet taken by a
 // worker — and returns how many it removed; jobs already taken finish as
 // usual, which includes the not yet started jobs of a worker's current grab
-// (at most MaxGrab per worker). A discarded job never runs and is not counted in Stats.JobsRun;
-// Join counts it as done, so a Join waits only for jobs that run, and a
-// Close after Discard waits only for the running ones. It is for abandoning
-// queued work, for example when the caller's context ends. It takes
-// constant time: the queue's storage is left to the Go collector.
+// (at most MaxGrab per worker). A discarded job never runs and is not
+// counted in Stats.JobsRun; Join counts it as done, so a Join waits only for
+// jobs that run, and a Close after Discard waits only for the running ones.
+// It is for abandoning queued work, for example when the caller's context
+// ends. Its time does not depend on the number of jobs (one lock per shard
+// when sharded): the queue's storage is left to the Go collector.
 func (p *Pool) Discard() int {
 	if !p.initialized() {
 		return 0
@@ -452,6 +458,8 @@ func (p *Pool) Discard() int {
 	return n
 }
 
+// shutdown is Close: closed, then (sharded) no push in flight, then sealed
+// with the gate open and every worker woken; it waits for them to exit.
 func (p *Pool) shutdown() error {
 	c := &p.coord
 	if p.shards != nil {
@@ -462,7 +470,19 @@ func (p *Pool) shutdown() error {
 	p.closed.Store(true)
 	p.sealed.Store(true)
 	p.gateOpen.Store(true)
-	release := 0
+	release := p.wakeEveryoneLocked(c)
+	p.unlock(c)
+	if release > 0 {
+		c.addFutex(p.sema.release(release))
+	}
+	p.wg.Wait()
+	return p.awaitThreadExit()
+}
+
+// wakeEveryoneLocked wakes every waiting worker for Close, and returns how
+// many Spin units to release after unlocking: one for every worker that may
+// spin or sleep.
+func (p *Pool) wakeEveryoneLocked(c *counters) (release int) {
 	switch p.opts.Wake {
 	case Broadcast, Signal:
 		c.wakeCalls.Add(1)
@@ -476,15 +496,10 @@ func (p *Pool) shutdown() error {
 		p.idle = p.idle[:0]
 	case Spin:
 		c.wakeCalls.Add(1)
-		release = len(p.workers) // one for every worker that may spin or sleep
 		p.stopListenerLocked()
+		return len(p.workers)
 	}
-	p.unlock(c)
-	if release > 0 {
-		c.addFutex(p.sema.release(release))
-	}
-	p.wg.Wait()
-	return p.awaitThreadExit()
+	return 0
 }
 
 // awaitThreadExit waits until every worker thread has terminated. The

@@ -14,13 +14,15 @@ type Stats struct {
 	// reached the queue. Sharded: one shard lock per call, plus one of the
 	// pool lock when a sleeping worker had to be woken.
 	EnqueueLockAcquisitions uint64
-	// LockAcquisitions counts every queue-lock acquisition: the enqueue
-	// side, workers, Start, Join and Close.
+	// LockAcquisitions counts every lock acquisition — the queue lock, and
+	// a sharded pool's shard locks — by the enqueue side, workers, Start,
+	// Join, Discard and Close.
 	LockAcquisitions uint64
-	// EnqueueWakeCalls counts wake operations made by Enqueue and
-	// EnqueueBatch: one broadcast or signal call (Broadcast, Signal), one
-	// semaphore release (Spin) or one targeted unpark (Targeted). On the
-	// Threads backend each such call makes at most one futex wake.
+	// EnqueueWakeCalls counts wake operations made by Enqueue, EnqueueFunc
+	// and EnqueueBatch: one broadcast or signal call (Broadcast, Signal),
+	// one handoff and/or semaphore release (Spin) or one targeted unpark
+	// (Targeted). On the Threads backend each such call makes at most one
+	// futex wake.
 	EnqueueWakeCalls uint64
 	// WakeCalls counts every wake operation aimed at workers, including
 	// those of Start, Close and chained wakes by workers. Wakes of goroutines
@@ -35,8 +37,9 @@ type Stats struct {
 	// FutexCalls counts futex system calls by every goroutine and thread
 	// using the pool (Threads backend; always 0 on Goroutines).
 	FutexCalls uint64
-	// Grabs counts the times a worker took jobs from the queue: one lock
-	// acquisition each, taking between 1 and MaxGrab jobs.
+	// Grabs counts the times jobs were taken from the queue for a worker,
+	// 1 to MaxGrab at a time under one lock acquisition: by the worker, or
+	// by an enqueuer handing them to a Spin listener (Handoffs).
 	// TotalJobsRun()/Grabs is the mean grab size.
 	Grabs uint64
 	// Steals counts the grabs a worker of a Sharded pool took from another

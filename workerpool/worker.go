@@ -43,17 +43,7 @@ func (p *Pool) serve(w *worker, resume *PanicError) {
 			p.retireGrabLocked(w)
 		}
 		if p.takeLocked(w) {
-			next := -1
-			if p.opts.Wake == Targeted {
-				next = p.nextTargetLocked(c) // chained wake
-			}
-			p.unlock(c)
-			if next >= 0 {
-				c.addFutex(p.workers[next].park.unpark())
-			}
-			p.runGrab(w)
-			p.publishGrab(w)
-			p.lock(c)
+			p.runTakenLocked(w)
 			continue
 		}
 		if p.closed.Load() { // closed implies the gate is open: the queue is empty
@@ -81,6 +71,23 @@ func (p *Pool) takeLocked(w *worker) bool {
 	p.popped.Store(popped + uint64(len(w.held)))
 	w.c.grabs.Add(1)
 	return true
+}
+
+// runTakenLocked runs the grab w just took: it makes Targeted's chained
+// wake, releases the lock while the grab runs, and takes it back.
+func (p *Pool) runTakenLocked(w *worker) {
+	c := &w.c
+	next := -1
+	if p.opts.Wake == Targeted {
+		next = p.nextTargetLocked(c)
+	}
+	p.unlock(c)
+	if next >= 0 {
+		c.addFutex(p.workers[next].park.unpark())
+	}
+	p.runGrab(w)
+	p.publishGrab(w)
+	p.lock(c)
 }
 
 // runGrab runs the jobs of w's grab that have not started, in order. next
