@@ -99,7 +99,7 @@ func (p *Pool) listen(w *worker) {
 				}
 				p.kit.pause(true) // let goroutines waiting for this P run
 			}
-			procyield(1)
+			procyield(pauseCycles)
 		default: // mailPending: run a grab handed before it, then look
 			if countOf(st) == 0 || p.runHandedGrab(w, st) {
 				w.state.Store(0)

@@ -15,10 +15,12 @@ import (
 const spinFor = 20 * time.Microsecond
 
 // pauseCycles is how many spin-wait hints (x86 PAUSE) a spinner executes
-// between two polls: enough to keep a polling loop off the memory bus and
-// off a hyperthread sibling, short enough to notice a change within tens of
-// nanoseconds.
-const pauseCycles = 4
+// between two polls: one. A PAUSE takes from about 10 to about 140 cycles
+// depending on the CPU (tens of nanoseconds on the 2-core reference
+// machine), which already keeps a polling loop off the memory bus and off
+// a hyperthread sibling; more would add that much to every handoff and
+// every Join that polls.
+const pauseCycles = 1
 
 // procyield is the runtime's spin-wait primitive, the one sync.Mutex spins
 // with; the runtime keeps it available to packages outside the standard

@@ -119,7 +119,7 @@ func (u *unfairSema) spin() (calls int, blocked bool) {
 		case i%64 == 0:
 			u.kit.pause(true) // let goroutines waiting for this P run
 		default:
-			procyield(1)
+			procyield(pauseCycles)
 		}
 	}
 }
