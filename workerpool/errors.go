@@ -10,7 +10,7 @@ var (
 	// Close.
 	ErrClosed = errors.New("workerpool: pool is closed")
 	// ErrInvalidOptions is wrapped by every error New returns for bad
-	// Options, and by ParseBackend and ParseWakePolicy.
+	// Options, and by ParseBackend, ParseWakePolicy and ParseQueueLayout.
 	ErrInvalidOptions = errors.New("workerpool: invalid options")
 	// ErrUnsupported is wrapped by New's error when the backend does not
 	// exist on this operating system (Threads off Linux).

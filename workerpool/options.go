@@ -166,7 +166,8 @@ type Observer interface {
 	// JobStart and JobEnd bracket each job run by worker.
 	JobStart(worker int)
 	JobEnd(worker int)
-	// Enqueued reports n jobs enqueued by one Enqueue or EnqueueBatch call.
+	// Enqueued reports n jobs enqueued by one Enqueue, EnqueueFunc or
+	// EnqueueBatch call.
 	Enqueued(n int)
 	// Woken reports that a parked worker woke up.
 	Woken(worker int)

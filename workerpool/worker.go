@@ -8,7 +8,8 @@ import (
 )
 
 // MaxGrab is the most jobs a worker takes from the queue under one lock
-// acquisition.
+// acquisition (see grabSize for how many it takes below that). Jobs a
+// worker has taken are no longer queued: Discard does not remove them.
 const MaxGrab = 64
 
 // grabSize is how many of q queued jobs a worker takes at once: half of the
