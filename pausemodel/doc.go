@@ -14,8 +14,9 @@
 //   - Threads and cores. The collector and the W workers are OS threads. A
 //     thread that is not blocked needs one of C cores; a thread that wants
 //     one while all are busy waits in one FIFO run queue and runs its whole
-//     burst once it gets a core (no preemption: every burst here is a few
-//     microseconds, or one job, well under a scheduler's time slice).
+//     burst once it gets a core, with one exception: a worker's first burst
+//     after a wake preempts the collector if no core is free (a thread that
+//     slept is behind in virtual run time, and Linux lets it preempt).
 //   - Wakes. A thread woken from a futex wait runs WakeToRun later, then
 //     asks for a core. A wake call costs the waker WakeCall plus WakePer for
 //     each thread it wakes; a call that finds no waiter costs nothing (the
@@ -46,7 +47,9 @@
 // from serial collections (the cost of each job). They are never fitted to
 // the perjob and batch pauses a prediction is checked against.
 //
-// The model leaves out: preemption and CFS fairness, sysmon's P hand-off
+// The model leaves out: other preemption and CFS fairness, wake-affine
+// placement (a woken thread put on its waker's CPU runs sooner than one
+// that needs an idle CPU brought up), sysmon's P hand-off
 // (a Threads worker that needs a P while GOMAXPROCS is below workers+1),
 // spinning before sleeping on the lock, batch dequeue (a worker taking
 // several jobs per lock acquisition), and memory effects of parallel scans.

@@ -17,7 +17,7 @@ func (m *machine) collect() {
 func (m *machine) enqueueOne(i int) {
 	m.lock(func() {
 		n := m.wakesOnEnqueue()
-		m.cpu(m.c.Push+m.wakeCost(n), func() {
+		m.collectorCPU(m.c.Push+m.wakeCost(n), func() {
 			m.queued++
 			m.wakeOnEnqueue()
 			m.unlock(func() {
@@ -35,7 +35,7 @@ func (m *machine) enqueueOne(i int) {
 func (m *machine) enqueueAll() {
 	m.lock(func() {
 		n := m.wakesOnEnqueue()
-		m.cpu(m.c.Push*timeN(len(m.s.Jobs))+m.wakeCost(n), func() {
+		m.collectorCPU(m.c.Push*timeN(len(m.s.Jobs))+m.wakeCost(n), func() {
 			m.queued += len(m.s.Jobs)
 			m.wakeOnEnqueue()
 			m.unlock(m.start)
@@ -66,7 +66,7 @@ func (m *machine) start() {
 		if m.s.Wake == Targeted {
 			n = min(n, 1, m.queued)
 		}
-		m.cpu(m.wakeCost(n), func() {
+		m.collectorCPU(m.wakeCost(n), func() {
 			m.gate = true
 			if m.s.Wake == Broadcast {
 				m.broadcast()
@@ -105,7 +105,7 @@ func (m *machine) wakeOne() {
 
 func (m *machine) wake(w *worker) {
 	m.res.Wakes++
-	m.after(m.c.WakeToRun, func() { w.tookSome = false; m.look(w) })
+	m.after(m.c.WakeToRun, func() { w.tookSome = false; w.justWoke = true; m.look(w) })
 }
 
 // look is a worker at the queue: it takes the next job if the gate is
@@ -113,7 +113,11 @@ func (m *machine) wake(w *worker) {
 // wait than workers are awake), else goes back to sleep.
 func (m *machine) look(w *worker) {
 	m.lock(func() {
-		m.cpu(m.c.Take, func() {
+		run := m.cpu
+		if w.justWoke {
+			w.justWoke, run = false, m.wokenCPU
+		}
+		run(m.c.Take, func() {
 			if !m.gate || m.queued == 0 {
 				m.sleep(w)
 				return

@@ -59,6 +59,8 @@ type Result struct {
 	// FutileWakeups counts wake-ups that found no job; Wakes every thread
 	// woken by a wake call, workers and collector.
 	FutileWakeups, Wakes int
+	// Preemptions counts the collector's bursts a woken worker preempted.
+	Preemptions int
 }
 
 // maxThreads bounds a shape: the simulation is quadratic in nothing, but
@@ -93,8 +95,9 @@ type machine struct {
 	events eventQueue
 	seq    int
 
-	freeCores int
-	runQueue  []burst
+	freeCores       int
+	runQueue        []burst
+	collectorOnCore *running // the collector's burst, if it is on a core
 
 	lockHeld    bool
 	lockWaiters []func()
@@ -117,14 +120,16 @@ type worker struct {
 	parking  bool // in the CPU burst of going back to sleep
 	rewake   bool // woken during that burst: go again at once
 	tookSome bool // has taken a job since it last woke
+	justWoke bool // its next burst is its first since a wake
 }
 
 // timeN is a duration the simulation charges.
 type timeN = time.Duration
 
 type burst struct {
-	d    time.Duration
-	then func()
+	d         time.Duration
+	then      func()
+	collector bool
 }
 
 func newMachine(c Costs, s Shape) *machine {
@@ -175,13 +180,64 @@ func (m *machine) run() {
 }
 
 // cpu runs a burst of d on a core, when one is free, then calls then.
-func (m *machine) cpu(d time.Duration, then func()) {
+func (m *machine) cpu(d time.Duration, then func()) { m.burstOn(burst{d: d, then: then}) }
+
+// collectorCPU is cpu for the collector's bursts, which a woken worker
+// may preempt (see wokenCPU).
+func (m *machine) collectorCPU(d time.Duration, then func()) {
+	m.burstOn(burst{d: d, then: then, collector: true})
+}
+
+// wokenCPU is cpu for a worker's first burst after a wake. Linux's
+// scheduler lets a thread that wakes after sleeping preempt the thread
+// running on its CPU (its sleep left it behind in virtual run time): if
+// no core is free and the collector is running, the worker takes the
+// collector's core and the collector waits in the run queue for the rest
+// of its burst.
+func (m *machine) wokenCPU(d time.Duration, then func()) {
+	if m.freeCores == 0 && m.collectorOnCore != nil {
+		r := m.collectorOnCore
+		r.cancelled = true
+		m.collectorOnCore = nil
+		m.res.Preemptions++
+		m.runQueue = append(m.runQueue, burst{d: r.end - m.now, then: r.then, collector: true})
+		m.freeCores++
+	}
+	m.cpu(d, then)
+}
+
+// running is a burst on a core; a preempted one is cancelled and its end
+// event does nothing.
+type running struct {
+	end       time.Duration
+	then      func()
+	cancelled bool
+}
+
+func (m *machine) burstOn(b burst) {
 	if m.freeCores == 0 {
-		m.runQueue = append(m.runQueue, burst{d, then})
+		m.runQueue = append(m.runQueue, b)
 		return
 	}
 	m.freeCores--
-	m.after(d, func() { m.release(); then() })
+	m.startBurst(b)
+}
+
+func (m *machine) startBurst(b burst) {
+	r := &running{end: m.now + b.d, then: b.then}
+	if b.collector {
+		m.collectorOnCore = r
+	}
+	m.after(b.d, func() {
+		if r.cancelled {
+			return
+		}
+		if m.collectorOnCore == r {
+			m.collectorOnCore = nil
+		}
+		m.release()
+		r.then()
+	})
 }
 
 func (m *machine) release() {
@@ -191,7 +247,7 @@ func (m *machine) release() {
 	}
 	b := m.runQueue[0]
 	m.runQueue = m.runQueue[1:]
-	m.after(b.d, func() { m.release(); b.then() })
+	m.startBurst(b)
 }
 
 // lock calls then holding the queue lock: at once if it is free (a
