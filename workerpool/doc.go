@@ -74,11 +74,11 @@
 // and channels. On the Threads backend each worker is locked to its own OS
 // thread, never unlocked, so the thread ends with the worker; the lock,
 // conditions, parkers and semaphore are futex words (internal/futex). Join
-// sleeps on a futex condition too. Parking Join's goroutine with the Go
-// scheduler instead was measured and rejected: the worker that readies it
-// goes straight back to sleep in a futex syscall still holding its P, so
-// the joiner waits for sysmon to retake that P (Threads latency went from
-// about 13 µs to 83 µs per round trip with Broadcast).
+// sleeps on a futex condition too, not on the Go scheduler: the worker
+// that would ready a parked joiner goes straight back to sleep in a futex
+// syscall still holding its P, so the joiner would wait for sysmon to
+// retake that P (up to 10 ms; the runtime's proc.go, sysmon and retake),
+// several times a round trip on the Threads backend.
 //
 // # Sharded queue
 //
