@@ -77,8 +77,8 @@
 // sleeps on a futex condition too, not on the Go scheduler: the worker
 // that would ready a parked joiner goes straight back to sleep in a futex
 // syscall still holding its P, so the joiner would wait for sysmon to
-// retake that P (up to 10 ms; the runtime's proc.go, sysmon and retake),
-// several times a round trip on the Threads backend.
+// retake that P (sysmon sleeps up to 10 ms; the runtime's proc.go, sysmon
+// and retake), which would dominate a Threads round trip.
 //
 // # Sharded queue
 //
