@@ -1,11 +1,9 @@
 package protocols
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math/bits"
-	"sync/atomic"
 )
 
 // ErrInvalidOptions is wrapped by every error about a bad option value or
@@ -86,18 +84,10 @@ func mulBounded(limit uint64, xs ...int) (uint64, bool) {
 	return p, true
 }
 
-// stopEvery is how many events a producer generates, or how many times the
-// consumer polls, between two looks at the stop flag, and how many items a
-// pool run enqueues between two looks at its context: one atomic load per
+// stopEvery is how many events a producer generates between two looks at
+// the stop flag, and how many items a pool run enqueues between two looks
+// at its context: one atomic load per
 // 1024 events costs nothing measurable, and even the slowest path (a locked
 // callback, about a microsecond per event under contention) sees a stop
 // within milliseconds.
 const stopEvery = 1024
-
-// stopFlag is set once ctx ends, by a goroutine context.AfterFunc starts
-// only then, so hot loops test a plain atomic bool instead of calling into
-// the context. Call release when done to stop watching.
-func stopFlag(ctx context.Context) (stop *atomic.Bool, release func() bool) {
-	stop = new(atomic.Bool)
-	return stop, context.AfterFunc(ctx, func() { stop.Store(true) })
-}
