@@ -11,6 +11,7 @@ import (
 
 	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/internal/outfile"
+	"github.com/gcbench/gcbench/internal/protocols"
 )
 
 // Output paths are checked before any work (checkPaths) and written
@@ -90,6 +91,21 @@ func writeProtocolJSON(w io.Writer, command string, report any) error {
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(protocolResult{Command: command, Host: probeHost(), Report: report}); err != nil {
 		return fmt.Errorf("writing JSON: %w", err)
+	}
+	return nil
+}
+
+// protocolFailure sorts a benchmark protocol's error: bad options are bad
+// usage, and a failure that measured nothing ends the command. It returns
+// nil when there is something to print: a whole result (err is nil) or the
+// repetitions finished before a cancel (the caller prints them and then
+// returns err).
+func protocolFailure(err error, measured bool, what string) error {
+	switch {
+	case errors.Is(err, protocols.ErrInvalidOptions):
+		return usagef("%v", err)
+	case err != nil && !measured:
+		return fmt.Errorf("running %s: %w", what, err)
 	}
 	return nil
 }

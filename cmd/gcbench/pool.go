@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -64,11 +63,8 @@ func cmdPool(ctx context.Context, e *env, args []string) error {
 	}
 	opt.Progress = newLineProgress(stderr, "pool")
 	rep, err := protocols.ComparePool(ctx, opt)
-	switch {
-	case errors.Is(err, protocols.ErrInvalidOptions):
-		return usagef("%v", err)
-	case err != nil && rep == nil:
-		return fmt.Errorf("running the pool protocols: %w", err)
+	if fatal := protocolFailure(err, rep != nil, "the pool protocols"); fatal != nil {
+		return fatal
 	}
 	// A cancelled run still shows the repetitions it finished.
 	if format == analysis.JSON {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -55,11 +54,8 @@ func cmdReadylist(ctx context.Context, e *env, args []string) error {
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs)) // restored after the output, whose host line records procs
 	rep, err := protocols.CompareReadyList(ctx, opt)
-	switch {
-	case errors.Is(err, protocols.ErrInvalidOptions):
-		return usagef("%v", err)
-	case err != nil && rep == nil:
-		return fmt.Errorf("running the ready-list protocol: %w", err)
+	if fatal := protocolFailure(err, rep != nil, "the ready-list protocol"); fatal != nil {
+		return fatal
 	}
 	// A cancelled run still shows the repetitions it finished.
 	return joinErrors(err, writeReadyList(stdout, format, rep))

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -63,11 +62,8 @@ func cmdTraceStress(ctx context.Context, e *env, args []string) error {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs)) // restored after the output, whose host line records procs
 
 	res, err := protocols.TraceStress(ctx, opt)
-	switch {
-	case errors.Is(err, protocols.ErrInvalidOptions):
-		return usagef("%v", err)
-	case err != nil && (res == nil || len(res.Runs) == 0):
-		return fmt.Errorf("running the stress protocol: %w", err)
+	if fatal := protocolFailure(err, res != nil && len(res.Runs) > 0, "the stress protocol"); fatal != nil {
+		return fatal
 	}
 	// A cancelled run still shows the iterations it finished.
 	return joinErrors(err, writeStress(stdout, format, res))
