@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gcbench/gcbench/jobs"
@@ -12,36 +13,73 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Calibrate measures Costs with microbenchmarks of workerpool's Threads
-// backend on this host: round trips through a one-worker pool
-// (WakeToRun), enqueues into gated Broadcast pools of two sizes (the
-// caller's CPU per wake call and per thread woken, and the CPU a futile
-// wake-up costs the woken workers), and batches (Push, Take). It runs for
-// about a second and must not share the machine with other work. The
-// caller should run with GOMAXPROCS above the pools' workers, as gcbench
-// run does, so that woken threads are not waiting for a P.
-func Calibrate(ctx context.Context) (Costs, error) {
+// Calibrate measures Costs runs times (at least once) and returns, for
+// each cost, the median of the runs, and every run's costs so that a
+// caller can show how far they repeat. One run (calibrateOnce) takes about
+// a second and must not share the machine with other work. The caller
+// should run with GOMAXPROCS above the pools' workers, as gcbench run
+// does, so that woken threads are not waiting for a P.
+func Calibrate(ctx context.Context, runs int) (Costs, []Costs, error) {
+	all := make([]Costs, 0, max(1, runs))
+	for range max(1, runs) {
+		c, err := calibrateOnce(ctx)
+		if err != nil {
+			return Costs{}, all, err
+		}
+		all = append(all, c)
+	}
+	var m Costs
+	for _, f := range costFields {
+		ds := make([]time.Duration, len(all))
+		for i := range all {
+			ds[i] = *f(&all[i])
+		}
+		*f(&m) = median(ds)
+	}
+	return m, all, nil
+}
+
+// costFields lists Costs' fields, for per-field statistics.
+var costFields = []func(*Costs) *time.Duration{
+	func(c *Costs) *time.Duration { return &c.WakeToRun },
+	func(c *Costs) *time.Duration { return &c.WakeCall },
+	func(c *Costs) *time.Duration { return &c.WakePer },
+	func(c *Costs) *time.Duration { return &c.Futile },
+	func(c *Costs) *time.Duration { return &c.Push },
+	func(c *Costs) *time.Duration { return &c.Take },
+}
+
+// calibrateOnce measures Costs with microbenchmarks of workerpool's
+// Threads backend on this host: one-way wakes of a sleeping worker on an
+// idle core (WakeToRun), single enqueues into gated Broadcast pools of one
+// and eight sleeping workers (the waker's CPU per wake call and per thread
+// woken), 65-job rounds into such a pool (the CPU a futile wake-up costs
+// the woken workers), and batches (Push, Take).
+func calibrateOnce(ctx context.Context) (Costs, error) {
 	var c Costs
 	var err error
 	if c.Push, c.Take, err = measureQueue(ctx); err != nil {
 		return c, err
 	}
-	if c.WakeToRun, err = measureWakeToRun(ctx); err != nil {
-		return c, err
-	}
-	small, err := measureHerd(ctx, 1)
+	one, err := measureWakeCall(ctx, 1)
 	if err != nil {
 		return c, err
 	}
-	large, err := measureHerd(ctx, 8)
+	eight, err := measureWakeCall(ctx, 8)
 	if err != nil {
 		return c, err
 	}
-	c.WakeCall, c.WakePer = solveWakeCosts(small, large, c.Push)
-	c.Futile = large.futilePer()
-	// A round trip is two wakes: what is left after their calls' cost is
-	// the latency.
-	c.WakeToRun = max(0, c.WakeToRun-c.WakeCall-c.WakePer)
+	c.WakePer = max(0, (eight-one)/7)
+	c.WakeCall = max(0, one-c.WakePer-c.Push)
+	if c.Futile, err = measureFutile(ctx, 8); err != nil {
+		return c, err
+	}
+	w2r, err := measureWakeToRun(ctx)
+	if err != nil {
+		return c, err
+	}
+	// The woken thread became runnable when the call had woken it.
+	c.WakeToRun = max(0, w2r-c.WakeCall-c.WakePer)
 	return c, nil
 }
 
@@ -62,105 +100,122 @@ func rusage(who int) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// measureWakeToRun halves the median round trip of submitting a job to one
-// sleeping Threads worker and waiting for it: two wake-ups, one each way.
+// idleGap is the pause between trials: long enough for the workers to be
+// asleep and the other cores idle again, as between two collections.
+const idleGap = time.Millisecond
+
+// median sorts ds and returns their middle value (the upper of the two
+// middle ones for an even count).
+func median(ds []time.Duration) time.Duration {
+	slices.Sort(ds)
+	return ds[len(ds)/2]
+}
+
+// measureWakeToRun is the median time from the start of an enqueue that
+// wakes one sleeping Threads worker, the other cores idle, to the start of
+// the job on that worker.
 func measureWakeToRun(ctx context.Context) (time.Duration, error) {
 	p, err := workerpool.New(workerpool.Options{Workers: 1, Backend: workerpool.Threads, Wake: workerpool.Signal})
 	if err != nil {
 		return 0, err
 	}
 	defer p.Close()
-	const trips = 2000
-	rtt := make([]time.Duration, 0, trips)
-	for i := range trips {
-		if i%256 == 0 && ctx.Err() != nil {
-			return 0, ctx.Err()
+	var started time.Time
+	stamp := jobs.Func(func(int) { started = time.Now() })
+	const trials = 300
+	lat := make([]time.Duration, 0, trials)
+	for range trials {
+		if err := ctx.Err(); err != nil {
+			return 0, err
 		}
+		time.Sleep(idleGap)
 		t0 := time.Now()
-		if err := p.Enqueue(nop); err != nil {
+		if err := p.Enqueue(stamp); err != nil {
 			return 0, err
 		}
 		if err := p.Join(ctx); err != nil {
 			return 0, err
 		}
-		rtt = append(rtt, time.Since(t0))
-		time.Sleep(20 * time.Microsecond) // let the worker fall asleep again
+		lat = append(lat, started.Sub(t0)) // Join orders the job's write before this read
 	}
-	slices.Sort(rtt)
-	return rtt[len(rtt)/2] / 2, nil
+	return median(lat), nil
 }
 
-// herd is what M enqueues into a gated Broadcast pool of W sleeping
-// workers cost: the caller's CPU per enqueue, and per enqueue the wake
-// calls made and workers woken, and the workers' CPU per futile wake-up.
-type herd struct {
-	callerPerEnqueue, workersCPU time.Duration
-	callsPer, wokenPer           float64
-	futile                       uint64
-}
-
-func (h herd) futilePer() time.Duration {
-	if h.futile == 0 {
-		return 0
-	}
-	return h.workersCPU / time.Duration(h.futile)
-}
-
-func measureHerd(ctx context.Context, workers int) (herd, error) {
+// measureWakeCall is the caller's median CPU time for one enqueue into a
+// gated Broadcast pool whose workers all sleep: the push and one wake call
+// that wakes every one of them.
+func measureWakeCall(ctx context.Context, workers int) (time.Duration, error) {
 	runtime.LockOSThread() // so that RUSAGE_THREAD is the enqueuer's alone
 	defer runtime.UnlockOSThread()
 	p, err := workerpool.New(workerpool.Options{Workers: workers, Backend: workerpool.Threads, Wake: workerpool.Broadcast, Gated: true})
 	if err != nil {
-		return herd{}, err
+		return 0, err
+	}
+	defer p.Close()
+	const trials = 150
+	cpu := make([]time.Duration, 0, trials)
+	for range trials {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		time.Sleep(idleGap)
+		before, self := p.Stats(), threadCPU()
+		if err := p.Enqueue(nop); err != nil {
+			return 0, err
+		}
+		spent := threadCPU() - self
+		if p.Stats().Sub(before).FutexCalls > 0 { // the workers were asleep: the call woke them
+			cpu = append(cpu, spent)
+		}
+		p.Start()
+		if err := p.Join(ctx); err != nil {
+			return 0, err
+		}
+	}
+	if len(cpu) == 0 {
+		return 0, fmt.Errorf("pausemodel: no enqueue into %d sleeping workers made a wake call", workers)
+	}
+	return median(cpu), nil
+}
+
+// measureFutile is the CPU time a futile wake-up costs the woken
+// workers: rounds of 65 per-job enqueues into a gated Broadcast pool of
+// sleeping workers, every CPU second of the process but the enqueuer's
+// divided by the futile wake-ups the pool counted.
+func measureFutile(ctx context.Context, workers int) (time.Duration, error) {
+	runtime.LockOSThread() // so that RUSAGE_THREAD is the enqueuer's alone
+	defer runtime.UnlockOSThread()
+	p, err := workerpool.New(workerpool.Options{Workers: workers, Backend: workerpool.Threads, Wake: workerpool.Broadcast, Gated: true})
+	if err != nil {
+		return 0, err
 	}
 	defer p.Close()
 	const rounds, perRound = 40, 65
-	var h herd
-	var enqueues int
+	var workersCPU time.Duration
+	var futile uint64
 	for range rounds {
 		if err := ctx.Err(); err != nil {
-			return herd{}, err
+			return 0, err
 		}
-		time.Sleep(500 * time.Microsecond) // every worker asleep, as between collections
+		time.Sleep(idleGap)
 		before, self, proc := p.Stats(), threadCPU(), processCPU()
 		for range perRound {
 			if err := p.Enqueue(nop); err != nil {
-				return herd{}, err
+				return 0, err
 			}
 		}
-		caller, all, after := threadCPU()-self, processCPU()-proc, p.Stats()
-		d := after.Sub(before)
-		h.callerPerEnqueue += caller
-		h.workersCPU += max(0, all-caller)
-		h.callsPer += float64(d.EnqueueWakeCalls)
-		h.wokenPer += float64(d.WorkersWoken)
-		h.futile += d.FutileWakeups
-		enqueues += perRound
+		caller, all := threadCPU()-self, processCPU()-proc
+		workersCPU += max(0, all-caller)
+		futile += p.Stats().Sub(before).FutileWakeups
 		p.Start()
 		if err := p.Join(ctx); err != nil {
-			return herd{}, err
+			return 0, err
 		}
 	}
-	h.callerPerEnqueue /= time.Duration(enqueues)
-	h.callsPer /= float64(enqueues)
-	h.wokenPer /= float64(enqueues)
-	return h, nil
-}
-
-// solveWakeCosts solves caller = push + call·calls + per·woken for the two
-// pool sizes' measurements; a negative solution (noise) is clamped to 0.
-func solveWakeCosts(a, b herd, push time.Duration) (call, per time.Duration) {
-	ya, yb := float64(a.callerPerEnqueue-push), float64(b.callerPerEnqueue-push)
-	det := a.callsPer*b.wokenPer - b.callsPer*a.wokenPer
-	if det == 0 {
-		if b.callsPer > 0 {
-			return time.Duration(max(0, yb/b.callsPer)), 0
-		}
-		return 0, 0
+	if futile == 0 {
+		return 0, nil
 	}
-	c := (ya*b.wokenPer - yb*a.wokenPer) / det
-	p := (a.callsPer*yb - b.callsPer*ya) / det
-	return time.Duration(max(0, c)), time.Duration(max(0, p))
+	return workersCPU / time.Duration(futile), nil
 }
 
 // measureQueue measures Push (the caller's CPU per job of a batch queued
@@ -203,4 +258,19 @@ func measureQueue(ctx context.Context) (push, take time.Duration, err error) {
 func (c Costs) String() string {
 	return fmt.Sprintf("wake-to-run %v, wake call %v + %v per thread woken, futile wake-up %v, push %v, take %v",
 		c.WakeToRun, c.WakeCall, c.WakePer, c.Futile, c.Push, c.Take)
+}
+
+// Spread shows, for each cost, the lowest and highest of several
+// calibration runs.
+func Spread(runs []Costs) string {
+	names := []string{"wake-to-run", "wake call", "per thread woken", "futile wake-up", "push", "take"}
+	parts := make([]string, len(costFields))
+	for i, f := range costFields {
+		lo, hi := *f(&runs[0]), *f(&runs[0])
+		for j := range runs {
+			lo, hi = min(lo, *f(&runs[j])), max(hi, *f(&runs[j]))
+		}
+		parts[i] = fmt.Sprintf("%s %v–%v", names[i], lo, hi)
+	}
+	return strings.Join(parts, ", ")
 }

@@ -11,46 +11,63 @@
 // at a time, with these assumptions, each a simplification of Linux and of
 // package workerpool's Threads backend:
 //
-//   - Threads and cores. The collector and the W workers are OS threads. A
-//     thread that is not blocked needs one of C cores; a thread that wants
-//     one while all are busy waits in one FIFO run queue and runs its whole
-//     burst once it gets a core, with one exception: a worker's first burst
-//     after a wake preempts the collector if no core is free (a thread that
-//     slept is behind in virtual run time, and Linux lets it preempt).
-//   - Wakes. A thread woken from a futex wait runs WakeToRun later, then
-//     asks for a core. A wake call costs the waker WakeCall plus WakePer for
-//     each thread it wakes; a call that finds no waiter costs nothing (the
-//     pool skips it).
+//   - Threads and cores. The collector and the W workers are OS threads,
+//     each core runs one at a time and has its own FIFO run queue. A thread
+//     keeps its core from one CPU burst to the next until it blocks (on
+//     the queue lock, in its wait, in Join) or is preempted. A core that
+//     runs out of threads takes the head of the longest other queue
+//     (newly-idle balancing). At the start the collector is on core 0 and
+//     worker i last ran on core (i+1) mod C.
+//   - Wakes. A wake call costs the waker WakeCall plus WakePer for each
+//     thread it wakes, and wakes them one after another while it runs; a
+//     call that finds no sleeper costs nothing. A woken thread goes to an
+//     idle core if there is one (its own last core first) and runs there
+//     WakeToRun later, when that core has come up; otherwise it joins the
+//     run queue of the core it last ran on.
+//   - Preemption. A worker woken onto the core the collector runs on goes
+//     to the head of that core's queue, and the collector yields the core
+//     to it at the end of its current burst (a return to user space): the
+//     worker has slept and is owed CPU time, the collector has run. The
+//     collector then resumes as soon as that worker blocks. Because
+//     Broadcast and Start wake under the queue lock, as SGen's pool does, a
+//     collector preempted there still holds the lock.
 //   - The lock. A thread that finds the queue lock taken sleeps; each
-//     release wakes the longest sleeper, which tries again WakeToRun later,
-//     and a running thread takes a free lock at once even while others
-//     sleep on it (as a futex mutex allows). Holding it to push one job
-//     costs Push; a worker's look at the queue (take a job, or find none)
-//     costs Take.
+//     release wakes the longest sleeper (a wake call of one thread on the
+//     releaser's CPU), which tries again once it runs; a running thread
+//     takes a free lock at once even while others sleep on it (as a futex
+//     mutex allows). Holding it to push one job costs Push; a worker's
+//     look at the queue costs Take.
 //   - Futile wake-ups. A worker woken while the gate is closed, or that
-//     finds the queue empty, takes the lock, looks (Take), releases it and
-//     spends Futile − Take more CPU going back to sleep; it can be woken
-//     again only once it is back in its wait.
-//   - Policies. Broadcast wakes every waiting worker, at every enqueue and at
-//     Start (SGen). Targeted wakes nobody while the gate is closed; Start
-//     wakes one worker, and a worker that takes a job while more jobs wait
+//     finds the queue empty, takes the lock, looks (Take), registers as a
+//     waiter, releases the lock and spends Futile − Take more going back
+//     to sleep; a wake in that window makes it look again at once.
+//   - Policies. Broadcast wakes every sleeping worker, at every enqueue and
+//     at Start (SGen). Targeted wakes nobody while the gate is closed;
+//     Start wakes one worker, and a worker that takes jobs while more wait
 //     than workers are awake wakes one more, on its own CPU.
-//   - Jobs. Each job costs the CPU time it took in a serial collection of
-//     the same heap (Work), whatever runs beside it: no memory-bandwidth or
-//     cache contention is modelled.
+//   - Jobs. A worker takes workerpool's grab under one lock acquisition
+//     (half of the queue shared out among the workers, 1 to 64 jobs) and
+//     runs it in one burst. Each job costs the CPU time it took in a serial
+//     collection of the same heap (Work), whatever runs beside it: no
+//     memory-bandwidth or cache contention is modelled.
 //   - Join. The worker that finishes the last job wakes the collector (a
-//     wake call on its CPU), which returns from Join WakeToRun later.
+//     wake call on its CPU), which returns from Join as wakeThread places
+//     it.
 //
 // The costs come only from microbenchmarks of this host's primitives
-// (Calibrate: futex wake-to-run latency, the caller's CPU per wake call,
-// the CPU a futile wake-up costs, the lock's cost per push and take) and
-// from serial collections (the cost of each job). They are never fitted to
-// the perjob and batch pauses a prediction is checked against.
+// (Calibrate: the one-way latency of waking a sleeping worker onto an idle
+// core, the waker's CPU per wake call and per thread woken, the CPU a
+// futile wake-up costs, the lock's cost per push and take), each the
+// median of several runs because they vary from run to run on a shared
+// virtual machine, and from serial collections (the cost of each job).
+// They are never fitted to the perjob and batch pauses a prediction is
+// checked against.
 //
-// The model leaves out: other preemption and CFS fairness, wake-affine
-// placement (a woken thread put on its waker's CPU runs sooner than one
-// that needs an idle CPU brought up), sysmon's P hand-off
-// (a Threads worker that needs a P while GOMAXPROCS is below workers+1),
-// spinning before sleeping on the lock, batch dequeue (a worker taking
-// several jobs per lock acquisition), and memory effects of parallel scans.
+// The model leaves out: time-slice preemption and the rest of the
+// scheduler's fairness (a collector preempted by a woken worker always
+// resumes next), wake-affine placement onto the waker's core, the Go
+// runtime's share of a wake-up (sysmon, a Threads worker that needs a P
+// while GOMAXPROCS is below workers+1), spinning before sleeping on the
+// lock, the Join's brief poll before it sleeps, and memory effects of
+// parallel scans.
 package pausemodel

@@ -1,13 +1,15 @@
 package pausemodel
 
+import "time"
+
 // The pool protocol as the simulation runs it: the collector's enqueues
-// and Start, and each worker's loop of looking at the queue, running jobs
-// and going back to sleep. See the package documentation for the rules.
+// and Start, and each worker's loop of looking at the queue, running grabs
+// of jobs and going back to sleep. See the package documentation for the
+// rules.
 
 func (m *machine) collect() {
-	m.workers = append([]*worker(nil), m.parked...)
 	if m.s.Protocol == Batch {
-		m.enqueueAll()
+		m.enqueue(len(m.s.Jobs), m.start)
 		return
 	}
 	m.enqueueOne(0)
@@ -15,181 +17,202 @@ func (m *machine) collect() {
 
 // enqueueOne is SGen's per-job dispatch: lock, push, wake, unlock.
 func (m *machine) enqueueOne(i int) {
-	m.lock(func() {
-		n := m.wakesOnEnqueue()
-		m.collectorCPU(m.c.Push+m.wakeCost(n), func() {
-			m.queued++
-			m.wakeOnEnqueue()
-			m.unlock(func() {
-				if i+1 < len(m.s.Jobs) {
-					m.enqueueOne(i + 1)
-					return
-				}
-				m.start()
-			})
-		})
+	m.enqueue(1, func() {
+		if i+1 < len(m.s.Jobs) {
+			m.enqueueOne(i + 1)
+			return
+		}
+		m.start()
 	})
 }
 
-// enqueueAll is the batch: one lock, every push, one wake.
-func (m *machine) enqueueAll() {
-	m.lock(func() {
-		n := m.wakesOnEnqueue()
-		m.collectorCPU(m.c.Push*timeN(len(m.s.Jobs))+m.wakeCost(n), func() {
-			m.queued += len(m.s.Jobs)
-			m.wakeOnEnqueue()
-			m.unlock(m.start)
-		})
+// enqueue pushes n jobs under one lock acquisition and applies the wake
+// policy under the lock, as SGen's pool does, then calls then.
+func (m *machine) enqueue(n int, then func()) {
+	c := m.collector
+	m.lock(c, func() {
+		m.wakeUnderLock(m.c.Push*timeN(n), func() { m.queued += n }, func() { m.unlock(c, then) })
 	})
 }
 
-// wakesOnEnqueue is how many workers an enqueue wakes: every waiting one
-// for Broadcast, none for Targeted while the gate is closed.
-func (m *machine) wakesOnEnqueue() int {
-	if m.s.Wake == Broadcast {
-		return len(m.parked)
-	}
-	return 0
+// wakeUnderLock is the collector's burst under the lock: d of its own work
+// (done is called when it ends), then the policy's wake: Broadcast wakes
+// every worker asleep in its wait, a system call whenever any worker is
+// registered there; Targeted wakes nobody while the gate is closed and, at
+// Start, one worker.
+func (m *machine) wakeUnderLock(d timeN, done, then func()) {
+	c := m.collector
+	m.cpu(c, d, func() {
+		done()
+		var sleepers []*thread
+		call := false
+		switch {
+		case m.s.Wake == Broadcast:
+			sleepers, call = m.parked, len(m.parked) > 0
+			m.parked = nil
+		case m.gate && len(m.parked) > 0 && m.queued > 0:
+			sleepers = m.parked[len(m.parked)-1:]
+			m.parked = m.parked[:len(m.parked)-1]
+			m.awake++
+			call = true
+		}
+		if !call {
+			then()
+			return
+		}
+		m.wakeAll(sleepers)
+		m.cpu(c, m.wakeCost(len(sleepers)), then)
+	})
 }
 
-func (m *machine) wakeOnEnqueue() {
-	if m.s.Wake == Broadcast {
-		m.broadcast()
+// wakeAll wakes the workers of a wake call: the kernel wakes them one
+// after another, WakePer apart, while the call runs.
+func (m *machine) wakeAll(ws []*thread) {
+	for i, w := range ws {
+		m.after(m.c.WakeCall+timeN(i+1)*m.c.WakePer, func() { m.wakeWorker(w) })
 	}
 }
 
-// start opens the gate: Broadcast wakes every waiting worker, Targeted
-// one, who chains the rest. The collector then sleeps in Join.
+// start opens the gate and wakes as the policy says; the collector then
+// sleeps in Join.
 func (m *machine) start() {
-	m.lock(func() {
-		n := len(m.parked)
-		if m.s.Wake == Targeted {
-			n = min(n, 1, m.queued)
-		}
-		m.collectorCPU(m.wakeCost(n), func() {
-			m.gate = true
-			if m.s.Wake == Broadcast {
-				m.broadcast()
-			} else if n > 0 {
-				m.wakeOne()
-			}
-			m.unlock(func() {}) // the collector sleeps in Join
+	c := m.collector
+	m.lock(c, func() {
+		m.wakeUnderLock(0, func() { m.gate = true }, func() {
+			m.unlock(c, m.join)
 		})
 	})
 }
 
-// broadcast wakes every waiting worker; one still on its way to sleep
-// finds its wait already satisfied and looks again at once.
-func (m *machine) broadcast() {
-	for _, w := range m.parked {
-		if w.parking {
-			w.rewake = true
-			continue
-		}
-		m.wake(w)
-	}
-	m.parked = m.parked[:0]
-}
-
-// wakeOne wakes the most recently parked worker (Targeted's stack).
-func (m *machine) wakeOne() {
-	w := m.parked[len(m.parked)-1]
-	m.parked = m.parked[:len(m.parked)-1]
-	m.awake++
+// wakeWorker wakes w from its wait; one still on its way into the kernel
+// finds its wait already satisfied and goes round again when it gets
+// there.
+func (m *machine) wakeWorker(w *thread) {
 	if w.parking {
 		w.rewake = true
 		return
 	}
-	m.wake(w)
+	m.wakeThread(w, func() {
+		m.waiters--
+		w.tookSome, w.justWoke = false, true
+		m.look(w)
+	})
 }
 
-func (m *machine) wake(w *worker) {
-	m.res.Wakes++
-	m.after(m.c.WakeToRun, func() { w.tookSome = false; w.justWoke = true; m.look(w) })
-}
-
-// look is a worker at the queue: it takes the next job if the gate is
-// open and one is queued (Targeted: waking one more worker if more jobs
-// wait than workers are awake), else goes back to sleep.
-func (m *machine) look(w *worker) {
-	m.lock(func() {
-		run := m.cpu
-		if w.justWoke {
-			w.justWoke, run = false, m.wokenCPU
-		}
-		run(m.c.Take, func() {
+// look is a worker at the queue: it takes the next grab of jobs if the
+// gate is open and jobs are queued (Targeted: waking one more worker if
+// more jobs wait than workers are awake), else goes back to sleep.
+func (m *machine) look(w *thread) {
+	m.lock(w, func() {
+		m.cpu(w, m.c.Take, func() {
+			justWoke := w.justWoke
+			w.justWoke = false
 			if !m.gate || m.queued == 0 {
-				m.sleep(w)
+				m.sleep(w, justWoke)
 				return
 			}
-			job := m.s.Jobs[m.next]
-			m.next++
-			m.queued--
+			k := grabSize(m.queued, m.s.Workers)
+			grab := m.s.Jobs[m.next : m.next+k]
+			m.next += k
+			m.queued -= k
 			if m.s.Wake == Targeted && !w.tookSome && m.awake > 0 {
 				m.awake--
 			}
 			w.tookSome = true
-			var chained bool
+			var chained *thread
 			if m.s.Wake == Targeted && m.queued > m.awake && len(m.parked) > 0 {
-				m.wakeOne()
-				chained = true
+				chained = m.parked[len(m.parked)-1]
+				m.parked = m.parked[:len(m.parked)-1]
+				m.awake++
 			}
-			m.unlock(func() {
-				wake := timeN(0)
-				if chained {
-					wake = m.wakeCost(1)
+			m.unlock(w, func() {
+				if chained == nil {
+					m.runGrab(w, grab)
+					return
 				}
-				m.cpu(wake, func() { m.runJob(w, job) })
+				m.wakeAll([]*thread{chained})
+				m.cpu(w, m.wakeCost(1), func() { m.runGrab(w, grab) })
 			})
 		})
 	})
 }
 
-func (m *machine) runJob(w *worker, cost timeN) {
+// grabSize is workerpool's: half of the queue shared out among the
+// workers, at least one job and at most 64.
+func grabSize(q, workers int) int { return min(max(1, q/(2*workers)), 64) }
+
+func (m *machine) runGrab(w *thread, grab []timeN) {
 	if m.firstStart < 0 {
 		m.firstStart = m.now
 	}
-	m.cpu(cost, func() {
-		m.done++
+	var cost timeN
+	for _, j := range grab {
+		cost += j
+	}
+	m.cpu(w, cost, func() {
+		m.done += len(grab)
 		m.lastEnd = m.now
 		if m.done == len(m.s.Jobs) {
-			m.cpu(m.wakeCost(1), func() {
-				m.res.Wakes++
-				m.after(m.c.WakeToRun, m.finish)
+			if !m.inJoin { // the collector has not reached Join: it finds the jobs done there
+				m.look(w)
+				return
+			}
+			m.cpu(w, m.wakeCost(1), func() {
+				m.wakeThread(m.collector, m.finish)
+				m.look(w)
 			})
+			return
 		}
 		m.look(w)
 	})
 }
 
 // sleep is a worker finding nothing: it registers as a waiter, releases
-// the lock and spends the rest of a futile wake-up's CPU going to sleep.
-func (m *machine) sleep(w *worker) {
-	if !w.tookSome {
+// the lock and spends the rest of a futile wake-up's time going to sleep.
+func (m *machine) sleep(w *thread, justWoke bool) {
+	if justWoke {
 		m.res.FutileWakeups++
 		if m.s.Wake == Targeted && m.awake > 0 {
 			m.awake--
 		}
 	}
 	m.parked = append(m.parked, w)
+	m.waiters++
 	w.parking = true
-	m.unlock(func() {
-		m.cpu(max(0, m.c.Futile-m.c.Take), func() {
+	m.unlock(w, func() {
+		m.cpu(w, max(0, m.c.Futile-m.c.Take), func() {
 			w.parking = false
 			if w.rewake {
 				w.rewake = false
-				w.tookSome = false
+				m.waiters--
+				w.tookSome, w.justWoke = false, true
 				m.look(w)
+				return
 			}
+			m.block(w)
 		})
 	})
 }
 
+// join is the collector in Join: it returns at once if the jobs are done,
+// else sleeps until the worker that finishes the last one wakes it.
+func (m *machine) join() {
+	if m.done == len(m.s.Jobs) {
+		m.finish()
+		return
+	}
+	m.inJoin = true
+	m.block(m.collector)
+}
+
 // finish is the collector's return from Join.
 func (m *machine) finish() {
-	m.end, m.finished = m.now, true
-	m.res.Dispatch = m.end
+	m.finished = true
+	m.res.Dispatch = m.now
 	m.res.ToFirstJob = m.firstStart
 	m.res.JobSpan = m.lastEnd - m.firstStart
-	m.res.JoinLatency = m.end - m.lastEnd
+	m.res.JoinLatency = m.now - m.lastEnd
 }
+
+// timeN is a duration the simulation charges.
+type timeN = time.Duration

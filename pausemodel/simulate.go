@@ -4,16 +4,17 @@ import (
 	"container/heap"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
 // Costs are the host's primitive costs the simulation charges (see the
 // package documentation for where each is spent).
 type Costs struct {
-	WakeToRun time.Duration `json:"wake_to_run"` // a futex wake until the woken thread runs
-	WakeCall  time.Duration `json:"wake_call"`   // the waker's CPU per wake call that wakes someone
-	WakePer   time.Duration `json:"wake_per"`    // the waker's CPU per thread woken
-	Futile    time.Duration `json:"futile"`      // a woken worker's CPU for a wake-up that finds no job
+	WakeToRun time.Duration `json:"wake_to_run"` // a futex wake until the woken thread runs, on an idle core
+	WakeCall  time.Duration `json:"wake_call"`   // the waker's time per wake system call
+	WakePer   time.Duration `json:"wake_per"`    // the waker's time per thread the call wakes
+	Futile    time.Duration `json:"futile"`      // a woken worker's time for a wake-up that finds no job
 	Push      time.Duration `json:"push"`        // the enqueuer's CPU under the lock per job pushed
 	Take      time.Duration `json:"take"`        // a worker's CPU under the lock to look at the queue
 }
@@ -57,14 +58,14 @@ type Shape struct {
 type Result struct {
 	Dispatch, ToFirstJob, JobSpan, JoinLatency time.Duration
 	// FutileWakeups counts wake-ups that found no job; Wakes every thread
-	// woken by a wake call, workers and collector.
+	// woken, workers and collector, by a wake call or a lock release.
 	FutileWakeups, Wakes int
 	// Preemptions counts the collector's bursts a woken worker preempted.
 	Preemptions int
 }
 
-// maxThreads bounds a shape: the simulation is quadratic in nothing, but
-// a shape is a pool, and pools are bounded (workerpool.MaxWorkers).
+// maxThreads bounds a shape: a shape is a pool, and pools are bounded
+// (workerpool.MaxWorkers).
 const maxThreads = 4096
 
 // Simulate runs one collection of shape s with costs c, from the end of
@@ -86,8 +87,8 @@ func Simulate(c Costs, s Shape) (Result, error) {
 	return m.res, nil
 }
 
-// machine is the simulated host: a clock, an event queue, the cores and
-// their run queue, the queue lock and the pool's state.
+// machine is the simulated host: a clock, an event queue, the cores with
+// their run queues, the queue lock and the pool's state.
 type machine struct {
 	c      Costs
 	s      Shape
@@ -95,47 +96,67 @@ type machine struct {
 	events eventQueue
 	seq    int
 
-	freeCores       int
-	runQueue        []burst
-	collectorOnCore *running // the collector's burst, if it is on a core
+	cores     []*core
+	collector *thread
+	yield     bool // a woken worker waits at the head of the collector's core: it yields at its burst's end
 
 	lockHeld    bool
-	lockWaiters []func()
+	lockWaiters []pending
 
 	gate, finished bool
-	queued, next   int // jobs pushed and not yet taken; the next job's index
+	inJoin         bool // the collector sleeps in Join
+	queued, next   int  // jobs pushed and not yet taken; the next job's index
 	done           int
-	workers        []*worker
-	parked         []*worker // waiting workers, most recent last
+	parked         []*thread // workers asleep in their wait, most recent last
+	waiters        int       // workers registered in the wait: asleep, on their way in, or woken and not yet out
 	awake          int       // Targeted: workers woken that have not yet taken a job
 	firstStart     time.Duration
 	lastEnd        time.Duration
-	end            time.Duration
 	res            Result
 }
 
-type worker struct {
-	id       int
-	parked   bool
-	parking  bool // in the CPU burst of going back to sleep
-	rewake   bool // woken during that burst: go again at once
+// core is one CPU: the thread running on it, if any, whether a woken
+// thread is on its way onto it, and its run queue.
+type core struct {
+	running  *thread
+	reserved bool
+	queue    []pending
+}
+
+func (c *core) idle() bool { return c.running == nil && !c.reserved && len(c.queue) == 0 }
+
+// thread is the collector or a worker. A thread on a core keeps it from
+// burst to burst until it blocks (on the lock, in its wait, in Join) or
+// yields it to a woken worker; off a core, core is the one it last ran on.
+type thread struct {
+	id       int // −1 for the collector
+	core     *core
+	onCore   bool
+	parking  bool // a worker registered as a waiter, on its way into the kernel
+	rewake   bool // woken during that: go round again at once
 	tookSome bool // has taken a job since it last woke
 	justWoke bool // its next burst is its first since a wake
 }
 
-// timeN is a duration the simulation charges.
-type timeN = time.Duration
-
-type burst struct {
-	d         time.Duration
-	then      func()
-	collector bool
+// pending is a thread waiting for a core (or for the lock) and what it
+// does once it has it.
+type pending struct {
+	t    *thread
+	d    time.Duration
+	then func()
 }
 
 func newMachine(c Costs, s Shape) *machine {
-	m := &machine{c: c, s: s, freeCores: s.Cores, firstStart: -1}
+	m := &machine{c: c, s: s, firstStart: -1, waiters: s.Workers}
+	for range s.Cores {
+		m.cores = append(m.cores, &core{})
+	}
+	// The collector has just prepared the cards on core 0; the workers
+	// last ran the previous collection's jobs, spread over every core.
+	m.collector = &thread{id: -1, core: m.cores[0], onCore: true}
+	m.cores[0].running = m.collector
 	for i := range s.Workers {
-		m.parked = append(m.parked, &worker{id: i, parked: true})
+		m.parked = append(m.parked, &thread{id: i, core: m.cores[(i+1)%s.Cores]})
 	}
 	return m
 }
@@ -179,94 +200,151 @@ func (m *machine) run() {
 	}
 }
 
-// cpu runs a burst of d on a core, when one is free, then calls then.
-func (m *machine) cpu(d time.Duration, then func()) { m.burstOn(burst{d: d, then: then}) }
+// Cores.
 
-// collectorCPU is cpu for the collector's bursts, which a woken worker
-// may preempt (see wokenCPU).
-func (m *machine) collectorCPU(d time.Duration, then func()) {
-	m.burstOn(burst{d: d, then: then, collector: true})
-}
-
-// wokenCPU is cpu for a worker's first burst after a wake. Linux's
-// scheduler lets a thread that wakes after sleeping preempt the thread
-// running on its CPU (its sleep left it behind in virtual run time): if
-// no core is free and the collector is running, the worker takes the
-// collector's core and the collector waits in the run queue for the rest
-// of its burst.
-func (m *machine) wokenCPU(d time.Duration, then func()) {
-	if m.freeCores == 0 && m.collectorOnCore != nil {
-		r := m.collectorOnCore
-		r.cancelled = true
-		m.collectorOnCore = nil
-		m.res.Preemptions++
-		m.runQueue = append(m.runQueue, burst{d: r.end - m.now, then: r.then, collector: true})
-		m.freeCores++
-	}
-	m.cpu(d, then)
-}
-
-// running is a burst on a core; a preempted one is cancelled and its end
-// event does nothing.
-type running struct {
-	end       time.Duration
-	then      func()
-	cancelled bool
-}
-
-func (m *machine) burstOn(b burst) {
-	if m.freeCores == 0 {
-		m.runQueue = append(m.runQueue, b)
+// cpu runs a burst of d for t, on its core if it is on one, else once its
+// core's run queue gives it the core, then calls then (t still on its
+// core).
+func (m *machine) cpu(t *thread, d time.Duration, then func()) {
+	if t.onCore {
+		m.startBurst(t, d, then)
 		return
 	}
-	m.freeCores--
-	m.startBurst(b)
+	m.ready(t, t.core, d, then)
 }
 
-func (m *machine) startBurst(b burst) {
-	r := &running{end: m.now + b.d, then: b.then}
-	if b.collector {
-		m.collectorOnCore = r
+// ready makes t runnable on c: at once if c is idle, else at the back of
+// its run queue.
+func (m *machine) ready(t *thread, c *core, d time.Duration, then func()) {
+	if c.running == nil && !c.reserved {
+		m.runOn(c, pending{t, d, then})
+		return
 	}
-	m.after(b.d, func() {
-		if r.cancelled {
+	c.queue = append(c.queue, pending{t, d, then})
+}
+
+func (m *machine) runOn(c *core, p pending) {
+	c.running = p.t
+	p.t.core, p.t.onCore = c, true
+	m.startBurst(p.t, p.d, p.then)
+}
+
+func (m *machine) startBurst(t *thread, d time.Duration, then func()) {
+	m.after(d, func() {
+		if t == m.collector && m.yield && len(t.core.queue) > 0 {
+			// A woken worker waits at the head of this core's queue: the
+			// collector yields to it and resumes as soon as it blocks,
+			// ahead of threads queued earlier.
+			m.yield = false
+			m.res.Preemptions++
+			c := t.core
+			c.queue = slices.Insert(c.queue, 1, pending{t, 0, then})
+			t.onCore, c.running = false, nil
+			m.schedule(c)
 			return
 		}
-		if m.collectorOnCore == r {
-			m.collectorOnCore = nil
-		}
-		m.release()
-		r.then()
+		then()
 	})
 }
 
-func (m *machine) release() {
-	if len(m.runQueue) == 0 {
-		m.freeCores++
-		return
+// block takes t off its core (it sleeps) and gives the core to the next
+// runnable thread.
+func (m *machine) block(t *thread) {
+	if t == m.collector {
+		m.yield = false
 	}
-	b := m.runQueue[0]
-	m.runQueue = m.runQueue[1:]
-	m.startBurst(b)
+	c := t.core
+	t.onCore, c.running = false, nil
+	m.schedule(c)
 }
 
-// lock calls then holding the queue lock: at once if it is free (a
+// schedule runs the head of c's run queue on c or, if it is empty, steals the
+// head of the longest other queue (Linux's newly-idle balancing).
+func (m *machine) schedule(c *core) {
+	if c.reserved {
+		return
+	}
+	from := c
+	if len(c.queue) == 0 {
+		for _, o := range m.cores {
+			if len(o.queue) > len(from.queue) {
+				from = o
+			}
+		}
+	}
+	if len(from.queue) == 0 {
+		return
+	}
+	p := from.queue[0]
+	from.queue = from.queue[1:]
+	m.runOn(c, p)
+}
+
+// Wakes.
+
+// wakeThread makes the sleeping thread t runnable and calls then once it
+// runs. Linux puts a woken thread on an idle core if there is one (its
+// own last core first), which runs it WakeToRun later, when the core has
+// come up; else on the core it last ran on, at the back of that core's
+// queue — except that a worker woken onto the collector's core goes to
+// the head and the collector yields to it when its current burst ends
+// (wakeup preemption: the worker has slept, the collector has run).
+func (m *machine) wakeThread(t *thread, then func()) {
+	m.res.Wakes++
+	if c := m.idleCore(t.core); c != nil {
+		c.reserved = true
+		m.after(m.c.WakeToRun, func() {
+			c.reserved = false
+			if c.running != nil { // another thread was balanced onto it meanwhile
+				m.ready(t, c, 0, then)
+				return
+			}
+			m.runOn(c, pending{t, 0, then})
+		})
+		return
+	}
+	c := t.core
+	if t != m.collector && c.running == m.collector && !m.yield {
+		m.yield = true
+		c.queue = slices.Insert(c.queue, 0, pending{t, 0, then})
+		return
+	}
+	m.ready(t, c, 0, then)
+}
+
+// idleCore is prefer if it is idle, else any idle core, else nil.
+func (m *machine) idleCore(prefer *core) *core {
+	if prefer.idle() {
+		return prefer
+	}
+	for _, c := range m.cores {
+		if c.idle() {
+			return c
+		}
+	}
+	return nil
+}
+
+// The lock.
+
+// lock calls then with t holding the queue lock: at once if it is free (a
 // running thread takes a free lock even while others sleep on it, as a
-// futex mutex lets it), else after sleeping until an unlock wakes it and
-// it finds the lock free.
-func (m *machine) lock(then func()) {
+// futex mutex lets it), else after t has slept until an unlock woke it
+// and it found the lock free. t must be running.
+func (m *machine) lock(t *thread, then func()) {
 	if !m.lockHeld {
 		m.lockHeld = true
 		then()
 		return
 	}
-	m.lockWaiters = append(m.lockWaiters, then)
+	m.lockWaiters = append(m.lockWaiters, pending{t: t, then: then})
+	m.block(t)
 }
 
-// unlock frees the lock, then calls then. If threads sleep on the lock,
-// the unlocker first wakes the longest sleeper (a wake call on its CPU),
-// which tries again WakeToRun later.
-func (m *machine) unlock(then func()) {
+// unlock frees the lock held by t, then calls then. If threads sleep on
+// the lock, t first wakes the longest sleeper (a wake call), which tries
+// again once it runs.
+func (m *machine) unlock(t *thread, then func()) {
 	m.lockHeld = false
 	if len(m.lockWaiters) == 0 {
 		then()
@@ -274,15 +352,13 @@ func (m *machine) unlock(then func()) {
 	}
 	next := m.lockWaiters[0]
 	m.lockWaiters = m.lockWaiters[1:]
-	m.res.Wakes++
-	m.after(m.c.WakeToRun, func() { m.lock(next) })
-	m.cpu(m.wakeCost(1), then)
+	// The sleeper is woken as the call returns, before t's next burst: a
+	// woken worker can take t's core before t takes the lock again.
+	m.after(m.wakeCost(1), func() { m.wakeThread(next.t, func() { m.lock(next.t, next.then) }) })
+	m.cpu(t, m.wakeCost(1), then)
 }
 
-// wakeCost is the waker's CPU for a wake call that wakes n threads.
+// wakeCost is the waker's time for a wake call that wakes n threads.
 func (m *machine) wakeCost(n int) time.Duration {
-	if n == 0 {
-		return 0
-	}
 	return m.c.WakeCall + time.Duration(n)*m.c.WakePer
 }

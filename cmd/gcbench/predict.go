@@ -14,16 +14,18 @@ import (
 	"github.com/gcbench/gcbench/workerpool"
 )
 
-const predictUsage = `usage: gcbench predict --dir POINTS [flags]
+const predictUsage = `usage: gcbench predict --dir POINTS [--dir POINTS ...] [flags]
 
 Predicts perjob and batch pauses on more cores than this host has, with the
 model of package pausemodel: a simulation of the pool protocol on C cores,
 calibrated only from microbenchmarks of this host (futex wake-to-run
-latency, the cost of a wake call and of a futile wake-up, the queue lock)
-and from serial collections (the cost of each job). Every use first checks
-the model against the sweep points in --dir ('gcbench sweep' output, perjob
-and batch on the threads backend) and prints that validation table: the
-predicted perjob − batch difference beside the measured one, point by point.
+latency, the cost of a wake call and of a futile wake-up, the queue lock),
+each cost the median of --calibrations runs, and from serial collections
+(the cost of each job). Every use first checks the model against the sweep
+points in each --dir ('gcbench sweep' output, perjob and batch on the
+threads backend; a sweep run under 'taskset -c 0' checks it on one core)
+and prints that validation table: the predicted perjob − batch difference
+and batch/perjob ratio beside the measured ones, point by point.
 Then it predicts --cores at the seed's shape (workers = cores), beside
 SGen's published 8-core means.
 
@@ -35,7 +37,8 @@ flags:
 var sgen8Core = [3]float64{2585, 2206, 1629}
 
 type predictOptions struct {
-	dir          string
+	dirs         []string
+	calibrations int
 	cores        []int
 	major, los   int64
 	format       analysis.Format
@@ -47,7 +50,8 @@ func cmdPredict(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("predict")
 	fs.SortFlags = false
 	avail := availableMemory()
-	fs.StringVar(&o.dir, "dir", "", "the sweep points to validate the model against (required)")
+	fs.StringArrayVar(&o.dirs, "dir", nil, "a directory of sweep points to validate the model against (required; repeat it for several sweeps)")
+	fs.Var(newIntValue(&o.calibrations, 3, 1, 100), "calibrations", "calibration runs; each cost is their median")
 	fs.Var(newListValue(&o.cores, []int{8, 16, 64}, boundedInt(1, workerpool.MaxWorkers), "core counts"), "cores",
 		"core counts to predict, with workers = cores")
 	fs.Var(newSizeValue(&o.major, 2560<<20, avail), "major-heap", "major heap `size` of the predictions (the seed's)")
@@ -60,10 +64,10 @@ func cmdPredict(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
-	if o.dir == "" {
+	if len(o.dirs) == 0 {
 		return usagef("--dir is required: the sweep points that check the model")
 	}
-	names, _, err := reportInputs([]string{o.dir})
+	names, _, err := reportInputs(o.dirs)
 	if err != nil {
 		return err
 	}
@@ -96,11 +100,14 @@ func (v validation) predictedDiff() float64 { return v.PredictedPerJob - v.Predi
 
 func predict(ctx context.Context, e *env, o predictOptions, reports []*analysis.Report) error {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), 9))) // the herd benchmark's 8 workers + 1
-	costs, err := pausemodel.Calibrate(ctx)
+	costs, runs, err := pausemodel.Calibrate(ctx, o.calibrations)
 	if err != nil {
 		return fmt.Errorf("calibrating: %w", err)
 	}
-	fmt.Fprintf(e.stdout, "gcbench predict: calibration on %s: %v\n", describeHost(probeHost()), costs)
+	fmt.Fprintf(e.stdout, "gcbench predict: calibration on %s, median of %d runs: %v\n", describeHost(probeHost()), len(runs), costs)
+	if len(runs) > 1 {
+		fmt.Fprintf(e.stdout, "calibration runs' range: %s\n", pausemodel.Spread(runs))
+	}
 	works := map[string]pausemodel.Work{}
 	work := func(cfg gcsim.Config) (pausemodel.Work, error) {
 		key := fmt.Sprint(cfg.MajorHeap, cfg.LOS, cfg.Nursery, cfg.Seed)
@@ -116,7 +123,7 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*analysis.
 		return err
 	}
 	if len(vals) == 0 {
-		return fmt.Errorf("%s has no point with perjob and batch on the threads backend to check the model against", o.dir)
+		return fmt.Errorf("%s: no point with perjob and batch on the threads backend to check the model against", strings.Join(o.dirs, ", "))
 	}
 	if err := validationTable(vals).Write(e.stdout, tableFormat(o.format)); err != nil {
 		return err
@@ -224,16 +231,17 @@ func pointConfig(c map[string]string) (gcsim.Config, pausemodel.Wake, bool) {
 
 func validationTable(vals []validation) *analysis.Table {
 	t := &analysis.Table{Title: "model check: measured vs predicted mean pause (µs), perjob − batch"}
-	t.Header = [][]string{{"wake", "workers", "cores", "perjob", "batch", "perjob−batch", "predicted perjob", "predicted batch",
-		"predicted perjob−batch", "error", "futile wake-ups", "predicted futile"}}
+	t.Header = [][]string{{"wake", "workers", "cores", "perjob", "batch", "perjob−batch", "batch/perjob", "predicted perjob", "predicted batch",
+		"predicted perjob−batch", "predicted batch/perjob", "error", "futile wake-ups", "predicted futile"}}
 	var absErr, absDiff float64
 	for _, v := range vals {
 		errDiff := v.predictedDiff() - v.measuredDiff()
 		absErr += math.Abs(errDiff)
 		absDiff += math.Abs(v.measuredDiff())
 		t.Rows = append(t.Rows, []string{v.Config["wake"], v.Config["workers"], strconv.Itoa(v.Cores),
-			fmtFloat(v.MeasuredPerJob, 0), fmtFloat(v.MeasuredBatch, 0), fmtFloat(v.measuredDiff(), 0),
-			fmtFloat(v.PredictedPerJob, 0), fmtFloat(v.PredictedBatch, 0), fmtFloat(v.predictedDiff(), 0), fmtFloat(errDiff, 0),
+			fmtFloat(v.MeasuredPerJob, 0), fmtFloat(v.MeasuredBatch, 0), fmtFloat(v.measuredDiff(), 0), fmtFloat(v.MeasuredBatch/v.MeasuredPerJob, 3),
+			fmtFloat(v.PredictedPerJob, 0), fmtFloat(v.PredictedBatch, 0), fmtFloat(v.predictedDiff(), 0), fmtFloat(v.PredictedBatch/v.PredictedPerJob, 3),
+			fmtFloat(errDiff, 0),
 			fmtFloat(v.MeasuredFutile, 1), strconv.Itoa(v.PredictedFutile)})
 	}
 	mae, rel := absErr/float64(len(vals)), 100*absErr/math.Max(absDiff, 1e-9)

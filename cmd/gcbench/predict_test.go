@@ -14,9 +14,9 @@ func TestPredictChecksTheModelThenPredicts(t *testing.T) {
 	_, stderr, code := runBinary(t, sweepTiny(dir)...)
 	require.Equal(t, 0, code, stderr)
 	stdout, stderr, code := runBinary(t, "predict", "--dir", dir, "--major-heap", "64MiB", "--los", "16MiB", "--cores", "4,8",
-		"--calibration-gcs", "3")
+		"--calibration-gcs", "3", "--calibrations", "2")
 	require.Equal(t, 0, code, stderr)
-	for _, want := range []string{"calibration on", "wake-to-run", "model check: measured vs predicted",
+	for _, want := range []string{"calibration on", "median of 2 runs", "calibration runs' range", "wake-to-run", "model check: measured vs predicted",
 		"Mean absolute error of perjob−batch", "prediction at the seed's shape (64MiB + 16MiB", "SGen, 8 cores"} {
 		assert.Contains(t, stdout, want)
 	}
@@ -43,6 +43,7 @@ func TestPredictBadUsage(t *testing.T) {
 		{[]string{"predict"}, 2},
 		{[]string{"predict", "--dir", empty}, 2},
 		{[]string{"predict", "--dir", empty, "--cores", "0"}, 2},
+		{[]string{"predict", "--dir", empty, "--calibrations", "0"}, 2},
 		{[]string{"predict", "--dir", filepath.Join(empty, "missing")}, 1},
 	} {
 		stdout, stderr, code := runBinary(t, tc.args...)
