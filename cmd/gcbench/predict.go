@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -122,6 +124,7 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*analysis.
 	if err != nil {
 		return err
 	}
+	sortValidations(vals)
 	if len(vals) == 0 {
 		return fmt.Errorf("%s: no point with perjob and batch on the threads backend to check the model against", strings.Join(o.dirs, ", "))
 	}
@@ -229,29 +232,71 @@ func pointConfig(c map[string]string) (gcsim.Config, pausemodel.Wake, bool) {
 	return cfg, wake, cfg.Validate() == nil
 }
 
+// sortValidations orders the points as a reader compares them: by cores,
+// most first, then wake policy, then workers.
+func sortValidations(vals []validation) {
+	workers := func(v validation) int { n, _ := strconv.Atoi(v.Config["workers"]); return n }
+	slices.SortStableFunc(vals, func(a, b validation) int {
+		return cmp.Or(cmp.Compare(b.Cores, a.Cores), cmp.Compare(a.Config["wake"], b.Config["wake"]), cmp.Compare(workers(a), workers(b)))
+	})
+}
+
 func validationTable(vals []validation) *analysis.Table {
 	t := &analysis.Table{Title: "model check: measured vs predicted mean pause (µs), perjob − batch"}
 	t.Header = [][]string{{"wake", "workers", "cores", "perjob", "batch", "perjob−batch", "batch/perjob", "predicted perjob", "predicted batch",
 		"predicted perjob−batch", "predicted batch/perjob", "error", "futile wake-ups", "predicted futile"}}
-	var absErr, absDiff float64
 	for _, v := range vals {
-		errDiff := v.predictedDiff() - v.measuredDiff()
-		absErr += math.Abs(errDiff)
-		absDiff += math.Abs(v.measuredDiff())
 		t.Rows = append(t.Rows, []string{v.Config["wake"], v.Config["workers"], strconv.Itoa(v.Cores),
 			fmtFloat(v.MeasuredPerJob, 0), fmtFloat(v.MeasuredBatch, 0), fmtFloat(v.measuredDiff(), 0), fmtFloat(v.MeasuredBatch/v.MeasuredPerJob, 3),
 			fmtFloat(v.PredictedPerJob, 0), fmtFloat(v.PredictedBatch, 0), fmtFloat(v.predictedDiff(), 0), fmtFloat(v.PredictedBatch/v.PredictedPerJob, 3),
-			fmtFloat(errDiff, 0),
+			fmtFloat(v.predictedDiff()-v.measuredDiff(), 0),
 			fmtFloat(v.MeasuredFutile, 1), strconv.Itoa(v.PredictedFutile)})
 	}
-	mae, rel := absErr/float64(len(vals)), 100*absErr/math.Max(absDiff, 1e-9)
+	mae, rel := meanAbsError(vals)
 	verdict := "met"
 	if rel > 20 {
 		verdict = "MISSED"
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("Mean absolute error of perjob−batch: %.0f µs, %.0f%% of the mean measured difference "+
 		"(goal ≤ 20%%: %s). Measured: each point's Avg; predicted: pausemodel.Predict from this run's calibration.", mae, rel, verdict))
+	if cores := coreCounts(vals); len(cores) > 1 {
+		var parts []string
+		for _, c := range cores {
+			_, rel := meanAbsError(slices.DeleteFunc(slices.Clone(vals), func(v validation) bool { return v.Cores != c }))
+			unit := "cores"
+			if c == 1 {
+				unit = "core"
+			}
+			parts = append(parts, fmt.Sprintf("%d %s %.0f%%", c, unit, rel))
+		}
+		t.Notes = append(t.Notes, "The same per core count: "+strings.Join(parts, ", ")+".")
+	}
 	return t
+}
+
+// meanAbsError is the mean absolute error of the predicted perjob − batch
+// differences (µs) and that error as a percentage of the mean absolute
+// measured difference.
+func meanAbsError(vals []validation) (mae, rel float64) {
+	var absErr, absDiff float64
+	for _, v := range vals {
+		absErr += math.Abs(v.predictedDiff() - v.measuredDiff())
+		absDiff += math.Abs(v.measuredDiff())
+	}
+	return absErr / float64(len(vals)), 100 * absErr / math.Max(absDiff, 1e-9)
+}
+
+// coreCounts lists the points' core counts, most first.
+func coreCounts(vals []validation) []int {
+	var cores []int
+	for _, v := range vals {
+		if !slices.Contains(cores, v.Cores) {
+			cores = append(cores, v.Cores)
+		}
+	}
+	slices.Sort(cores)
+	slices.Reverse(cores)
+	return cores
 }
 
 func predictionTable(costs pausemodel.Costs, w pausemodel.Work, o predictOptions) (*analysis.Table, error) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -51,4 +52,30 @@ func TestPredictBadUsage(t *testing.T) {
 		assert.Empty(t, stdout, "%v", tc.args)
 		assert.Equal(t, 1, strings.Count(stderr, "\n"), "%v: one line: %q", tc.args, stderr)
 	}
+}
+
+func TestValidationsSortByCoresWakeWorkers(t *testing.T) {
+	v := func(cores int, wake, workers string) validation {
+		return validation{Cores: cores, Config: map[string]string{"wake": wake, "workers": workers}}
+	}
+	vals := []validation{v(1, "broadcast", "2"), v(2, "targeted", "1"), v(2, "broadcast", "16"), v(2, "broadcast", "2")}
+	sortValidations(vals)
+	var got []string
+	for _, x := range vals {
+		got = append(got, fmt.Sprintf("%d/%s/%s", x.Cores, x.Config["wake"], x.Config["workers"]))
+	}
+	assert.Equal(t, []string{"2/broadcast/2", "2/broadcast/16", "2/targeted/1", "1/broadcast/2"}, got)
+}
+
+func TestValidationTableGivesTheErrorPerCoreCount(t *testing.T) {
+	v := func(cores int, perjob, batch, predPerjob, predBatch float64) validation {
+		return validation{Cores: cores, Config: map[string]string{"wake": "broadcast", "workers": "8"},
+			MeasuredPerJob: perjob, MeasuredBatch: batch, PredictedPerJob: predPerjob, PredictedBatch: predBatch}
+	}
+	// Two cores: measured 100 and 300, predicted 150 and 300 (error 50 of 400: 12.5%);
+	// one core: measured 1000, predicted 0 (100%); together 1050 of 1400: 75%.
+	tab := validationTable([]validation{v(2, 1100, 1000, 1150, 1000), v(2, 1300, 1000, 1300, 1000), v(1, 2000, 1000, 1000, 1000)})
+	notes := strings.Join(tab.Notes, "\n")
+	assert.Contains(t, notes, "350 µs, 75% of the mean measured difference (goal ≤ 20%: MISSED)")
+	assert.Contains(t, notes, "The same per core count: 2 cores 12%, 1 core 100%.")
 }
