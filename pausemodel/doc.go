@@ -16,14 +16,18 @@
 //     keeps its core from one CPU burst to the next until it blocks (on
 //     the queue lock, in its wait, in Join) or is preempted. A core that
 //     runs out of threads takes the head of the longest other queue
-//     (newly-idle balancing). At the start the collector is on core 0 and
-//     worker i last ran on core (i+1) mod C.
+//     (newly-idle balancing). Simulate runs two collections and reports
+//     the second: the first, which starts with the collector on core 0 and
+//     worker i on core (i+1) mod C, leaves every thread on the core it last
+//     ran on, as the collection before a measured one does.
 //   - Wakes. A wake call costs the waker WakeCall plus WakePer for each
 //     thread it wakes, and wakes them one after another while it runs; a
-//     call that finds no sleeper costs nothing. A woken thread goes to an
-//     idle core if there is one (its own last core first) and runs there
-//     WakeToRun later, when that core has come up; otherwise it joins the
-//     run queue of the core it last ran on.
+//     call that finds no sleeper costs nothing. A woken thread goes to the
+//     core it last ran on, as Linux placed the pool's threads in a
+//     scheduler trace of a two-core run (it did not look for an idle core
+//     in between): if that core is idle, the thread runs there WakeToRun
+//     later, when the core has come up; otherwise it joins that core's run
+//     queue.
 //   - Preemption. A worker woken onto the core the collector runs on goes
 //     to the head of that core's queue, and the collector yields the core
 //     to it at the end of its current burst (a return to user space): the
@@ -65,9 +69,11 @@
 //
 // The model leaves out: time-slice preemption and the rest of the
 // scheduler's fairness (a collector preempted by a woken worker always
-// resumes next), wake-affine placement onto the waker's core, the Go
-// runtime's share of a wake-up (sysmon, a Threads worker that needs a P
-// while GOMAXPROCS is below workers+1), spinning before sleeping on the
+// resumes next), the Go runtime's own threads (in the same trace the
+// collector's thread woke an idle runtime thread more often than it woke
+// workers, inside and outside the pauses, and that thread too preempted
+// it), a Threads worker that needs a P
+// while GOMAXPROCS is below workers+1, spinning before sleeping on the
 // lock, the Join's brief poll before it sleeps, and memory effects of
 // parallel scans.
 package pausemodel

@@ -79,12 +79,29 @@ func Simulate(c Costs, s Shape) (Result, error) {
 		return Result{}, fmt.Errorf("%w: no jobs", ErrShape)
 	}
 	m := newMachine(c, s)
-	m.collect()
-	m.run()
-	if m.done != len(s.Jobs) || !m.finished {
-		return Result{}, fmt.Errorf("pausemodel: simulation stalled with %d of %d jobs done", m.done, len(s.Jobs))
+	// The first collection places the threads: each worker sleeps on the
+	// core it last ran a job or a futile wake-up on, as in the collection
+	// after it, which is the one measured.
+	for range 2 {
+		m.newCollection()
+		m.collect()
+		m.run()
+		if m.done != len(s.Jobs) || !m.finished {
+			return Result{}, fmt.Errorf("pausemodel: simulation stalled with %d of %d jobs done", m.done, len(s.Jobs))
+		}
 	}
 	return m.res, nil
+}
+
+// newCollection starts a collection at time 0 with the pool's state reset
+// and every thread where the last one left it: the collector on its core,
+// every worker asleep.
+func (m *machine) newCollection() {
+	m.now, m.events, m.yield = 0, m.events[:0], false
+	m.gate, m.finished, m.inJoin = false, false, false
+	m.queued, m.next, m.done, m.awake = 0, 0, 0, 0
+	m.firstStart, m.lastEnd, m.res = -1, 0, Result{}
+	m.waiters = len(m.parked)
 }
 
 // machine is the simulated host: a clock, an event queue, the cores with
@@ -283,15 +300,17 @@ func (m *machine) schedule(c *core) {
 // Wakes.
 
 // wakeThread makes the sleeping thread t runnable and calls then once it
-// runs. Linux puts a woken thread on an idle core if there is one (its
-// own last core first), which runs it WakeToRun later, when the core has
-// come up; else on the core it last ran on, at the back of that core's
-// queue — except that a worker woken onto the collector's core goes to
-// the head and the collector yields to it when its current burst ends
-// (wakeup preemption: the worker has slept, the collector has run).
+// runs. Linux puts it on the core it last ran on: if that core is idle, it
+// runs there WakeToRun later, when the core has come up; else it waits in
+// that core's run queue, except that a worker woken onto the collector's
+// core goes to the head and the collector yields to it when its current
+// burst ends (wakeup preemption: the worker has slept, the collector has
+// run). A core that runs out of work takes queued threads from the others
+// (schedule), so a thread is not stuck behind a busy core for long.
 func (m *machine) wakeThread(t *thread, then func()) {
 	m.res.Wakes++
-	if c := m.idleCore(t.core); c != nil {
+	c := t.core
+	if c.idle() {
 		c.reserved = true
 		m.after(m.c.WakeToRun, func() {
 			c.reserved = false
@@ -303,26 +322,12 @@ func (m *machine) wakeThread(t *thread, then func()) {
 		})
 		return
 	}
-	c := t.core
 	if t != m.collector && c.running == m.collector && !m.yield {
 		m.yield = true
 		c.queue = slices.Insert(c.queue, 0, pending{t, 0, then})
 		return
 	}
 	m.ready(t, c, 0, then)
-}
-
-// idleCore is prefer if it is idle, else any idle core, else nil.
-func (m *machine) idleCore(prefer *core) *core {
-	if prefer.idle() {
-		return prefer
-	}
-	for _, c := range m.cores {
-		if c.idle() {
-			return c
-		}
-	}
-	return nil
 }
 
 // The lock.
