@@ -145,32 +145,21 @@ func measureWakeToRun(ctx context.Context) (time.Duration, error) {
 // gated Broadcast pool whose workers all sleep: the push and one wake call
 // that wakes every one of them.
 func measureWakeCall(ctx context.Context, workers int) (time.Duration, error) {
-	runtime.LockOSThread() // so that RUSAGE_THREAD is the enqueuer's alone
-	defer runtime.UnlockOSThread()
-	p, err := workerpool.New(workerpool.Options{Workers: workers, Backend: workerpool.Threads, Wake: workerpool.Broadcast, Gated: true})
-	if err != nil {
-		return 0, err
-	}
-	defer p.Close()
 	const trials = 150
 	cpu := make([]time.Duration, 0, trials)
-	for range trials {
-		if err := ctx.Err(); err != nil {
-			return 0, err
-		}
-		time.Sleep(idleGap)
+	err := gatedRounds(ctx, workers, trials, func(p *workerpool.Pool) error {
 		before, self := p.Stats(), threadCPU()
 		if err := p.Enqueue(nop); err != nil {
-			return 0, err
+			return err
 		}
 		spent := threadCPU() - self
 		if p.Stats().Sub(before).FutexCalls > 0 { // the workers were asleep: the call woke them
 			cpu = append(cpu, spent)
 		}
-		p.Start()
-		if err := p.Join(ctx); err != nil {
-			return 0, err
-		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
 	}
 	if len(cpu) == 0 {
 		return 0, fmt.Errorf("pausemodel: no enqueue into %d sleeping workers made a wake call", workers)
@@ -183,39 +172,52 @@ func measureWakeCall(ctx context.Context, workers int) (time.Duration, error) {
 // sleeping workers, every CPU second of the process but the enqueuer's
 // divided by the futile wake-ups the pool counted.
 func measureFutile(ctx context.Context, workers int) (time.Duration, error) {
-	runtime.LockOSThread() // so that RUSAGE_THREAD is the enqueuer's alone
-	defer runtime.UnlockOSThread()
-	p, err := workerpool.New(workerpool.Options{Workers: workers, Backend: workerpool.Threads, Wake: workerpool.Broadcast, Gated: true})
-	if err != nil {
-		return 0, err
-	}
-	defer p.Close()
-	const rounds, perRound = 40, 65
 	var workersCPU time.Duration
 	var futile uint64
-	for range rounds {
-		if err := ctx.Err(); err != nil {
-			return 0, err
-		}
-		time.Sleep(idleGap)
+	err := gatedRounds(ctx, workers, 40, func(p *workerpool.Pool) error {
 		before, self, proc := p.Stats(), threadCPU(), processCPU()
-		for range perRound {
+		for range 65 {
 			if err := p.Enqueue(nop); err != nil {
-				return 0, err
+				return err
 			}
 		}
 		caller, all := threadCPU()-self, processCPU()-proc
 		workersCPU += max(0, all-caller)
 		futile += p.Stats().Sub(before).FutileWakeups
-		p.Start()
-		if err := p.Join(ctx); err != nil {
-			return 0, err
-		}
-	}
-	if futile == 0 {
-		return 0, nil
+		return nil
+	})
+	if err != nil || futile == 0 {
+		return 0, err
 	}
 	return workersCPU / time.Duration(futile), nil
+}
+
+// gatedRounds runs rounds on a gated Broadcast pool of sleeping Threads
+// workers: each waits idleGap, calls enqueue with the gate closed, then
+// opens the gate and joins. The calling goroutine is locked to its thread
+// meanwhile, so that RUSAGE_THREAD is the enqueuer's alone.
+func gatedRounds(ctx context.Context, workers, rounds int, enqueue func(*workerpool.Pool) error) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	p, err := workerpool.New(workerpool.Options{Workers: workers, Backend: workerpool.Threads, Wake: workerpool.Broadcast, Gated: true})
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	for range rounds {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		time.Sleep(idleGap)
+		if err := enqueue(p); err != nil {
+			return err
+		}
+		p.Start()
+		if err := p.Join(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // measureQueue measures Push (the caller's CPU per job of a batch queued

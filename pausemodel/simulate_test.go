@@ -27,6 +27,15 @@ func mustSimulate(t *testing.T, c Costs, s Shape) Result {
 	return r
 }
 
+// perJobAndBatch simulates shape once per protocol.
+func perJobAndBatch(t *testing.T, c Costs, shape Shape) (per, batch Result) {
+	t.Helper()
+	shape.Protocol = PerJob
+	per = mustSimulate(t, c, shape)
+	shape.Protocol = Batch
+	return per, mustSimulate(t, c, shape)
+}
+
 // TestOneJobByHand: one worker, one job, only wake latency and the job
 // cost: the batch wakes the worker for nothing (gate closed) while the
 // collector opens the gate; the worker, awake 10 µs later, finds the gate
@@ -48,10 +57,7 @@ var hostLike = Costs{WakeToRun: 6 * us, WakeCall: 3 * us, WakePer: 1500 * time.N
 func TestPerJobBroadcastCostsMoreThanBatch(t *testing.T) {
 	for _, cores := range []int{2, 8, 64} {
 		shape := Shape{Cores: cores, Workers: 8, Wake: Broadcast, Jobs: jobsOf(65, 40*us)}
-		shape.Protocol = PerJob
-		per := mustSimulate(t, hostLike, shape)
-		shape.Protocol = Batch
-		batch := mustSimulate(t, hostLike, shape)
+		per, batch := perJobAndBatch(t, hostLike, shape)
 		if per.Dispatch <= batch.Dispatch || per.FutileWakeups <= batch.FutileWakeups {
 			t.Errorf("%d cores: perjob %+v, batch %+v: perjob should cost more and wake more for nothing", cores, per, batch)
 		}
@@ -63,10 +69,7 @@ func TestPerJobBroadcastCostsMoreThanBatch(t *testing.T) {
 // round trips, and from Start on they are the same collection.
 func TestTargetedWakesNobodyWhileGated(t *testing.T) {
 	shape := Shape{Cores: 2, Workers: 8, Wake: Targeted, Jobs: jobsOf(65, 40*us)}
-	shape.Protocol = PerJob
-	per := mustSimulate(t, hostLike, shape)
-	shape.Protocol = Batch
-	batch := mustSimulate(t, hostLike, shape)
+	per, batch := perJobAndBatch(t, hostLike, shape)
 	if per.FutileWakeups != batch.FutileWakeups || per.Wakes != batch.Wakes {
 		t.Errorf("perjob %+v, batch %+v: the same wakes after Start", per, batch)
 	}
@@ -81,10 +84,7 @@ func TestTargetedWakesNobodyWhileGated(t *testing.T) {
 // for nothing at most once before Start.
 func TestOneCoreSerializesTheHerd(t *testing.T) {
 	shape := Shape{Cores: 1, Workers: 8, Wake: Broadcast, Jobs: jobsOf(65, 40*us)}
-	shape.Protocol = PerJob
-	per := mustSimulate(t, hostLike, shape)
-	shape.Protocol = Batch
-	batch := mustSimulate(t, hostLike, shape)
+	per, batch := perJobAndBatch(t, hostLike, shape)
 	if per.FutileWakeups < len(shape.Jobs) || per.Preemptions < len(shape.Jobs) {
 		t.Errorf("perjob on one core %+v: want a futile wake-up and a preemption of the collector per enqueue at least", per)
 	}
