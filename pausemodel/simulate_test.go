@@ -2,6 +2,7 @@ package pausemodel
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -143,4 +144,14 @@ func TestEveryShapeFinishes(t *testing.T) {
 			t.Fatalf("span %v is shorter than the work %v spread over %d cores", r.JobSpan, work, min(s.Cores, s.Workers))
 		}
 	})
+}
+
+func TestSpreadShowsEachCostsRange(t *testing.T) {
+	runs := []Costs{{WakeToRun: 20 * us, Futile: 9 * us}, {WakeToRun: 30 * us, Futile: 7 * us}, {WakeToRun: 25 * us, Futile: 8 * us}}
+	got := Spread(runs)
+	for _, want := range []string{"wake-to-run 20µs–30µs", "futile wake-up 7µs–9µs", "push 0s–0s"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Spread = %q, want it to contain %q", got, want)
+		}
+	}
 }
