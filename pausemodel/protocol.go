@@ -37,26 +37,23 @@ func (m *machine) enqueue(n int, then func()) {
 
 // wakeUnderLock is the collector's burst under the lock: d of its own work
 // (done is called when it ends), then the policy's wake: Broadcast wakes
-// every worker asleep in its wait, a system call whenever any worker is
-// registered there; Targeted wakes nobody while the gate is closed and, at
-// Start, one worker.
+// every worker asleep in its wait (a call that finds none costs nothing);
+// Targeted wakes nobody while the gate is closed and, at Start, one
+// worker.
 func (m *machine) wakeUnderLock(d timeN, done, then func()) {
 	c := m.collector
 	m.cpu(c, d, func() {
 		done()
 		var sleepers []*thread
-		call := false
 		switch {
 		case m.s.Wake == Broadcast:
-			sleepers, call = m.parked, len(m.parked) > 0
-			m.parked = nil
+			sleepers, m.parked = m.parked, nil
 		case m.gate && len(m.parked) > 0 && m.queued > 0:
 			sleepers = m.parked[len(m.parked)-1:]
 			m.parked = m.parked[:len(m.parked)-1]
 			m.awake++
-			call = true
 		}
-		if !call {
+		if len(sleepers) == 0 {
 			then()
 			return
 		}
@@ -93,7 +90,6 @@ func (m *machine) wakeWorker(w *thread) {
 		return
 	}
 	m.wakeThread(w, func() {
-		m.waiters--
 		w.tookSome, w.justWoke = false, true
 		m.look(w)
 	})
@@ -177,14 +173,12 @@ func (m *machine) sleep(w *thread, justWoke bool) {
 		}
 	}
 	m.parked = append(m.parked, w)
-	m.waiters++
 	w.parking = true
 	m.unlock(w, func() {
 		m.cpu(w, max(0, m.c.Futile-m.c.Take), func() {
 			w.parking = false
 			if w.rewake {
 				w.rewake = false
-				m.waiters--
 				w.tookSome, w.justWoke = false, true
 				m.look(w)
 				return

@@ -68,9 +68,11 @@ type Result struct {
 // (workerpool.MaxWorkers).
 const maxThreads = 4096
 
-// Simulate runs one collection of shape s with costs c, from the end of
+// Simulate runs a collection of shape s with costs c, from the end of
 // card preparation (every worker waiting, the gate closed) to the
-// collector's return from Join.
+// collector's return from Join, and reports it. It runs it twice and
+// reports the second: the first leaves the threads where a collection
+// leaves them (see the package documentation).
 func Simulate(c Costs, s Shape) (Result, error) {
 	switch {
 	case s.Cores < 1 || s.Workers < 1 || s.Workers > maxThreads:
@@ -101,7 +103,6 @@ func (m *machine) newCollection() {
 	m.gate, m.finished, m.inJoin = false, false, false
 	m.queued, m.next, m.done, m.awake = 0, 0, 0, 0
 	m.firstStart, m.lastEnd, m.res = -1, 0, Result{}
-	m.waiters = len(m.parked)
 }
 
 // machine is the simulated host: a clock, an event queue, the cores with
@@ -125,7 +126,6 @@ type machine struct {
 	queued, next   int  // jobs pushed and not yet taken; the next job's index
 	done           int
 	parked         []*thread // workers asleep in their wait, most recent last
-	waiters        int       // workers registered in the wait: asleep, on their way in, or woken and not yet out
 	awake          int       // Targeted: workers woken that have not yet taken a job
 	firstStart     time.Duration
 	lastEnd        time.Duration
@@ -146,7 +146,6 @@ func (c *core) idle() bool { return c.running == nil && !c.reserved && len(c.que
 // burst to burst until it blocks (on the lock, in its wait, in Join) or
 // yields it to a woken worker; off a core, core is the one it last ran on.
 type thread struct {
-	id       int // −1 for the collector
 	core     *core
 	onCore   bool
 	parking  bool // a worker registered as a waiter, on its way into the kernel
@@ -164,16 +163,16 @@ type pending struct {
 }
 
 func newMachine(c Costs, s Shape) *machine {
-	m := &machine{c: c, s: s, firstStart: -1, waiters: s.Workers}
+	m := &machine{c: c, s: s, firstStart: -1}
 	for range s.Cores {
 		m.cores = append(m.cores, &core{})
 	}
 	// The collector has just prepared the cards on core 0; the workers
 	// last ran the previous collection's jobs, spread over every core.
-	m.collector = &thread{id: -1, core: m.cores[0], onCore: true}
+	m.collector = &thread{core: m.cores[0], onCore: true}
 	m.cores[0].running = m.collector
 	for i := range s.Workers {
-		m.parked = append(m.parked, &thread{id: i, core: m.cores[(i+1)%s.Cores]})
+		m.parked = append(m.parked, &thread{core: m.cores[(i+1)%s.Cores]})
 	}
 	return m
 }
