@@ -32,9 +32,9 @@ import (
 // second, a batched round reaches tens of millions of tasks, its backlog
 // grows the ring to hundreds of MiB of job values that the Go collector
 // must scan, and that scan, not dispatch, decides the time: on the 2-core
-// reference machine the batch column then spread ±40–470% over six runs;
-// at a million tasks, ±15–35% on the shared queue (the sharded queue's
-// batch column still spreads ±50–250%).
+// reference machine the goroutine backend's shared-queue batch column then
+// spread ±14–421% over six quiet runs; at a million tasks, ±15–35% on the
+// shared queue (the sharded queue's batch column still spreads ±50–250%).
 //
 // Run the Threads backend with -cpu 2,9 as well: at GOMAXPROCS below
 // workers+1 a worker thread woken from its futex waits for a Go P, so the
