@@ -17,7 +17,8 @@
 // jobs do not allocate. Every job gets a sequence number in queue order:
 // pushed counts jobs accepted, popped counts jobs taken.
 //
-// Enqueue takes the lock, pushes, applies the wake policy once, unlocks.
+// Enqueue takes the lock, pushes, applies the wake policy once, unlocks
+// (except on an ungated Targeted pool: see "Lock-free enqueue").
 // EnqueueBatch does the same for n jobs: one lock acquisition, one wake
 // decision. A worker holds the lock while it looks for work; if the gate is
 // open it takes a grab — the oldest min(max(1, q/(2·workers)), MaxGrab) of
@@ -95,6 +96,24 @@
 // none across shards. The shared queue stays the default and is what gcsim
 // measures: SGen's pool had one.
 //
+// # Lock-free enqueue
+//
+// An ungated Targeted pool on the shared queue puts an ingress in front of
+// its ring: 1024 cells after Dmitry Vyukov's bounded MPMC queue, whose one
+// consumer is whoever holds the queue lock. Enqueue reserves a position
+// with one CAS and publishes its job in the position's cell without taking
+// the lock; a worker, under the lock, takes its grab from the ring while it
+// holds jobs (they are older) and otherwise straight from the cells.
+// Enqueue takes the lock only to wake a parked worker when none is already
+// on its way — the Targeted rule then applies as after a locked enqueue —
+// or to move the jobs of a full ingress to the ring. With one fast
+// submitter the lock was the bottleneck: each enqueue took it, and workers
+// coming back for a grab queued behind the submitter. The order stays
+// FIFO, Join's sequence numbers stay exact, and Close refuses every later
+// reservation at once (see ingress.go). EnqueueBatch, gated pools and the
+// other policies keep the locked path, so SGen's per-job protocol — lock,
+// push, wake under the lock — is what gcsim measures (its pools are gated).
+//
 // # Gate, Join and Close
 //
 // A gated pool (Options.Gated) models SGen's "started" flag: workers take no
@@ -148,7 +167,8 @@
 // # Invariants
 //
 //  1. Exactly once: a job is accepted only inside the critical section that
-//     pushes it, and taken only by the grab that pops it under the lock
+//     pushes it, or by the CAS that reserves its ingress position, and
+//     taken only by the grab that pops it under the lock
 //     (its shard's lock, when sharded) — a worker's own grab, or one an
 //     enqueuer takes for a listening Spin worker. A worker moves past a job
 //     before running it, so the goroutine that replaces a worker ended by
@@ -161,7 +181,10 @@
 //     open) and the queue is empty, so every job accepted before Close is
 //     run, and none is accepted after — except the jobs a caller removes
 //     on purpose with Discard. (Sharded: Close passes through every shard
-//     lock after closing, so no push is in flight when workers may exit.)
+//     lock after closing, so no push is in flight when workers may exit.
+//     Ingress: Close sets a closed bit in the tail word that every later
+//     reservation's CAS sees, and a worker exits only once every position
+//     reserved before it was published and taken.)
 //  3. No lost wake-up: a worker decides to wait under the lock, and every
 //     state change that could let it work (push, gate open, close) happens
 //     under the lock and is followed by the policy's wake; the primitives
@@ -174,10 +197,11 @@
 //     busy with a handed grab when more jobs arrive is marked pending and
 //     looks under the lock next. Where a state change and a sleep are not
 //     ordered by one lock — a grab retired without the lock (a handoff, a
-//     sharded pool) against a sleeping Join, a sharded push against a
-//     sleeping worker — each side stores, then loads the other's word
-//     (running and joinWaiters; a shard's pushed and sleepers), so at
-//     least one sees the other.
+//     sharded pool) against a sleeping Join, a sharded or lock-free push
+//     against a sleeping worker — each side stores, then loads the other's
+//     word (running and joinWaiters; a shard's pushed and sleepers; an
+//     ingress cell's sequence number and sleepers), so at least one sees
+//     the other.
 //  4. Join is exact: a grab is published as running (its oldest sequence
 //     number, and shard) before popped moves past it, and cleared only
 //     after its jobs ran and, if any panicked, after their panics were

@@ -23,7 +23,7 @@ const stackShards = 64
 // in buf if it fits.
 func (p *Pool) targetNow(buf *[stackShards]uint64) target {
 	if p.shards == nil {
-		return target{seq: p.pushed.Load()}
+		return target{seq: p.pushed.Load() + p.in.reserved()}
 	}
 	vec := buf[:0]
 	if len(p.shards) > len(buf) {

@@ -53,7 +53,10 @@ const (
 	// Targeted wakes exactly min(runnable jobs, parked workers) workers,
 	// one at a time: the waker wakes one, and each worker that takes a job
 	// while more are queued than already woken wakes the next (the Go
-	// runtime's wakep). Nothing is woken while the gate is closed.
+	// runtime's wakep). Nothing is woken while the gate is closed. An
+	// ungated Targeted pool on the shared queue enqueues single jobs
+	// without the queue lock (see "Lock-free enqueue" in the package
+	// documentation).
 	Targeted
 	// Spin keeps idle workers spinning, holding a P, for up to 20 µs
 	// before they sleep, at most GOMAXPROCS−1 of them at once. An enqueue
@@ -93,8 +96,10 @@ type QueueLayout int
 
 const (
 	// Shared is one FIFO queue guarded by one lock, the queue lock, under
-	// which every enqueue also makes its wake decision (SGen's pool). A
-	// batch is one lock acquisition and one wake call. It is the default.
+	// which every enqueue also makes its wake decision (SGen's pool) —
+	// except a single-job enqueue on an ungated Targeted pool, which goes
+	// through a lock-free ingress. A batch is one lock acquisition and one
+	// wake call. It is the default.
 	Shared QueueLayout = iota
 	// Sharded gives each worker its own queue and lock (a shard).
 	// Enqueuers pick a shard at random and take only its lock, and the

@@ -29,7 +29,8 @@ type Pool struct {
 	done    condVar // Join waits here
 	sema    *unfairSema
 	workers []worker
-	shards  []shard // Sharded: one per worker; nil for the shared queue
+	shards  []shard  // Sharded: one per worker; nil for the shared queue
+	in      *ingress // ungated Targeted on the shared queue: Enqueue's lock-free front; else nil
 
 	// Read without the lock on hot paths, written rarely: off the lines of
 	// the lock-guarded state and of the wake bookkeeping below, which are
@@ -39,7 +40,7 @@ type Pool struct {
 	gateOpen    atomic.Bool  // written under mu
 	closed      atomic.Bool  // written under mu
 	sealed      atomic.Bool  // closed, and no push in flight: workers may exit on empty queues
-	sleepers    atomic.Int32 // sharded: workers about to sleep or asleep under mu
+	sleepers    atomic.Int32 // workers a lock-free enqueuer must wake: sharded, about to sleep or asleep under mu; with an ingress, len(idle)
 	joinWaiters atomic.Int32 // Join calls asleep on done; written under mu
 	_           [cacheLine]byte
 
@@ -117,7 +118,11 @@ const maxKeptPanics = 64
 // it a P, tens of microseconds per wake-up. Stats.HandoffSleeps counts the
 // sleeps made in that slow regime; raise GOMAXPROCS (or use Spin, whose
 // listener keeps its P while work keeps coming) when latency matters.
-func New(opts Options) (*Pool, error) {
+func New(opts Options) (*Pool, error) { return start(opts, ingressCells) }
+
+// start is New with an ingress of cells cells, if the pool has one (tests
+// shrink it to reach its full path).
+func start(opts Options, cells int) (*Pool, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
@@ -128,7 +133,7 @@ func New(opts Options) (*Pool, error) {
 			return nil, err
 		}
 	}
-	p := build(opts, k)
+	p := build(opts, k, cells)
 	p.wg.Add(opts.Workers)
 	for i := range p.workers {
 		w := &p.workers[i]
@@ -137,8 +142,9 @@ func New(opts Options) (*Pool, error) {
 	return p, nil
 }
 
-// build makes a pool for valid opts without starting its workers.
-func build(opts Options, k kit) *Pool {
+// build makes a pool for valid opts without starting its workers; an
+// ungated Targeted pool on the shared queue gets an ingress of cells cells.
+func build(opts Options, k kit, cells int) *Pool {
 	p := &Pool{
 		opts:       opts,
 		obs:        opts.Observer,
@@ -164,6 +170,9 @@ func build(opts Options, k kit) *Pool {
 		p.idle = make([]int, 0, opts.Workers)
 		for i := range p.workers {
 			p.workers[i].park = k.newParker()
+		}
+		if opts.Queue == Shared && !opts.Gated {
+			p.in = newIngress(cells)
 		}
 	case Spin:
 		p.sema = newUnfairSema(k, opts.Workers, &p.spin)
@@ -216,10 +225,13 @@ func (p *Pool) lock(c *counters) {
 func (p *Pool) unlock(c *counters) { c.addFutex(p.mu.unlock()) }
 
 // Enqueue queues one job: one lock acquisition and one wake decision per
-// call. It returns ErrClosed after Close and ErrNilJob for a nil job. It
-// allocates nothing beyond the queue's occasional growth; whether making
-// the jobs.Job value allocates depends on its type (see "Submitting
-// without allocating" in the package documentation).
+// call — except on an ungated Targeted pool with the shared queue, where it
+// takes no lock unless a parked worker must be woken (see "Lock-free
+// enqueue" in the package documentation). It returns ErrClosed after Close
+// and ErrNilJob for a nil job. It allocates nothing beyond the queue's
+// occasional growth; whether making the jobs.Job value allocates depends
+// on its type (see "Submitting without allocating" in the package
+// documentation).
 func (p *Pool) Enqueue(j jobs.Job) error {
 	if !p.initialized() {
 		return ErrNotInitialized
@@ -229,6 +241,9 @@ func (p *Pool) Enqueue(j jobs.Job) error {
 	}
 	if p.shards != nil {
 		return p.pushSharded(j, nil)
+	}
+	if p.in != nil {
+		return p.pushIngress(j)
 	}
 	p.lock(&p.enq)
 	if p.closed.Load() {
@@ -283,8 +298,11 @@ func (p *Pool) EnqueueBatch(js []jobs.Job) error {
 		p.unlock(&p.coord)
 		return ErrClosed
 	}
+	p.pushed.Add(uint64(len(js))) // counted before the ingress is moved: see ingress
+	if p.in != nil {
+		p.in.moveAll(&p.q)
+	}
 	p.q.pushAll(js)
-	p.pushed.Add(uint64(len(js)))
 	d := p.wakeLocked(len(js), &p.enq)
 	p.unlock(&p.coord)
 	p.wakeAfterUnlock(d, &p.coord)
@@ -317,11 +335,14 @@ func (p *Pool) wakeLocked(n int, c *counters) deferredWake {
 // -1: a worker is woken only while runnable jobs outnumber the workers
 // already on their way.
 func (p *Pool) nextTargetLocked(c *counters) int {
-	if !p.gateOpen.Load() || p.queuedLocked() <= int(p.waking.Load()) || len(p.idle) == 0 {
+	if len(p.idle) == 0 || !p.gateOpen.Load() || p.queuedLocked() <= int(p.waking.Load()) {
 		return -1
 	}
 	id := p.idle[len(p.idle)-1]
 	p.idle = p.idle[:len(p.idle)-1]
+	if p.in != nil {
+		p.sleepers.Add(-1)
+	}
 	p.waking.Add(1)
 	c.wakeCalls.Add(1)
 	return id
@@ -345,11 +366,15 @@ func (p *Pool) spinWakeLocked(n int, c *counters) deferredWake {
 	return d
 }
 
-// queuedLocked returns how many jobs are queued: the shared queue's length,
-// or the sum over the shards (read without their locks).
+// queuedLocked returns how many jobs are queued: the shared queue's length
+// (with its ingress's positions, a job still being written included), or
+// the sum over the shards (read without their locks).
 func (p *Pool) queuedLocked() int {
 	if p.shards != nil {
 		return p.queuedSharded()
+	}
+	if p.in != nil {
+		return p.q.len() + p.in.queued()
 	}
 	return p.q.len()
 }
@@ -449,6 +474,9 @@ func (p *Pool) Discard() int {
 	}
 	p.lock(c)
 	if p.shards == nil {
+		if p.in != nil {
+			p.in.moveTo(&p.q)
+		}
 		n = p.q.len()
 		p.q.clear()
 		p.popped.Add(uint64(n)) // taken, as far as Join's targets are concerned
@@ -468,6 +496,9 @@ func (p *Pool) shutdown() error {
 	}
 	p.lock(c)
 	p.closed.Store(true)
+	if p.in != nil {
+		p.in.close()
+	}
 	p.sealed.Store(true)
 	p.gateOpen.Store(true)
 	release := p.wakeEveryoneLocked(c)
@@ -493,6 +524,9 @@ func (p *Pool) wakeEveryoneLocked(c *counters) (release int) {
 			c.addFutex(p.workers[id].park.unpark())
 		}
 		p.waking.Add(int32(len(p.idle)))
+		if p.in != nil {
+			p.sleepers.Add(-int32(len(p.idle)))
+		}
 		p.idle = p.idle[:0]
 	case Spin:
 		c.wakeCalls.Add(1)

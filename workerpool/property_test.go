@@ -60,7 +60,9 @@ func TestPropertyExactlyOnce(t *testing.T) {
 			}
 			runs := make([]atomic.Int32, total)
 			accepted := make([]atomic.Bool, total)
-			p, err := New(Options{Workers: workers, Backend: c.b, Wake: c.w, Queue: c.q, Gated: gated})
+			// A tiny ingress (ungated Targeted) makes enqueuers find it full.
+			cells := rapid.SampledFrom([]int{2, 8, ingressCells}).Draw(rt, "ingress")
+			p, err := start(Options{Workers: workers, Backend: c.b, Wake: c.w, Queue: c.q, Gated: gated}, cells)
 			if err != nil {
 				rt.Fatalf("New: %v", err)
 			}

@@ -26,7 +26,7 @@ func pushTo(p *Pool, s, n int, order *[]int, first int) {
 // takes grabSize jobs from the front of the victim, and publishes the grab
 // with the victim's index and sequence number, which Join reads.
 func TestShardedGrabPrefersOwnShardThenSteals(t *testing.T) {
-	p := build(Options{Workers: 2, Queue: Sharded}, goKit{})
+	p := build(Options{Workers: 2, Queue: Sharded}, goKit{}, ingressCells)
 	var order []int
 	pushTo(p, 0, 3, &order, 0)
 	pushTo(p, 1, 40, &order, 100)
@@ -75,7 +75,7 @@ func TestShardedGrabPrefersOwnShardThenSteals(t *testing.T) {
 // A gated sharded pool's workers take nothing while the gate is closed,
 // even from their own shard.
 func TestShardedGrabHonoursTheGate(t *testing.T) {
-	p := build(Options{Workers: 2, Queue: Sharded, Gated: true}, goKit{})
+	p := build(Options{Workers: 2, Queue: Sharded, Gated: true}, goKit{}, ingressCells)
 	var order []int
 	pushTo(p, 0, 3, &order, 0)
 	assert.False(t, p.grabSharded(&p.workers[0]))

@@ -11,7 +11,10 @@ import "sync/atomic"
 type Stats struct {
 	// EnqueueLockAcquisitions counts lock acquisitions by Enqueue,
 	// EnqueueFunc and EnqueueBatch. Shared queue: one per call that
-	// reached the queue. Sharded: one shard lock per call, plus one of the
+	// reached the queue, except Enqueue and EnqueueFunc on an ungated
+	// Targeted pool, which take it only to wake a parked worker or to
+	// empty a full ingress (see "Lock-free enqueue" in the package
+	// documentation). Sharded: one shard lock per call, plus one of the
 	// pool lock when a sleeping worker had to be woken.
 	EnqueueLockAcquisitions uint64
 	// LockAcquisitions counts every lock acquisition — the queue lock, and

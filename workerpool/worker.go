@@ -2,9 +2,8 @@ package workerpool
 
 import (
 	"errors"
+	"runtime"
 	"runtime/debug"
-
-	"github.com/gcbench/gcbench/jobs"
 )
 
 // MaxGrab is the most jobs a worker takes from the queue under one lock
@@ -48,7 +47,14 @@ func (p *Pool) serve(w *worker, resume *PanicError) {
 			continue
 		}
 		if p.closed.Load() { // closed implies the gate is open: the queue is empty
-			break
+			if p.in == nil || p.in.drained() {
+				break
+			}
+			// A push reserved before Close is still being written.
+			p.unlock(c)
+			runtime.Gosched()
+			p.lock(c)
+			continue
 		}
 		if !p.listenLocked(w) {
 			p.waitLocked(w)
@@ -61,11 +67,17 @@ func (p *Pool) serve(w *worker, resume *PanicError) {
 // gate lets w work, and reports whether it took any. w's state names the
 // oldest of them as running, so Join waits for the whole grab.
 func (p *Pool) takeLocked(w *worker) bool {
-	if !p.gateOpen.Load() || p.q.len() == 0 {
+	q := p.queuedLocked()
+	if !p.gateOpen.Load() || q == 0 {
 		return false
 	}
-	w.held = w.buf[:grabSize(p.q.len(), len(p.workers))]
-	p.q.popInto(w.held)
+	w.held = w.buf[:grabSize(q, len(p.workers))]
+	if p.q.len() > 0 { // the ring holds the oldest jobs
+		w.held = w.held[:min(len(w.held), p.q.len())]
+		p.q.popInto(w.held)
+	} else if w.held = w.held[:p.in.takeInto(w.held)]; len(w.held) == 0 {
+		return false // the oldest position is still being written
+	}
 	w.next = 0
 	popped := p.popped.Load()
 	w.state.Store(popped + 1) // running, before popped moves: see doneUpTo
@@ -91,16 +103,10 @@ func (p *Pool) runTakenLocked(w *worker) {
 	p.lock(c)
 }
 
-// runGrab runs the jobs of w's grab that have not started, in order. next
-// moves past a job before it runs, so that the goroutine replacing a worker
-// ended by runtime.Goexit goes on with the job after it.
+// runGrab runs the jobs of w's grab that have not started, in order.
 func (p *Pool) runGrab(w *worker) {
 	for w.next < len(w.held) {
-		j := w.held[w.next]
-		w.next++
-		if pe := p.runJob(w, j); pe != nil {
-			w.panics = append(w.panics, pe)
-		}
+		p.runJobs(w)
 	}
 }
 
@@ -148,42 +154,59 @@ func (p *Pool) keepPanicLocked(pe *PanicError) {
 // runtime.Goexit.
 var errGoexit = errors.New("job called runtime.Goexit")
 
-// runJob runs j, recovering a panic into a *PanicError. A job that calls
-// runtime.Goexit ends this goroutine (and, for Threads, its thread); the
-// worker is then replaced by a new goroutine so that the pool keeps its size,
-// the job is still accounted for and the rest of its grab still runs.
-func (p *Pool) runJob(w *worker, j jobs.Job) (pe *PanicError) {
-	if p.obs != nil {
-		p.obs.JobStart(w.id)
-	}
+// runJobs runs w's grab from w.next on, in order, until it is done or a
+// job panics; the panic is recovered into a *PanicError kept in w.panics,
+// and runGrab calls again for the jobs after it. One deferred recover
+// serves the whole grab, not one per job. next moves past a job before it
+// runs, so that the goroutine replacing a worker ended by runtime.Goexit
+// goes on with the job after it: a job that calls runtime.Goexit ends this
+// goroutine (and, for Threads, its thread), and the worker is replaced by a
+// new goroutine so that the pool keeps its size, the job is still
+// accounted for and the rest of its grab still runs.
+func (p *Pool) runJobs(w *worker) {
 	returned := false
 	defer func() {
-		r := recover()
-		if r != nil {
-			pe = &PanicError{Worker: w.id, Value: r, Stack: debug.Stack()}
+		if returned {
+			return
 		}
+		r := recover()
 		if p.obs != nil {
 			p.obs.JobEnd(w.id)
 		}
-		if r == nil && !returned {
-			if w.tid != 0 { // this thread ends with this goroutine; Close waits for it too
-				p.lock(&w.c)
-				p.retiredThreads = append(p.retiredThreads, w.tid)
-				p.unlock(&w.c)
-			}
-			p.wg.Add(1) // before this goroutine's own Done, so Close keeps waiting
-			goexit := &PanicError{Worker: w.id, Value: errGoexit, Stack: debug.Stack()}
-			p.kit.startWorker(func() { p.serve(w, goexit) }, &w.tid)
+		if r != nil {
+			w.panics = append(w.panics, &PanicError{Worker: w.id, Value: r, Stack: debug.Stack()})
+			return
 		}
+		if w.tid != 0 { // this thread ends with this goroutine; Close waits for it too
+			p.lock(&w.c)
+			p.retiredThreads = append(p.retiredThreads, w.tid)
+			p.unlock(&w.c)
+		}
+		p.wg.Add(1) // before this goroutine's own Done, so Close keeps waiting
+		goexit := &PanicError{Worker: w.id, Value: errGoexit, Stack: debug.Stack()}
+		p.kit.startWorker(func() { p.serve(w, goexit) }, &w.tid)
 	}()
-	j.Run(w.id)
+	obs := p.obs
+	for w.next < len(w.held) {
+		j := w.held[w.next]
+		w.next++
+		if obs != nil {
+			obs.JobStart(w.id)
+		}
+		j.Run(w.id)
+		if obs != nil {
+			obs.JobEnd(w.id)
+		}
+	}
 	returned = true
-	return nil
 }
 
 // waitLocked parks w as the wake policy prescribes and returns with the
 // lock held again, counting the wake-up and whether it was futile.
 func (p *Pool) waitLocked(w *worker) {
+	if p.in != nil && !p.sleepLocked() {
+		return // a job was published since takeLocked looked
+	}
 	c := &w.c
 	p.parked++
 	procs := p.refreshProcs()
