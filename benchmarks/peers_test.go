@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"testing"
 	"time"
 
@@ -51,7 +52,11 @@ func benchTasks(b *testing.B, n int, warm bool, newTask func() task) {
 // only, which would otherwise dominate a -benchtime=1x measurement of the
 // fast contenders. The timed runs measure a warm pool, as a long-lived pool
 // is. Contenders without such storage (a goroutine per task, errgroup,
-// conc, ants) have nothing to warm and skip it.
+// conc, ants) have nothing to warm and skip it. warmUp then completes a
+// collection, as the testing package does before every benchmark: the
+// cycle the growth started would otherwise still be marking — on two CPUs
+// that can take over 100 ms — during the timed operation, and make its time
+// depend on where that cycle began.
 func warmUp(b *testing.B, run func() error, t task) {
 	b.Helper()
 	before := t.count()
@@ -59,6 +64,7 @@ func warmUp(b *testing.B, run func() error, t task) {
 		b.Fatal(err)
 	}
 	t.reset(before)
+	runtime.GC()
 }
 
 // BenchmarkTiny queues 1M and 10M tiny tasks per operation and waits for
