@@ -106,7 +106,7 @@ func fromUsers(users, perUser int, submit func(n int) error) error {
 // A contender names a way to run tasks and builds its runner for a number
 // of workers (the peers' size limit; ignored by unlimited goroutines).
 // queues says whether it keeps submitted tasks in storage of its own that
-// grows with the backlog (pond's buffer, gcbench's ring): those get a
+// grows with the backlog (pond's buffer, gcbench's queue blocks): those get a
 // warm-up run before timing (see warmUp).
 type contender struct {
 	name   string

@@ -46,8 +46,8 @@ func benchTasks(b *testing.B, n int, warm bool, newTask func() task) {
 }
 
 // warmUp runs one untimed operation and resets the task's count. A pool's
-// first run of a million tiny tasks grows its queue storage (gcbench's ring
-// reaches 16 MiB, pond's buffer allocates its chunks) and, with it, the Go
+// first run of a million tiny tasks grows its queue storage (gcbench's queue
+// blocks reach up to 16 MiB, pond's buffer allocates its chunks) and, with it, the Go
 // heap, whose collector then scans that storage: a cost of the first run
 // only, which would otherwise dominate a -benchtime=1x measurement of the
 // fast contenders. The timed runs measure a warm pool, as a long-lived pool

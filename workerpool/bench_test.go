@@ -30,7 +30,7 @@ import (
 //
 // Give TinyTasks a fixed size (-benchtime 1000000x). Left to grow b.N to a
 // second, a batched round reaches tens of millions of tasks, its backlog
-// grows the ring to hundreds of MiB of job values that the Go collector
+// grows the queue to hundreds of MiB of job values that the Go collector
 // must scan, and that scan, not dispatch, decides the time: on the 2-core
 // reference machine the goroutine backend's shared-queue batch column then
 // spread ±14–421% over six quiet runs; at a million tasks, ±15–35% on the
@@ -124,7 +124,7 @@ func BenchmarkDispatch(b *testing.B) {
 							b.Fatal(err)
 						}
 					}
-					round() // warm the ring and the threads
+					round() // warm the queue and the threads
 					before := p.Stats()
 					b.ResetTimer()
 					for range b.N {
@@ -179,8 +179,8 @@ func BenchmarkTinyTasks(b *testing.B) {
 }
 
 // runTinyTasks times one round of b.N tiny tasks after an untimed round of
-// the same size: the queue's ring keeps its storage from round to round, so
-// the timed round measures dispatch, not the ring's first growth (with a
+// the same size: the queue keeps its blocks from round to round, so the
+// timed round measures dispatch, not the queue's first growth (with a
 // backlog of millions, growing it allocates tens of MiB of pointer-holding
 // memory, which the Go collector then scans: that cost belongs to the first
 // round only).

@@ -65,23 +65,3 @@ func TestDiscardLetsCloseReturnWithoutDraining(t *testing.T) {
 		assert.EqualValues(t, 1, p.Stats().TotalJobsRun())
 	})
 }
-
-func TestRingClearEmptiesAndStaysUsable(t *testing.T) {
-	var r ring
-	var j, k countJob
-	for range 100 {
-		r.push(&j)
-	}
-	for range 90 {
-		r.pop()
-	}
-	for range 50 { // wraps around the 128-slot buffer
-		r.push(&j)
-	}
-	r.clear()
-	assert.Zero(t, r.len())
-	r.pushAll([]jobs.Job{&k, &j})
-	assert.Equal(t, 2, r.len())
-	assert.Same(t, &k, r.pop())
-	assert.Same(t, &j, r.pop())
-}

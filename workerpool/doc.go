@@ -13,7 +13,7 @@
 //
 // # Algorithm
 //
-// The queue is a ring buffer reused across rounds, so enqueuing and taking
+// The queue is a list of fixed-size blocks reused across rounds, so enqueuing and taking
 // jobs do not allocate. Every job gets a sequence number in queue order:
 // pushed counts jobs accepted, popped counts jobs taken.
 //
@@ -83,7 +83,7 @@
 //
 // # Sharded queue
 //
-// With Options.Queue = Sharded each worker owns a shard, a ring with its own
+// With Options.Queue = Sharded each worker owns a shard, a queue with its own
 // lock. Enqueue and EnqueueBatch pick a shard at random and take only its
 // lock; a worker takes grabs from its own shard and, when it is empty,
 // steals a grab from the others, visited from a random one on. The queue
@@ -99,14 +99,14 @@
 // # Lock-free enqueue
 //
 // An ungated Targeted pool on the shared queue puts an ingress in front of
-// its ring: 1024 cells after Dmitry Vyukov's bounded MPMC queue, whose one
+// its queue: 1024 cells after Dmitry Vyukov's bounded MPMC queue, whose one
 // consumer is whoever holds the queue lock. Enqueue reserves a position
 // with one CAS and publishes its job in the position's cell without taking
-// the lock; a worker, under the lock, takes its grab from the ring while it
+// the lock; a worker, under the lock, takes its grab from the queue's blocks while they
 // holds jobs (they are older) and otherwise straight from the cells.
 // Enqueue takes the lock only to wake a parked worker when none is already
 // on its way — the Targeted rule then applies as after a locked enqueue —
-// or to move the jobs of a full ingress to the ring. With one fast
+// or to move the jobs of a full ingress to the blocks. With one fast
 // submitter the lock was the bottleneck: each enqueue took it, and workers
 // coming back for a grab queued behind the submitter. The order stays
 // FIFO, Join's sequence numbers stay exact, and Close refuses every later
@@ -146,9 +146,9 @@
 //
 // # Submitting without allocating
 //
-// The queue stores jobs.Job interface values in a ring that is reused from
+// The queue stores jobs.Job interface values in blocks that are reused from
 // round to round, so Enqueue, EnqueueFunc and EnqueueBatch allocate nothing
-// per job once the ring has grown to the largest backlog. What a submission
+// per job once the queue has grown to the largest backlog. What a submission
 // costs in allocations is decided by making the job value, before the call
 // (TestSubmitFormsAllocate measures each form with testing.AllocsPerRun):
 //

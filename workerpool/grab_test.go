@@ -102,34 +102,3 @@ func TestPanicAndGoexitInsideAGrab(t *testing.T) {
 		require.NoError(t, p.Close())
 	})
 }
-
-func TestRingPopIntoWrapsAndClears(t *testing.T) {
-	var r ring
-	var a, b countJob
-	for range 60 {
-		r.push(&a)
-	}
-	dst := make([]jobs.Job, 60)
-	r.popInto(dst) // head at 60 of 64
-	for range 10 {
-		r.push(&b) // wraps
-	}
-	got := make([]jobs.Job, 7)
-	r.popInto(got)
-	for _, j := range got {
-		assert.Same(t, &b, j)
-	}
-	assert.Equal(t, 3, r.len())
-	for _, j := range r.buf {
-		if j != nil {
-			assert.Same(t, &b, j)
-		}
-	}
-	n := 0
-	for _, j := range r.buf {
-		if j != nil {
-			n++
-		}
-	}
-	assert.Equal(t, 3, n, "taken slots are cleared")
-}

@@ -29,16 +29,16 @@ import (
 // Invariants, on top of the package's:
 //
 //   - One order. Jobs leave the ingress only in position order: a worker's
-//     grab straight from the cells when the ring is empty, or moveTo, which
-//     appends them to the ring. EnqueueBatch, which pushes directly, first
+//     grab straight from the cells when the queue's blocks are empty, or
+//     moveTo, which appends them to the blocks. EnqueueBatch, which pushes directly, first
 //     counts its jobs in pushed and then moves every position reserved so
 //     far (waiting for any not yet published). So whenever an Enqueue or
 //     EnqueueBatch returned before a Join read its target (pushed +
 //     reserved positions), all its jobs are queued ahead of every job
-//     counted after that read, and the ring's jobs are older than the
+//     counted after that read, and the blocks' jobs are older than the
 //     cells': Join's sequence-number rule (popped ≥ target) stays exact.
 //   - Bounded, not blocking. When the cells are full, the producer takes the
-//     queue lock, moves what is published to the ring (which grows) and
+//     queue lock, moves what is published to the blocks (which grow) and
 //     tries again; it yields if the oldest position is still being written.
 //   - Close sets closedBit in tail under the queue lock; a CAS against a
 //     tail with the bit fails, so no job is accepted after Close, and a
@@ -147,7 +147,7 @@ func (g *ingress) takeInto(dst []jobs.Job) int {
 // moveTo moves the published jobs, oldest first, to the back of r, up to
 // the first position still being written, and returns how many it moved.
 // The queue lock must be held.
-func (g *ingress) moveTo(r *ring) int {
+func (g *ingress) moveTo(r *fifo) int {
 	var buf [64]jobs.Job
 	moved := 0
 	for {
@@ -168,7 +168,7 @@ func (g *ingress) queued() int { return int(g.reserved() - g.head.Load()) }
 // being written: their producers publish without the lock, a few
 // instructions after their CAS, unless the scheduler preempted them there.
 // The queue lock must be held.
-func (g *ingress) moveAll(r *ring) {
+func (g *ingress) moveAll(r *fifo) {
 	for end := g.reserved(); g.head.Load() < end; {
 		if g.moveTo(r) == 0 {
 			runtime.Gosched()

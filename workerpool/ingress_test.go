@@ -35,7 +35,7 @@ func TestIngressFullThenClosed(t *testing.T) {
 	g.close()
 	assert.Equal(t, pushClosed, g.tryPush(&a))
 	assert.EqualValues(t, 3, g.reserved(), "the closed bit is not a position")
-	var r ring
+	var r fifo
 	require.Equal(t, 2, g.moveTo(&r))
 	assert.True(t, g.drained())
 	assert.Same(t, &b, r.pop())

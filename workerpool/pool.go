@@ -53,7 +53,7 @@ type Pool struct {
 
 	// Guarded by mu. pushed, popped and npanics are atomics so that Join can
 	// poll them without the lock; only holders of mu write them.
-	q              ring
+	q              fifo
 	pushed, popped atomic.Uint64 // jobs accepted / taken by workers, ever
 	npanics        atomic.Int32  // len(panics) + lostPanics
 	joining        int           // Join calls in progress

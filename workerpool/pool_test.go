@@ -59,43 +59,6 @@ func TestParseNames(t *testing.T) {
 	assert.Equal(t, "WakePolicy(-2)", WakePolicy(-2).String())
 }
 
-func TestRingKeepsFIFOAcrossWrapAndGrowth(t *testing.T) {
-	var r ring
-	next, want := 0, 0
-	push := func(k int, batch bool) {
-		js := make([]jobs.Job, k)
-		for i := range js {
-			n := next
-			js[i] = jobs.Func(func(int) { require.Equal(t, want, n) })
-			next++
-		}
-		if batch {
-			r.pushAll(js)
-			return
-		}
-		for _, j := range js {
-			r.push(j)
-		}
-	}
-	pop := func(k int) {
-		for range k {
-			r.pop().Run(0)
-			want++
-		}
-	}
-	push(50, false)
-	pop(40)
-	push(60, true) // wraps around the 64-slot buffer, then grows
-	pop(30)
-	push(200, true)
-	pop(r.len())
-	assert.Equal(t, next, want)
-	assert.Equal(t, 0, r.len())
-	for _, j := range r.buf {
-		assert.Nil(t, j, "popped slots must not retain jobs")
-	}
-}
-
 func TestEveryJobRunsOnceAndJoinWaits(t *testing.T) {
 	forEachConfig(t, func(t *testing.T, c config) {
 		for _, gated := range []bool{false, true} {

@@ -2,89 +2,126 @@ package workerpool
 
 import "github.com/gcbench/gcbench/jobs"
 
-// ring is the pool's FIFO job queue: a growable ring buffer whose storage is
-// reused from round to round, so steady-state enqueues do not allocate. It
-// is guarded by the pool's queue lock.
-type ring struct {
-	buf  []jobs.Job // len(buf) is 0 or a power of two
-	head int        // index of the oldest job
-	n    int        // number of queued jobs
+// blockJobs is how many jobs a block of a fifo holds: 8 KiB of job values.
+const blockJobs = 512
+
+// block is a fixed-size run of a fifo's jobs.
+type block struct {
+	jobs [blockJobs]jobs.Job
+	next *block
 }
 
-func (r *ring) len() int { return r.n }
-
-func (r *ring) push(j jobs.Job) {
-	if r.n == len(r.buf) {
-		r.grow(1)
-	}
-	r.buf[(r.head+r.n)&(len(r.buf)-1)] = j
-	r.n++
+// fifo is the pool's FIFO job queue, guarded by its lock: a list of
+// fixed-size blocks, from the one holding the oldest job (head, from index
+// hi) to the one receiving pushes (tail, up to index ti). A block that
+// empties goes to a list of spares and is reused, so steady-state enqueues
+// do not allocate, and the storage kept is that of the largest backlog so
+// far. Blocks rather than one growable buffer: a backlog that outgrows the
+// storage allocates one 8 KiB block at a time instead of a buffer twice the
+// size (tens of MiB of pointer-holding memory for a million jobs, a Go
+// collection in the middle of the work), and nothing is ever copied.
+type fifo struct {
+	head, tail *block
+	hi, ti     int
+	n          int    // queued jobs
+	spare      *block // emptied blocks, for reuse
 }
 
-// pushAll appends js in order, copying the interface values in at most two
-// contiguous runs.
-func (r *ring) pushAll(js []jobs.Job) {
-	if r.n+len(js) > len(r.buf) {
-		r.grow(len(js))
+func (q *fifo) len() int { return q.n }
+
+func (q *fifo) push(j jobs.Job) {
+	if q.tail == nil || q.ti == blockJobs {
+		q.addBlock()
 	}
-	tail := (r.head + r.n) & (len(r.buf) - 1)
-	k := copy(r.buf[tail:], js)
-	copy(r.buf, js[k:])
-	r.n += len(js)
+	q.tail.jobs[q.ti] = j
+	q.ti++
+	q.n++
+}
+
+// pushAll appends js in order, copying the interface values in runs of up
+// to a block.
+func (q *fifo) pushAll(js []jobs.Job) {
+	for len(js) > 0 {
+		if q.tail == nil || q.ti == blockJobs {
+			q.addBlock()
+		}
+		k := copy(q.tail.jobs[q.ti:], js)
+		q.ti += k
+		q.n += k
+		js = js[k:]
+	}
+}
+
+// addBlock links a spare or new block after the tail.
+func (q *fifo) addBlock() {
+	b := q.spare
+	if b != nil {
+		q.spare, b.next = b.next, nil
+	} else {
+		b = new(block)
+	}
+	if q.tail == nil {
+		q.head, q.hi = b, 0
+	} else {
+		q.tail.next = b
+	}
+	q.tail, q.ti = b, 0
 }
 
 // pop removes and returns the oldest job; the queue must not be empty. The
-// slot is cleared so the ring does not keep finished jobs alive.
-func (r *ring) pop() jobs.Job {
-	j := r.buf[r.head]
-	r.buf[r.head] = nil
-	r.head = (r.head + 1) & (len(r.buf) - 1)
-	r.n--
+// slot is cleared so the queue does not keep finished jobs alive.
+func (q *fifo) pop() jobs.Job {
+	j := q.head.jobs[q.hi]
+	q.drop(1)
 	return j
 }
 
 // popInto removes the len(dst) oldest jobs into dst, oldest first; the
 // queue must hold at least len(dst) jobs. The slots are cleared, as by pop.
-func (r *ring) popInto(dst []jobs.Job) {
-	r.peekInto(dst)
-	r.drop(len(dst))
+func (q *fifo) popInto(dst []jobs.Job) {
+	q.peekInto(dst)
+	q.drop(len(dst))
 }
 
-// peekInto copies the len(dst) oldest jobs into dst, oldest first, in at
-// most two contiguous runs, leaving them queued; the queue must hold at
-// least len(dst) jobs.
-func (r *ring) peekInto(dst []jobs.Job) {
-	end := min(r.head+len(dst), len(r.buf))
-	k := copy(dst, r.buf[r.head:end])
-	copy(dst[k:], r.buf[:len(dst)-k])
+// peekInto copies the len(dst) oldest jobs into dst, oldest first, leaving
+// them queued; the queue must hold at least len(dst) jobs.
+func (q *fifo) peekInto(dst []jobs.Job) {
+	b, i := q.head, q.hi
+	for k := 0; k < len(dst); b, i = b.next, 0 {
+		k += copy(dst[k:], b.jobs[i:q.end(b)])
+	}
+}
+
+// end is the index after the last job of b.
+func (q *fifo) end(b *block) int {
+	if b == q.tail {
+		return q.ti
+	}
+	return blockJobs
 }
 
 // drop removes the k oldest jobs, clearing their slots; the queue must hold
-// at least k jobs.
-func (r *ring) drop(k int) {
-	end := min(r.head+k, len(r.buf))
-	clear(r.buf[r.head:end])
-	clear(r.buf[:k-(end-r.head)])
-	r.head = (r.head + k) & (len(r.buf) - 1)
-	r.n -= k
-}
-
-// grow makes room for at least extra more jobs, unwrapping the contents to
-// the front of the new buffer.
-func (r *ring) grow(extra int) {
-	size := max(len(r.buf), 64)
-	for size < r.n+extra {
-		size *= 2
+// at least k jobs. Emptied blocks become spares; an empty queue starts its
+// block over.
+func (q *fifo) drop(k int) {
+	q.n -= k
+	for k > 0 {
+		c := min(k, q.end(q.head)-q.hi)
+		clear(q.head.jobs[q.hi : q.hi+c])
+		q.hi += c
+		k -= c
+		if q.hi == blockJobs && q.head != q.tail {
+			b := q.head
+			q.head, q.hi = b.next, 0
+			b.next, q.spare = q.spare, b
+		}
 	}
-	buf := make([]jobs.Job, size)
-	if r.n > 0 {
-		k := copy(buf, r.buf[r.head:min(r.head+r.n, len(r.buf))])
-		copy(buf[k:], r.buf[:r.n-k])
+	if q.n == 0 {
+		q.hi, q.ti = 0, 0
 	}
-	r.buf, r.head = buf, 0
 }
 
 // clear drops every queued job, in constant time: the storage goes to the
 // Go collector (clearing millions of slots would take tens of
 // milliseconds) and the next push allocates afresh.
-func (r *ring) clear() { *r = ring{} }
+func (q *fifo) clear() { *q = fifo{} }

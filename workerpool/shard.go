@@ -8,10 +8,10 @@ import (
 )
 
 // The sharded queue (Options.Queue = Sharded). Each worker owns a shard: a
-// ring and its own lock. An enqueuer picks a shard at random and takes only
+// queue and its own lock. An enqueuer picks a shard at random and takes only
 // that lock, so concurrent enqueuers rarely meet; a worker takes grabs from
 // its own shard and, when that is empty, steals a grab from another (a
-// mutex-guarded ring per worker with stealing, the simple cousin of the
+// mutex-guarded queue per worker with stealing, the simple cousin of the
 // Go runtime's per-P run queues and of Chase–Lev deques). The pool lock mu
 // then guards only the sleeping side: the gate, the wake policies' state,
 // sleeping Joins. Enqueuers take it only when a worker sleeps (sleepers >
@@ -43,7 +43,7 @@ import (
 //     before the next Start.
 type shard struct {
 	mu     mutex
-	q      ring
+	q      fifo
 	pushed atomic.Uint64 // jobs ever pushed; written under mu
 	popped atomic.Uint64 // jobs ever taken or discarded; written under mu
 	_      [cacheLine - 72]byte

@@ -72,7 +72,7 @@ func (p *Pool) takeLocked(w *worker) bool {
 		return false
 	}
 	w.held = w.buf[:grabSize(q, len(p.workers))]
-	if p.q.len() > 0 { // the ring holds the oldest jobs
+	if p.q.len() > 0 { // the blocks hold the oldest jobs
 		w.held = w.held[:min(len(w.held), p.q.len())]
 		p.q.popInto(w.held)
 	} else if w.held = w.held[:p.in.takeInto(w.held)]; len(w.held) == 0 {
