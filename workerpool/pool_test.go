@@ -335,7 +335,7 @@ func TestJoinWithNothingPendingWakesNobody(t *testing.T) {
 	})
 }
 
-// Steady-state rounds allocate nothing: the ring is reused, jobs are stored
+// Steady-state rounds allocate nothing: the queue's block is reused, jobs are stored
 // as the caller's interface values, and Join without a cancelable context
 // registers no callback.
 func TestRoundsDoNotAllocate(t *testing.T) {
@@ -352,7 +352,7 @@ func TestRoundsDoNotAllocate(t *testing.T) {
 			p.Start()
 			_ = p.Join(ctx)
 		}
-		round() // grow the ring once
+		round() // allocate the queue's first block
 		assert.Zero(t, testing.AllocsPerRun(50, round))
 	})
 }
