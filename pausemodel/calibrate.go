@@ -86,18 +86,27 @@ func calibrateOnce(ctx context.Context) (Costs, error) {
 // nop is the job the microbenchmarks queue.
 var nop = jobs.Func(func(int) {})
 
-// threadCPU is the calling thread's CPU time (user + system).
-func threadCPU() time.Duration { return rusage(unix.RUSAGE_THREAD) }
+// threadCPU is the calling thread's CPU time, to the nanosecond.
+//
+// It reads CLOCK_THREAD_CPUTIME_ID, not getrusage(RUSAGE_THREAD): Linux
+// brings a running thread's account up to date only at scheduler events
+// (a tick, a switch, a wake-up on its CPU), and getrusage reads the
+// account as it stands, while the clock adds the time since the last
+// update. Around one enqueue after a sleep, getrusage charged the enqueue
+// with whatever the thread had run since it woke (the runtime's return
+// from the sleep included), or with nothing at all.
+func threadCPU() time.Duration { return cpuClock(unix.CLOCK_THREAD_CPUTIME_ID) }
 
-// processCPU is the whole process's CPU time.
-func processCPU() time.Duration { return rusage(unix.RUSAGE_SELF) }
+// processCPU is the whole process's CPU time (CLOCK_PROCESS_CPUTIME_ID,
+// which brings the calling thread's account up to date as threadCPU does).
+func processCPU() time.Duration { return cpuClock(unix.CLOCK_PROCESS_CPUTIME_ID) }
 
-func rusage(who int) time.Duration {
-	var ru unix.Rusage
-	if err := unix.Getrusage(who, &ru); err != nil {
+func cpuClock(id int32) time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(id, &ts); err != nil {
 		return 0
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return time.Duration(ts.Nano())
 }
 
 // idleGap is the pause between trials: long enough for the workers to be
@@ -195,7 +204,7 @@ func measureFutile(ctx context.Context, workers int) (time.Duration, error) {
 // gatedRounds runs rounds on a gated Broadcast pool of sleeping Threads
 // workers: each waits idleGap, calls enqueue with the gate closed, then
 // opens the gate and joins. The calling goroutine is locked to its thread
-// meanwhile, so that RUSAGE_THREAD is the enqueuer's alone.
+// meanwhile, so that threadCPU is the enqueuer's alone.
 func gatedRounds(ctx context.Context, workers, rounds int, enqueue func(*workerpool.Pool) error) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
