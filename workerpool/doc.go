@@ -13,8 +13,8 @@
 //
 // # Algorithm
 //
-// The queue is a list of fixed-size blocks reused across rounds, so enqueuing and taking
-// jobs do not allocate. Every job gets a sequence number in queue order:
+// The queue is a list of fixed-size blocks reused across rounds, so
+// enqueuing and taking jobs do not allocate. Every job gets a sequence number in queue order:
 // pushed counts jobs accepted, popped counts jobs taken.
 //
 // Enqueue takes the lock, pushes, applies the wake policy once, unlocks
@@ -102,8 +102,9 @@
 // its queue: 1024 cells after Dmitry Vyukov's bounded MPMC queue, whose one
 // consumer is whoever holds the queue lock. Enqueue reserves a position
 // with one CAS and publishes its job in the position's cell without taking
-// the lock; a worker, under the lock, takes its grab from the queue's blocks while they
-// holds jobs (they are older) and otherwise straight from the cells.
+// the lock; a worker, under the lock, takes its grab from the queue's
+// blocks while they hold jobs (they are older) and otherwise straight from
+// the cells.
 // Enqueue takes the lock only to wake a parked worker when none is already
 // on its way — the Targeted rule then applies as after a locked enqueue —
 // or to move the jobs of a full ingress to the blocks. With one fast

@@ -201,11 +201,9 @@ func (p *Pool) pushIngress(j jobs.Job) error {
 	}
 	if p.sleepers.Load() > 0 && p.waking.Load() == 0 {
 		p.lock(&p.enq)
-		id := p.nextTargetLocked(&p.enq)
+		d := deferredWake{unpark: p.nextTargetLocked(&p.enq)}
 		p.unlock(&p.coord)
-		if id >= 0 {
-			p.coord.addFutex(p.workers[id].park.unpark())
-		}
+		p.wakeAfterUnlock(d, &p.coord)
 	}
 	if p.obs != nil {
 		p.obs.Enqueued(1)
