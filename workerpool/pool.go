@@ -84,7 +84,7 @@ type Pool struct {
 type worker struct {
 	c      counters
 	id     int
-	tid    int           // OS thread id (Threads)
+	tid    atomic.Int64  // OS thread id (Threads); a Goexit replaces it
 	park   parker        // Targeted
 	panics []*PanicError // panics of the current grab, kept for Join when it is retired
 	// spunOut: w stopped listening for handoffs because none came within
@@ -191,6 +191,25 @@ func (p *Pool) Workers() int {
 		return 0
 	}
 	return len(p.workers)
+}
+
+// ThreadIDs returns the OS thread ids of a Threads pool's workers, in
+// worker order, so that a caller can pin them (sched_setaffinity), watch
+// them in top -H or read their CPU clocks; nil for the other backends and
+// for a closed pool. A job that ends its goroutine with runtime.Goexit
+// takes its thread with it: its worker continues on a new thread, whose
+// id a later call returns.
+func (p *Pool) ThreadIDs() []int {
+	if !p.initialized() || p.closed.Load() {
+		return nil
+	}
+	var ids []int
+	for i := range p.workers {
+		if tid := p.workers[i].tid.Load(); tid != 0 {
+			ids = append(ids, int(tid))
+		}
+	}
+	return ids
 }
 
 // initialized reports whether New made p: its queue lock exists.
@@ -542,7 +561,7 @@ func (p *Pool) wakeEveryoneLocked(c *counters) (release int) {
 func (p *Pool) awaitThreadExit() error {
 	tids := p.retiredThreads
 	for i := range p.workers {
-		tids = append(tids, p.workers[i].tid)
+		tids = append(tids, int(p.workers[i].tid.Load()))
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for _, tid := range tids {

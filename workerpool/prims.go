@@ -3,6 +3,7 @@ package workerpool
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // The pool's algorithm is written once against these primitives; each
@@ -44,7 +45,7 @@ type kit interface {
 	// startWorker runs fn on a new worker; for Threads, on a new OS thread
 	// that exits with fn. tid receives the thread id (0 if none) before fn
 	// runs.
-	startWorker(fn func(), tid *int)
+	startWorker(fn func(), tid *atomic.Int64)
 	// pause is one pause between two polls of a spinning Join. mayYield
 	// says that the jobs it waits for are still queued: a goroutine worker
 	// woken for them was readied onto this P and runs only if the Join
@@ -111,11 +112,11 @@ func (s goSema) release(n int) int {
 	return 0
 }
 
-func (goKit) newMutex() mutex                     { return new(goMutex) }
-func (goKit) newCond(m mutex) condVar             { return &goCond{c: sync.Cond{L: &m.(*goMutex).Mutex}} }
-func (goKit) newParker() parker                   { return make(goParker, 1) }
-func (goKit) newSemaphore(capacity int) semaphore { return make(goSema, capacity) }
-func (goKit) startWorker(fn func(), tid *int)     { go fn() }
+func (goKit) newMutex() mutex                          { return new(goMutex) }
+func (goKit) newCond(m mutex) condVar                  { return &goCond{c: sync.Cond{L: &m.(*goMutex).Mutex}} }
+func (goKit) newParker() parker                        { return make(goParker, 1) }
+func (goKit) newSemaphore(capacity int) semaphore      { return make(goSema, capacity) }
+func (goKit) startWorker(fn func(), tid *atomic.Int64) { go fn() }
 func (goKit) pause(mayYield bool) {
 	if mayYield {
 		runtime.Gosched()

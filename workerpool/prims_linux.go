@@ -4,6 +4,7 @@ package workerpool
 
 import (
 	"runtime"
+	"sync/atomic"
 
 	"github.com/gcbench/gcbench/workerpool/internal/futex"
 )
@@ -62,7 +63,7 @@ func (threadKit) threadExited(tid int) bool { return !futex.ThreadAlive(tid) }
 // the runtime wedges instead of ending; a worker that finds itself there
 // passes the job on to a fresh goroutine, keeping the main thread locked
 // until the successor runs elsewhere so that it cannot land there too.
-func (threadKit) startWorker(fn func(), tid *int) {
+func (threadKit) startWorker(fn func(), tid *atomic.Int64) {
 	started := make(chan struct{})
 	var run func()
 	run = func() {
@@ -73,7 +74,7 @@ func (threadKit) startWorker(fn func(), tid *int) {
 			runtime.UnlockOSThread()
 			return
 		}
-		*tid = futex.Gettid()
+		tid.Store(int64(futex.Gettid()))
 		close(started)
 		fn()
 	}

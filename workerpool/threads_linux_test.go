@@ -40,7 +40,7 @@ func TestThreadsWorkersOwnThreadsThatEndWithClose(t *testing.T) {
 			during := threadIDs(t)
 			seen := map[int]bool{}
 			for i := range p.workers {
-				tid := p.workers[i].tid
+				tid := int(p.workers[i].tid.Load())
 				require.NotZero(t, tid)
 				assert.NotEqual(t, unix.Getpid(), tid, "a worker must not hold the main thread")
 				assert.False(t, seen[tid], "two workers share thread %d", tid)
@@ -67,11 +67,45 @@ func TestThreadsWorkersOwnThreadsThatEndWithClose(t *testing.T) {
 func TestThreadsGoexitReplacesThread(t *testing.T) {
 	p, err := New(Options{Workers: 1, Backend: Threads})
 	require.NoError(t, err)
-	old := p.workers[0].tid
+	old := int(p.workers[0].tid.Load())
 	require.NoError(t, p.Enqueue(jobs.Func(func(int) { runtimeGoexit() })))
 	assert.ErrorIs(t, p.Join(timeoutCtx(t)), errGoexit)
 	require.NoError(t, p.Close())
 	ids := threadIDs(t)
 	assert.False(t, ids[old])
-	assert.False(t, ids[p.workers[0].tid])
+	assert.False(t, ids[int(p.workers[0].tid.Load())])
+}
+
+// ThreadIDs names every worker's live thread, follows a worker onto the
+// thread that replaces one a Goexit ended, and names none for the other
+// backends or after Close.
+func TestThreadIDs(t *testing.T) {
+	p, err := New(Options{Workers: 3, Backend: Threads})
+	require.NoError(t, err)
+	ids := p.ThreadIDs()
+	require.Len(t, ids, 3)
+	live := threadIDs(t)
+	for _, id := range ids {
+		assert.True(t, live[id], "thread %d is not in /proc/self/task", id)
+	}
+	require.NoError(t, p.EnqueueFunc(func(w int) {
+		if w == 0 {
+			runtimeGoexit()
+		}
+	}))
+	_ = p.Join(timeoutCtx(t)) // a Goexit if worker 0 took the job
+	for range 3 {
+		require.NoError(t, p.EnqueueFunc(func(int) {}))
+	}
+	require.NoError(t, p.Join(timeoutCtx(t)))
+	after := p.ThreadIDs()
+	require.Len(t, after, 3)
+	assert.True(t, threadIDs(t)[after[0]], "worker 0's thread %d is not live", after[0])
+	require.NoError(t, p.Close())
+	assert.Nil(t, p.ThreadIDs())
+
+	g, err := New(Options{Workers: 2})
+	require.NoError(t, err)
+	assert.Nil(t, g.ThreadIDs())
+	require.NoError(t, g.Close())
 }

@@ -177,9 +177,9 @@ func (p *Pool) runJobs(w *worker) {
 			w.panics = append(w.panics, &PanicError{Worker: w.id, Value: r, Stack: debug.Stack()})
 			return
 		}
-		if w.tid != 0 { // this thread ends with this goroutine; Close waits for it too
+		if tid := int(w.tid.Load()); tid != 0 { // this thread ends with this goroutine; Close waits for it too
 			p.lock(&w.c)
-			p.retiredThreads = append(p.retiredThreads, w.tid)
+			p.retiredThreads = append(p.retiredThreads, tid)
 			p.unlock(&w.c)
 		}
 		p.wg.Add(1) // before this goroutine's own Done, so Close keeps waiting
