@@ -44,6 +44,7 @@ var costFields = []func(*Costs) *time.Duration{
 	func(c *Costs) *time.Duration { return &c.WakeToRun },
 	func(c *Costs) *time.Duration { return &c.WakeCall },
 	func(c *Costs) *time.Duration { return &c.WakePer },
+	func(c *Costs) *time.Duration { return &c.WakeIdle },
 	func(c *Costs) *time.Duration { return &c.Futile },
 	func(c *Costs) *time.Duration { return &c.Push },
 	func(c *Costs) *time.Duration { return &c.Take },
@@ -51,35 +52,55 @@ var costFields = []func(*Costs) *time.Duration{
 
 // calibrateOnce measures Costs with microbenchmarks of workerpool's
 // Threads backend on this host: one-way wakes of a sleeping worker on an
-// idle core (WakeToRun), single enqueues into gated Broadcast pools of one
-// and eight sleeping workers (the waker's CPU per wake call and per thread
-// woken), 65-job rounds into such a pool (the CPU a futile wake-up costs
-// the woken workers), and batches (Push, Take).
+// idle core (WakeToRun); single enqueues into gated Broadcast pools of one
+// and eight sleeping workers on the enqueuer's own CPU (the waker's CPU
+// per wake call and per thread woken) and of one on another, idle CPU
+// (WakeIdle); 65-job rounds into a pool of eight on the enqueuer's CPU
+// (the CPU a futile wake-up costs a worker, read from the workers' own
+// CPU clocks); and batches (Push, Take). The wake calls and futile
+// wake-ups are measured with the threads pinned, because what a wake costs
+// depends on where the woken thread goes: onto the waker's own run queue
+// it costs the waker under 2 µs per thread on the project's virtual
+// machine; onto an idle CPU it also takes an inter-processor interrupt,
+// 8–11 µs more there.
 func calibrateOnce(ctx context.Context) (Costs, error) {
 	var c Costs
 	var err error
 	if c.Push, c.Take, err = measureQueue(ctx); err != nil {
 		return c, err
 	}
-	one, err := measureWakeCall(ctx, 1)
+	cpus, err := allowedCPUs()
 	if err != nil {
 		return c, err
 	}
-	eight, err := measureWakeCall(ctx, 8)
+	own := cpus[0]
+	if len(cpus) > 1 { // else no wake here goes to another CPU: WakeToRun and WakeIdle stay 0
+		if c.WakeToRun, err = measureWakeToRun(ctx, own, cpus[1]); err != nil {
+			return c, err
+		}
+	}
+	one, err := measureWakeCall(ctx, 1, own, own)
+	if err != nil {
+		return c, err
+	}
+	eight, err := measureWakeCall(ctx, 8, own, own)
 	if err != nil {
 		return c, err
 	}
 	c.WakePer = max(0, (eight-one)/7)
 	c.WakeCall = max(0, one-c.WakePer-c.Push)
-	if c.Futile, err = measureFutile(ctx, 8); err != nil {
-		return c, err
+	if len(cpus) > 1 {
+		remote, err := measureWakeCall(ctx, 1, own, cpus[1])
+		if err != nil {
+			return c, err
+		}
+		c.WakeIdle = max(0, remote-one)
 	}
-	w2r, err := measureWakeToRun(ctx)
-	if err != nil {
+	if c.Futile, err = measureFutile(ctx, 8, own); err != nil {
 		return c, err
 	}
 	// The woken thread became runnable when the call had woken it.
-	c.WakeToRun = max(0, w2r-c.WakeCall-c.WakePer)
+	c.WakeToRun = max(0, c.WakeToRun-c.WakeCall-c.WakePer)
 	return c, nil
 }
 
@@ -120,15 +141,19 @@ func median(ds []time.Duration) time.Duration {
 	return ds[len(ds)/2]
 }
 
-// measureWakeToRun is the median time from the start of an enqueue that
-// wakes one sleeping Threads worker, the other cores idle, to the start of
-// the job on that worker.
-func measureWakeToRun(ctx context.Context) (time.Duration, error) {
-	p, err := workerpool.New(workerpool.Options{Workers: 1, Backend: workerpool.Threads, Wake: workerpool.Signal})
+// measureWakeToRun is the median time from the start of an enqueue on CPU
+// self that wakes one sleeping Threads worker on the idle CPU to, to the
+// start of the job on that worker.
+func measureWakeToRun(ctx context.Context, self, to int) (d time.Duration, err error) {
+	p, unpin, err := pinnedPool(workerpool.Options{Workers: 1, Backend: workerpool.Threads, Wake: workerpool.Signal}, self, to)
 	if err != nil {
 		return 0, err
 	}
-	defer p.Close()
+	defer func() {
+		if e := unpin(); err == nil {
+			err = e
+		}
+	}()
 	var started time.Time
 	stamp := jobs.Func(func(int) { started = time.Now() })
 	const trials = 300
@@ -150,13 +175,13 @@ func measureWakeToRun(ctx context.Context) (time.Duration, error) {
 	return median(lat), nil
 }
 
-// measureWakeCall is the caller's median CPU time for one enqueue into a
-// gated Broadcast pool whose workers all sleep: the push and one wake call
-// that wakes every one of them.
-func measureWakeCall(ctx context.Context, workers int) (time.Duration, error) {
+// measureWakeCall is the caller's median CPU time, on CPU self, for one
+// enqueue into a gated Broadcast pool whose workers all sleep, pinned to
+// CPU to: the push and one wake call that wakes every one of them.
+func measureWakeCall(ctx context.Context, workers, self, to int) (time.Duration, error) {
 	const trials = 150
 	cpu := make([]time.Duration, 0, trials)
-	err := gatedRounds(ctx, workers, trials, func(p *workerpool.Pool) error {
+	err := gatedRounds(ctx, workers, trials, self, to, func(p *workerpool.Pool) error {
 		before, self := p.Stats(), threadCPU()
 		if err := p.Enqueue(nop); err != nil {
 			return err
@@ -178,20 +203,24 @@ func measureWakeCall(ctx context.Context, workers int) (time.Duration, error) {
 
 // measureFutile is the CPU time a futile wake-up costs the woken
 // workers: rounds of 65 per-job enqueues into a gated Broadcast pool of
-// sleeping workers, every CPU second of the process but the enqueuer's
-// divided by the futile wake-ups the pool counted.
-func measureFutile(ctx context.Context, workers int) (time.Duration, error) {
+// sleeping workers, everything on CPU cpu, the CPU the workers' threads
+// ran (their own clocks: not the process's, which counts the Go runtime's
+// threads too, and they ran more CPU than the workers in such rounds)
+// divided by the futile wake-ups the pool counted. Each round waits for the workers to be back asleep before it
+// reads their clocks and starts the jobs.
+func measureFutile(ctx context.Context, workers, cpu int) (time.Duration, error) {
 	var workersCPU time.Duration
 	var futile uint64
-	err := gatedRounds(ctx, workers, 40, func(p *workerpool.Pool) error {
-		before, self, proc := p.Stats(), threadCPU(), processCPU()
+	err := gatedRounds(ctx, workers, 40, cpu, cpu, func(p *workerpool.Pool) error {
+		ids := p.ThreadIDs()
+		before, clocks := p.Stats(), threadsCPU(ids)
 		for range 65 {
 			if err := p.Enqueue(nop); err != nil {
 				return err
 			}
 		}
-		caller, all := threadCPU()-self, processCPU()-proc
-		workersCPU += max(0, all-caller)
+		time.Sleep(idleGap)
+		workersCPU += threadsCPU(ids) - clocks
 		futile += p.Stats().Sub(before).FutileWakeups
 		return nil
 	})
@@ -202,17 +231,20 @@ func measureFutile(ctx context.Context, workers int) (time.Duration, error) {
 }
 
 // gatedRounds runs rounds on a gated Broadcast pool of sleeping Threads
-// workers: each waits idleGap, calls enqueue with the gate closed, then
-// opens the gate and joins. The calling goroutine is locked to its thread
-// meanwhile, so that threadCPU is the enqueuer's alone.
-func gatedRounds(ctx context.Context, workers, rounds int, enqueue func(*workerpool.Pool) error) error {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	p, err := workerpool.New(workerpool.Options{Workers: workers, Backend: workerpool.Threads, Wake: workerpool.Broadcast, Gated: true})
+// workers pinned to CPU to: each waits idleGap, calls enqueue with the
+// gate closed, then opens the gate and joins. The calling goroutine is
+// locked to its thread, pinned to CPU self, meanwhile, so that threadCPU
+// is the enqueuer's alone.
+func gatedRounds(ctx context.Context, workers, rounds, self, to int, enqueue func(*workerpool.Pool) error) (err error) {
+	p, unpin, err := pinnedPool(workerpool.Options{Workers: workers, Backend: workerpool.Threads, Wake: workerpool.Broadcast, Gated: true}, self, to)
 	if err != nil {
 		return err
 	}
-	defer p.Close()
+	defer func() {
+		if e := unpin(); err == nil {
+			err = e
+		}
+	}()
 	for range rounds {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -267,14 +299,14 @@ func measureQueue(ctx context.Context) (push, take time.Duration, err error) {
 
 // String shows the costs as a calibration line.
 func (c Costs) String() string {
-	return fmt.Sprintf("wake-to-run %v, wake call %v + %v per thread woken, futile wake-up %v, push %v, take %v",
-		c.WakeToRun, c.WakeCall, c.WakePer, c.Futile, c.Push, c.Take)
+	return fmt.Sprintf("wake-to-run %v, wake call %v + %v per thread woken + %v per idle CPU woken, futile wake-up %v, push %v, take %v",
+		c.WakeToRun, c.WakeCall, c.WakePer, c.WakeIdle, c.Futile, c.Push, c.Take)
 }
 
 // Spread shows, for each cost, the lowest and highest of several
 // calibration runs.
 func Spread(runs []Costs) string {
-	names := []string{"wake-to-run", "wake call", "per thread woken", "futile wake-up", "push", "take"}
+	names := []string{"wake-to-run", "wake call", "per thread woken", "per idle CPU woken", "futile wake-up", "push", "take"}
 	parts := make([]string, len(costFields))
 	for i, f := range costFields {
 		lo, hi := *f(&runs[0]), *f(&runs[0])

@@ -16,7 +16,7 @@ func TestThreadCPUCountsTheRunningSlice(t *testing.T) {
 }
 
 // TestProcessCPUCoversTheCallingThread: the process clock counts the
-// calling thread's running slice too (measureFutile subtracts the one from
+// calling thread's running slice too (measureQueue subtracts the one from
 // the other).
 func TestProcessCPUCoversTheCallingThread(t *testing.T) {
 	checkClockGrowsInBusyLoops(t, "processCPU", processCPU)

@@ -21,13 +21,16 @@
 //     worker i on core (i+1) mod C, leaves every thread on the core it last
 //     ran on, as the collection before a measured one does.
 //   - Wakes. A wake call costs the waker WakeCall plus WakePer for each
-//     thread it wakes, and wakes them one after another while it runs; a
-//     call that finds no sleeper costs nothing. A woken thread goes to the
-//     core it last ran on, as Linux placed the pool's threads in a
-//     scheduler trace of a two-core run (it did not look for an idle core
-//     in between): if that core is idle, the thread runs there WakeToRun
-//     later, when the core has come up; otherwise it joins that core's run
-//     queue.
+//     thread it wakes, plus WakeIdle for each idle core other than its own
+//     that one of them goes to (the interrupt that brings that core out of
+//     idle, which on a virtual machine costs the waker several times what
+//     a thread woken onto its own run queue does); it wakes them one after
+//     another while it runs; a call that finds no sleeper costs nothing. A
+//     woken thread goes to the core it last ran on, as Linux placed the
+//     pool's threads in a scheduler trace of a two-core run (it did not
+//     look for an idle core in between): if that core is idle, the thread
+//     runs there WakeToRun later, when the core has come up; otherwise it
+//     joins that core's run queue.
 //   - Preemption. A worker woken onto the core the collector runs on goes
 //     to the head of that core's queue, and the collector yields the core
 //     to it at the end of its current burst (a return to user space): the
@@ -60,10 +63,14 @@
 //
 // The costs come only from microbenchmarks of this host's primitives
 // (Calibrate: the one-way latency of waking a sleeping worker onto an idle
-// core, the waker's CPU per wake call and per thread woken, the CPU a
-// futile wake-up costs, the lock's cost per push and take), each the
-// median of several runs because they vary from run to run on a shared
-// virtual machine, and from serial collections (the cost of each job).
+// core, the waker's CPU per wake call, per thread woken onto its own core
+// and per idle core woken, the CPU a futile wake-up costs the worker, the
+// lock's cost per push and take), each the median of several runs because
+// they vary from run to run on a shared virtual machine, and from serial
+// collections (the cost of each job). The threads are pinned to CPUs while
+// they are measured, so that each cost is measured where the model
+// charges it, and the workers' CPU is read from their own clocks, not the
+// process's, which also counts the Go runtime's threads.
 // They are never fitted to the perjob and batch pauses a prediction is
 // checked against.
 //

@@ -58,7 +58,7 @@ func (m *machine) wakeUnderLock(d timeN, done, then func()) {
 			return
 		}
 		m.wakeAll(sleepers)
-		m.cpu(c, m.wakeCost(len(sleepers)), then)
+		m.cpu(c, m.wakeCost(c, sleepers...), then)
 	})
 }
 
@@ -127,7 +127,7 @@ func (m *machine) look(w *thread) {
 					return
 				}
 				m.wakeAll([]*thread{chained})
-				m.cpu(w, m.wakeCost(1), func() { m.runGrab(w, grab) })
+				m.cpu(w, m.wakeCost(w, chained), func() { m.runGrab(w, grab) })
 			})
 		})
 	})
@@ -153,7 +153,7 @@ func (m *machine) runGrab(w *thread, grab []timeN) {
 				m.look(w)
 				return
 			}
-			m.cpu(w, m.wakeCost(1), func() {
+			m.cpu(w, m.wakeCost(w, m.collector), func() {
 				m.wakeThread(m.collector, m.finish)
 				m.look(w)
 			})

@@ -14,6 +14,7 @@ type Costs struct {
 	WakeToRun time.Duration `json:"wake_to_run"` // a futex wake until the woken thread runs, on an idle core
 	WakeCall  time.Duration `json:"wake_call"`   // the waker's time per wake system call
 	WakePer   time.Duration `json:"wake_per"`    // the waker's time per thread the call wakes
+	WakeIdle  time.Duration `json:"wake_idle"`   // the waker's extra time per idle core it wakes a thread onto
 	Futile    time.Duration `json:"futile"`      // a woken worker's time for a wake-up that finds no job
 	Push      time.Duration `json:"push"`        // the enqueuer's CPU under the lock per job pushed
 	Take      time.Duration `json:"take"`        // a worker's CPU under the lock to look at the queue
@@ -358,11 +359,23 @@ func (m *machine) unlock(t *thread, then func()) {
 	m.lockWaiters = m.lockWaiters[1:]
 	// The sleeper is woken as the call returns, before t's next burst: a
 	// woken worker can take t's core before t takes the lock again.
-	m.after(m.wakeCost(1), func() { m.wakeThread(next.t, func() { m.lock(next.t, next.then) }) })
-	m.cpu(t, m.wakeCost(1), then)
+	cost := m.wakeCost(t, next.t)
+	m.after(cost, func() { m.wakeThread(next.t, func() { m.lock(next.t, next.then) }) })
+	m.cpu(t, cost, then)
 }
 
-// wakeCost is the waker's time for a wake call that wakes n threads.
-func (m *machine) wakeCost(n int) time.Duration {
-	return m.c.WakeCall + time.Duration(n)*m.c.WakePer
+// wakeCost is the waker's time for a wake call that wakes the threads ws:
+// WakeCall, WakePer for each, and WakeIdle for each idle core other than
+// the waker's that one of them goes to (the interrupt that brings the core
+// out of idle; the threads after the first find it awake).
+func (m *machine) wakeCost(waker *thread, ws ...*thread) time.Duration {
+	d := m.c.WakeCall + time.Duration(len(ws))*m.c.WakePer
+	var woken []*core
+	for _, w := range ws {
+		if c := w.core; c != waker.core && c.idle() && !slices.Contains(woken, c) {
+			woken = append(woken, c)
+			d += m.c.WakeIdle
+		}
+	}
+	return d
 }

@@ -94,6 +94,25 @@ func TestOneCoreSerializesTheHerd(t *testing.T) {
 	}
 }
 
+// TestWakeCostChargesEachIdleCoreOnce: a wake call pays WakeIdle once for
+// each idle core other than the waker's that it wakes a thread onto, and
+// nothing more for the threads that follow onto the same core or onto a
+// core that is running.
+func TestWakeCostChargesEachIdleCoreOnce(t *testing.T) {
+	c := Costs{WakeCall: 3 * us, WakePer: 2 * us, WakeIdle: 10 * us}
+	m := newMachine(c, Shape{Cores: 4, Workers: 5, Jobs: jobsOf(1, us)})
+	// newMachine puts worker i on core (i+1) mod 4: cores 1, 2, 3, 0, 1.
+	busy := &thread{}
+	m.cores[3].running = busy
+	got := m.wakeCost(m.collector, m.parked...)
+	if want := 3*us + 5*2*us + 2*10*us; got != want { // cores 1 and 2 come out of idle
+		t.Errorf("wake cost %v, want %v", got, want)
+	}
+	if got, want := m.wakeCost(m.collector, m.parked[3]), 3*us+2*us; got != want { // onto the waker's own core
+		t.Errorf("wake onto the waker's core: %v, want %v", got, want)
+	}
+}
+
 func TestMoreCoresShortenTheSpan(t *testing.T) {
 	shape := Shape{Workers: 8, Protocol: Batch, Wake: Broadcast, Jobs: jobsOf(65, 40*us)}
 	shape.Cores = 2
