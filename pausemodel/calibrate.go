@@ -118,10 +118,6 @@ var nop = jobs.Func(func(int) {})
 // from the sleep included), or with nothing at all.
 func threadCPU() time.Duration { return cpuClock(unix.CLOCK_THREAD_CPUTIME_ID) }
 
-// processCPU is the whole process's CPU time (CLOCK_PROCESS_CPUTIME_ID,
-// which brings the calling thread's account up to date as threadCPU does).
-func processCPU() time.Duration { return cpuClock(unix.CLOCK_PROCESS_CPUTIME_ID) }
-
 func cpuClock(id int32) time.Duration {
 	var ts unix.Timespec
 	if err := unix.ClockGettime(id, &ts); err != nil {
@@ -287,12 +283,13 @@ func measureQueue(ctx context.Context) (push, take time.Duration, err error) {
 			return 0, 0, err
 		}
 		callerCPU += threadCPU() - self
-		self, proc := threadCPU(), processCPU()
+		ids := p.ThreadIDs()
+		before := threadsCPU(ids)
 		p.Start()
 		if err := p.Join(ctx); err != nil {
 			return 0, 0, err
 		}
-		workerCPU += max(0, processCPU()-proc-(threadCPU()-self))
+		workerCPU += threadsCPU(ids) - before
 	}
 	return callerCPU / (n * rounds), workerCPU / (n * rounds), nil
 }

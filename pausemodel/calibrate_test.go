@@ -15,13 +15,6 @@ func TestThreadCPUCountsTheRunningSlice(t *testing.T) {
 	checkClockGrowsInBusyLoops(t, "threadCPU", threadCPU)
 }
 
-// TestProcessCPUCoversTheCallingThread: the process clock counts the
-// calling thread's running slice too (measureQueue subtracts the one from
-// the other).
-func TestProcessCPUCoversTheCallingThread(t *testing.T) {
-	checkClockGrowsInBusyLoops(t, "processCPU", processCPU)
-}
-
 // checkClockGrowsInBusyLoops runs ten short busy loops, each right after a
 // sleep, on one thread. A loop the machine descheduled may show less, so
 // seven of them must show a third of their length on clock.
