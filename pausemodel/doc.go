@@ -70,7 +70,10 @@
 // collections (the cost of each job). The threads are pinned to CPUs while
 // they are measured, so that each cost is measured where the model
 // charges it, and the workers' CPU is read from their own clocks, not the
-// process's, which also counts the Go runtime's threads.
+// process's, which also counts the Go runtime's threads. A host that lets
+// the process run on one CPU only cannot measure a wake onto another
+// core: WakeToRun and WakeIdle are then 0, and predictions for more cores
+// count such wakes as free.
 // They are never fitted to the perjob and batch pauses a prediction is
 // checked against.
 //
