@@ -25,6 +25,9 @@ func allowedCPUs() ([]int, error) {
 			cpus = append(cpus, cpu)
 		}
 	}
+	if len(cpus) == 0 {
+		return nil, errors.New("pausemodel: the CPU affinity allows no CPU")
+	}
 	return cpus, nil
 }
 

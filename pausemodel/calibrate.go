@@ -60,9 +60,9 @@ var costFields = []func(*Costs) *time.Duration{
 // CPU clocks); and batches (Push, Take). The wake calls and futile
 // wake-ups are measured with the threads pinned, because what a wake costs
 // depends on where the woken thread goes: onto the waker's own run queue
-// it costs the waker under 2 µs per thread on the project's virtual
+// it costs the waker about 2 µs per thread on the project's virtual
 // machine; onto an idle CPU it also takes an inter-processor interrupt,
-// 8–11 µs more there.
+// 4–11 µs more there.
 func calibrateOnce(ctx context.Context) (Costs, error) {
 	var c Costs
 	var err error
@@ -202,8 +202,9 @@ func measureWakeCall(ctx context.Context, workers, self, to int) (time.Duration,
 // sleeping workers, everything on CPU cpu, the CPU the workers' threads
 // ran (their own clocks: not the process's, which counts the Go runtime's
 // threads too, and they ran more CPU than the workers in such rounds)
-// divided by the futile wake-ups the pool counted. Each round waits for the workers to be back asleep before it
-// reads their clocks and starts the jobs.
+// divided by the futile wake-ups the pool counted. Each round waits for
+// the workers to be back asleep before it reads their clocks and starts
+// the jobs.
 func measureFutile(ctx context.Context, workers, cpu int) (time.Duration, error) {
 	var workersCPU time.Duration
 	var futile uint64
