@@ -17,7 +17,7 @@ func TestPredictChecksTheModelThenPredicts(t *testing.T) {
 	stdout, stderr, code := runBinary(t, "predict", "--dir", dir, "--major-heap", "64MiB", "--los", "16MiB", "--cores", "4,8",
 		"--calibration-gcs", "3", "--calibrations", "2")
 	require.Equal(t, 0, code, stderr)
-	for _, want := range []string{"calibration on", "median of 2 runs", "calibration runs' range", "wake-to-run", "model check: measured vs predicted",
+	for _, want := range []string{"calibration on", "median of 2 runs", "calibration runs' range", "wake-to-run", "per idle CPU woken", "model check: measured vs predicted",
 		"Mean absolute error of perjob−batch", "prediction at the seed's shape (64MiB + 16MiB", "SGen, 8 cores"} {
 		assert.Contains(t, stdout, want)
 	}
