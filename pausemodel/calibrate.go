@@ -74,8 +74,9 @@ func calibrateOnce(ctx context.Context) (Costs, error) {
 		return c, err
 	}
 	own := cpus[0]
+	var w2r time.Duration
 	if len(cpus) > 1 { // else no wake here goes to another CPU: WakeToRun and WakeIdle stay 0
-		if c.WakeToRun, err = measureWakeToRun(ctx, own, cpus[1]); err != nil {
+		if w2r, err = measureWakeToRun(ctx, own, cpus[1]); err != nil {
 			return c, err
 		}
 	}
@@ -95,12 +96,12 @@ func calibrateOnce(ctx context.Context) (Costs, error) {
 			return c, err
 		}
 		c.WakeIdle = max(0, remote-one)
+		// The woken thread became runnable when the call had woken it.
+		c.WakeToRun = max(0, w2r-c.WakeCall-c.WakePer)
 	}
 	if c.Futile, err = measureFutile(ctx, 8, own); err != nil {
 		return c, err
 	}
-	// The woken thread became runnable when the call had woken it.
-	c.WakeToRun = max(0, c.WakeToRun-c.WakeCall-c.WakePer)
 	return c, nil
 }
 

@@ -76,9 +76,9 @@ func TestThreadsGoexitReplacesThread(t *testing.T) {
 	assert.False(t, ids[int(p.workers[0].tid.Load())])
 }
 
-// ThreadIDs names every worker's live thread, follows a worker onto the
-// thread that replaces one a Goexit ended, and names none for the other
-// backends or after Close.
+// ThreadIDs names every worker's live thread, before and after a job that
+// may end its worker's thread with Goexit (when worker 0 takes it), and
+// names none for the other backends or after Close.
 func TestThreadIDs(t *testing.T) {
 	p, err := New(Options{Workers: 3, Backend: Threads})
 	require.NoError(t, err)
