@@ -16,10 +16,11 @@
 //     keeps its core from one CPU burst to the next until it blocks (on
 //     the queue lock, in its wait, in Join) or is preempted. A core that
 //     runs out of threads takes the head of the longest other queue
-//     (newly-idle balancing). Simulate runs two collections and reports
-//     the second: the first, which starts with the collector on core 0 and
-//     worker i on core (i+1) mod C, leaves every thread on the core it last
-//     ran on, as the collection before a measured one does.
+//     (newly-idle balancing). Collections run one after another on one
+//     machine, each starting where the one before left every thread; a
+//     first, unreported one, which starts with the collector on core 0 and
+//     worker i on core (i+1) mod C, places them, as the collection before a
+//     measured one does.
 //   - Wakes. A wake call costs the waker WakeCall plus WakePer for each
 //     thread it wakes, plus WakeIdle for each idle core other than its own
 //     that one of them goes to (the interrupt that brings that core out of
@@ -56,7 +57,10 @@
 //     (half of the queue shared out among the workers, 1 to 64 jobs) and
 //     runs it in one burst. Each job costs the CPU time it took in a serial
 //     collection of the same heap (Work), whatever runs beside it: no
-//     memory-bandwidth or cache contention is modelled.
+//     memory-bandwidth or cache contention is modelled. Predict simulates
+//     one collection per serial collection measured, with that
+//     collection's own job costs, in the order measured, and reports their
+//     mean, as a measured mean pause is one over collections that differ.
 //   - Join. The worker that finishes the last job wakes the collector (a
 //     wake call on its CPU), which returns from Join as wakeThread places
 //     it.

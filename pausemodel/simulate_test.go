@@ -124,6 +124,54 @@ func TestMoreCoresShortenTheSpan(t *testing.T) {
 	}
 }
 
+// TestSeriesIsTheMeanOfItsCollections: the one-job collection of
+// TestOneJobByHand with a 100 µs and then a 300 µs job: each collection
+// is that one with its own job, so the series reports the mean span.
+func TestSeriesIsTheMeanOfItsCollections(t *testing.T) {
+	c := Costs{WakeToRun: 10 * us}
+	s := Shape{Cores: 4, Workers: 1, Protocol: Batch, Wake: Broadcast}
+	r, err := SimulateSeries(c, s, [][]time.Duration{jobsOf(1, 100*us), jobsOf(1, 300*us)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Result{Dispatch: 220 * us, ToFirstJob: 10 * us, JobSpan: 200 * us, JoinLatency: 10 * us, Wakes: 2}
+	if r != want {
+		t.Errorf("got %+v, want %+v", r, want)
+	}
+}
+
+// TestSeriesPartsAddUp: averaged part by part, a series' parts still add
+// up to its dispatch, however the means round.
+func TestSeriesPartsAddUp(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		series := make([][]time.Duration, rapid.IntRange(1, 7).Draw(t, "collections"))
+		for i := range series {
+			series[i] = make([]time.Duration, rapid.IntRange(1, 40).Draw(t, "jobs"))
+			for j := range series[i] {
+				series[i][j] = time.Duration(rapid.IntRange(0, 100000).Draw(t, "job"))
+			}
+		}
+		s := Shape{Cores: rapid.IntRange(1, 8).Draw(t, "cores"), Workers: rapid.IntRange(1, 16).Draw(t, "workers"),
+			Protocol: Protocol(rapid.IntRange(0, 1).Draw(t, "protocol")), Wake: Wake(rapid.IntRange(0, 1).Draw(t, "wake"))}
+		r, err := SimulateSeries(hostLike, s, series)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.ToFirstJob+r.JobSpan+r.JoinLatency != r.Dispatch {
+			t.Fatalf("parts %+v do not add up", r)
+		}
+	})
+}
+
+func TestSimulateSeriesRejectsEmptyCollections(t *testing.T) {
+	s := Shape{Cores: 1, Workers: 1}
+	for _, series := range [][][]time.Duration{nil, {jobsOf(1, us), nil}} {
+		if _, err := SimulateSeries(hostLike, s, series); !errors.Is(err, ErrShape) {
+			t.Errorf("%d collections: err = %v, want ErrShape", len(series), err)
+		}
+	}
+}
+
 func TestSimulateRejectsBadShapes(t *testing.T) {
 	for _, s := range []Shape{{Cores: 0, Workers: 1, Jobs: jobsOf(1, us)}, {Cores: 1, Workers: 0, Jobs: jobsOf(1, us)},
 		{Cores: 1, Workers: 1}, {Cores: 1, Workers: 5000, Jobs: jobsOf(1, us)}} {

@@ -21,6 +21,9 @@ type Work struct {
 	Major   []time.Duration `json:"major"`
 	LOS     []time.Duration `json:"los"`
 	Outside time.Duration   `json:"outside"`
+	// Each holds every measured collection's own Roots, Major and LOS, in
+	// the order measured; the fields above are their means.
+	Each []Work `json:"each,omitempty"`
 }
 
 // calibrationWorkers is the split the serial collections measure: fine
@@ -29,9 +32,9 @@ type Work struct {
 const calibrationWorkers = 32
 
 // MeasureWork runs serial collections of cfg's heap (its Workers setting
-// is replaced by calibrationWorkers, which only sets the split) and
-// averages each job's cost: the serial cost per job, measured where no
-// dispatch is involved.
+// is replaced by calibrationWorkers, which only sets the split) and keeps
+// each one's job costs (Each) and their mean: the serial cost per job,
+// measured where no dispatch is involved.
 func MeasureWork(ctx context.Context, cfg gcsim.Config, collections int) (Work, error) {
 	cfg.Workers, cfg.Verify, cfg.Trace = calibrationWorkers, false, nil
 	s, err := gcsim.NewContext(ctx, cfg)
@@ -41,6 +44,7 @@ func MeasureWork(ctx context.Context, cfg gcsim.Config, collections int) (Work, 
 	defer s.Close()
 	parts := jobs.SplitCount(calibrationWorkers)
 	sum := make([]time.Duration, 1+2*parts)
+	var each []Work
 	var outside time.Duration
 	for range collections {
 		if err := s.MutateContext(ctx); err != nil {
@@ -51,12 +55,15 @@ func MeasureWork(ctx context.Context, cfg gcsim.Config, collections int) (Work, 
 			return Work{}, err
 		}
 		outside += r.CardPrep + r.NurseryReset
+		one := make([]time.Duration, 1+2*parts)
 		for _, c := range s.Completions() {
 			sum[c.JobIndex] += c.Duration()
+			one[c.JobIndex] += c.Duration()
 		}
+		each = append(each, Work{Roots: one[0], Major: cumulative(one[1:1+parts], 1), LOS: cumulative(one[1+parts:], 1)})
 	}
 	n := time.Duration(max(1, collections))
-	w := Work{Roots: sum[0] / n, Outside: outside / n, Major: cumulative(sum[1:1+parts], n), LOS: cumulative(sum[1+parts:], n)}
+	w := Work{Roots: sum[0] / n, Outside: outside / n, Major: cumulative(sum[1:1+parts], n), LOS: cumulative(sum[1+parts:], n), Each: each}
 	return w, nil
 }
 
@@ -100,9 +107,19 @@ func at(curve []time.Duration, f float64) time.Duration {
 }
 
 // Predict is the model's mean pause for a collection of w's heap: the
-// parts outside dispatch plus the simulated dispatch.
+// parts outside dispatch plus the mean simulated dispatch of one
+// collection per element of w.Each, each with its own jobs
+// (SimulateSeries), or of one collection of the mean jobs if w.Each is
+// empty. The Result is that series' mean.
 func Predict(c Costs, w Work, cores, workers int, p Protocol, wake Wake) (time.Duration, Result, error) {
-	r, err := Simulate(c, Shape{Cores: cores, Workers: workers, Protocol: p, Wake: wake, Jobs: w.Jobs(workers)})
+	var series [][]time.Duration
+	for _, e := range w.Each {
+		series = append(series, e.Jobs(workers))
+	}
+	if len(series) == 0 {
+		series = append(series, w.Jobs(workers))
+	}
+	r, err := SimulateSeries(c, Shape{Cores: cores, Workers: workers, Protocol: p, Wake: wake}, series)
 	if err != nil {
 		return 0, r, fmt.Errorf("predicting %v %v on %d cores, %d workers: %w", p, wake, cores, workers, err)
 	}

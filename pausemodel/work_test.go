@@ -43,3 +43,29 @@ func TestPredictAddsTheOutsideParts(t *testing.T) {
 		t.Errorf("pause %v, want outside %v + dispatch %v", pause, uneven.Outside, r.Dispatch)
 	}
 }
+
+// TestPredictSimulatesEachCollection: one worker runs the jobs back to
+// back, so the span is a collection's serial cost; with Each, Predict's
+// span is the mean of the collections' costs, not the cost of the mean
+// fields (which this Work sets apart on purpose).
+func TestPredictSimulatesEachCollection(t *testing.T) {
+	times := func(w Work, k time.Duration) Work {
+		out := Work{Roots: k * w.Roots}
+		for _, v := range w.Major {
+			out.Major = append(out.Major, k*v)
+		}
+		for _, v := range w.LOS {
+			out.LOS = append(out.LOS, k*v)
+		}
+		return out
+	}
+	w := uneven
+	w.Each = []Work{times(uneven, 1), times(uneven, 3)}
+	_, r, err := Predict(Costs{}, w, 4, 1, Batch, Broadcast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 2 * uneven.Serial(); r.JobSpan != want {
+		t.Errorf("span %v, want the mean of %v and %v", r.JobSpan, uneven.Serial(), 3*uneven.Serial())
+	}
+}
