@@ -16,7 +16,7 @@ import (
 // the alternatives of one comparison side by side:
 //
 //	go test -run '^$' -bench Dispatch -count 10 ./workerpool > d.txt
-//	benchstat -col /enqueue d.txt    # SGen's round: per-job vs batch
+//	benchstat -col /enqueue d.txt    # SGen's round: per-job vs batch vs StartBatch
 //	go test -run '^$' -bench TinyTasks -benchtime 1000000x -count 10 ./workerpool > t.txt
 //	benchstat -col /submit t.txt     # per-task Enqueue vs EnqueueBatch of 1024
 //	go test -run '^$' -bench RoundTrip -benchtime 300000x -count 10 ./workerpool > r.txt
@@ -93,7 +93,8 @@ func reportRound(b *testing.B, d workerpool.Stats, rounds int) {
 
 // BenchmarkDispatch measures SGen's minor-collection shape: a gated pool of
 // 8 workers, one round = 65 jobs queued (one Enqueue each, or one
-// EnqueueBatch), Start, Join. One op is one round.
+// EnqueueBatch) then Start, or one StartBatch, then Join. One op is one
+// round.
 func BenchmarkDispatch(b *testing.B) {
 	const workers, njobs = 8, 65
 	var sink [64]uint64
@@ -103,24 +104,30 @@ func BenchmarkDispatch(b *testing.B) {
 	}
 	for _, be := range backends {
 		for _, w := range policies {
-			for _, kind := range []string{"perjob", "batch"} {
+			for _, kind := range []string{"perjob", "batch", "startbatch"} {
 				name := fmt.Sprintf("backend=%v/wake=%v/enqueue=%s", be, w, kind)
 				b.Run(name, func(b *testing.B) {
 					p := newBenchPool(b, workerpool.Options{Workers: workers, Backend: be, Wake: w, Gated: true})
 					ctx := context.Background()
 					round := func() {
-						if kind == "batch" {
+						switch kind {
+						case "startbatch":
+							if err := p.StartBatch(batch); err != nil {
+								b.Fatal(err)
+							}
+						case "batch":
 							if err := p.EnqueueBatch(batch); err != nil {
 								b.Fatal(err)
 							}
-						} else {
+							p.Start()
+						default:
 							for _, j := range batch {
 								if err := p.Enqueue(j); err != nil {
 									b.Fatal(err)
 								}
 							}
+							p.Start()
 						}
-						p.Start()
 						if err := p.Join(ctx); err != nil {
 							b.Fatal(err)
 						}

@@ -36,7 +36,8 @@
 // worker runs jobs in enqueue order. Grabs of different workers run
 // concurrently: a job may start before an older one held by another worker.
 //
-// Wake policies (what an enqueue of n jobs, Start and Close wake):
+// Wake policies (what an enqueue of n jobs, Start and Close wake; StartBatch
+// wakes as Start does, after releasing the lock):
 //
 //   - Broadcast wakes every waiting worker, under the lock, even while the
 //     gate is closed (SGen). Each woken worker re-takes the lock; with the
@@ -119,8 +120,13 @@
 //
 // A gated pool (Options.Gated) models SGen's "started" flag: workers take no
 // job until Start opens the gate; the last Join to return closes it again,
-// so a round is enqueue → Start → Join. A Join finding the gate closed opens
-// it, since it would otherwise wait for jobs that may not run.
+// so a round is enqueue → Start → Join. StartBatch makes a round's enqueue
+// and Start one lock acquisition with one wake, made after the unlock
+// under every policy; EnqueueBatch then Start, SGen's round after its fix,
+// wakes the workers a first time behind the closed gate, for nothing, and
+// under Broadcast and Signal both wakes come under the lock. A Join
+// finding the gate closed opens it, since it would otherwise wait for
+// jobs that may not run.
 //
 // Join snapshots pushed as its target and waits until every job with a
 // smaller sequence number has finished: popped ≥ target and no worker holds

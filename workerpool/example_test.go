@@ -127,3 +127,47 @@ func ExamplePool_Start() {
 	// round 2: 65 jobs, 1 enqueue lock, 1 enqueue wake
 	// 195
 }
+
+// The same gated round twice: EnqueueBatch then Start, as SGen's fix ran
+// it, wakes the workers twice, the first time behind the closed gate;
+// StartBatch queues the batch and opens the gate under one lock
+// acquisition, with one wake.
+func ExamplePool_StartBatch() {
+	p, err := workerpool.New(workerpool.Options{
+		Workers: 8,
+		Backend: workerpool.Goroutines,
+		Wake:    workerpool.Broadcast,
+		Gated:   true,
+	})
+	if err != nil {
+		panic(err)
+	}
+	defer p.Close()
+
+	var ran atomic.Int64
+	batch := make([]jobs.Job, 65)
+	for i := range batch {
+		batch[i] = jobs.Func(func(int) { ran.Add(1) })
+	}
+	round := func(queueAndStart func() error) workerpool.Stats {
+		before := p.Stats()
+		if err := queueAndStart(); err != nil {
+			panic(err)
+		}
+		if err := p.Join(context.Background()); err != nil {
+			panic(err)
+		}
+		return p.Stats().Sub(before)
+	}
+	two := round(func() error {
+		err := p.EnqueueBatch(batch)
+		p.Start()
+		return err
+	})
+	one := round(func() error { return p.StartBatch(batch) })
+	fmt.Printf("EnqueueBatch, Start: %d jobs, %d wake calls\n", two.TotalJobsRun(), two.WakeCalls)
+	fmt.Printf("StartBatch:          %d jobs, %d wake call\n", one.TotalJobsRun(), one.WakeCalls)
+	// Output:
+	// EnqueueBatch, Start: 65 jobs, 2 wake calls
+	// StartBatch:          65 jobs, 1 wake call
+}

@@ -221,11 +221,15 @@ func (p *Pool) initialized() bool { return p != nil && p.mu != nil }
 type deferredWake struct {
 	unpark  int // worker to unpark, or -1
 	release int // Spin units to release
+	cond    int // waiters to wake on the work condition (wakeAll: every one)
 }
 
 var noWake = deferredWake{unpark: -1}
 
 func (p *Pool) wakeAfterUnlock(d deferredWake, c *counters) {
+	if d.cond > 0 {
+		c.addFutex(p.work.wake(d.cond))
+	}
 	if d.unpark >= 0 {
 		c.addFutex(p.workers[d.unpark].park.unpark())
 	}
@@ -297,7 +301,27 @@ func (p *Pool) EnqueueFunc(f func(worker int)) error {
 // values into its own storage: the caller may reuse js when it returns. It
 // returns ErrClosed after Close and ErrNilJob, queuing nothing, if any job
 // is nil. An empty batch is a no-op.
-func (p *Pool) EnqueueBatch(js []jobs.Job) error {
+func (p *Pool) EnqueueBatch(js []jobs.Job) error { return p.enqueueBatch(js, false) }
+
+// StartBatch is EnqueueBatch followed by Start under the same lock
+// acquisition: it queues every job of js and opens the gate with one wake
+// decision for every queued job, as Start makes it, and makes that wake
+// after releasing the lock, whatever the policy. A gated round is then one
+// lock acquisition and one wake call, where EnqueueBatch then Start take
+// the lock twice and, under Broadcast and Signal, wake twice, both times
+// under the lock: the first wake comes behind the closed gate, so every
+// worker it reaches finds nothing to do, and the workers the second one
+// wakes find the lock still held by their waker. That is what SGen's fix
+// still did: sgen_thread_pool_flush_deferred_jobs broadcast before
+// sgen_workers_start_all_workers broadcast again (mono/mono#20634).
+//
+// On an ungated pool, or with the gate already open, it is EnqueueBatch;
+// on a sharded queue (whose shards have their own locks), EnqueueBatch
+// then Start. An empty batch just opens the gate. Its errors are
+// EnqueueBatch's, and on an error the gate stays as it was.
+func (p *Pool) StartBatch(js []jobs.Job) error { return p.enqueueBatch(js, true) }
+
+func (p *Pool) enqueueBatch(js []jobs.Job, start bool) error {
 	if !p.initialized() {
 		return ErrNotInitialized
 	}
@@ -306,11 +330,16 @@ func (p *Pool) EnqueueBatch(js []jobs.Job) error {
 			return ErrNilJob
 		}
 	}
-	if len(js) == 0 {
-		return nil
-	}
-	if p.shards != nil {
-		return p.pushSharded(nil, js)
+	start = start && p.opts.Gated
+	if len(js) == 0 || p.shards != nil {
+		var err error
+		if len(js) > 0 {
+			err = p.pushSharded(nil, js)
+		}
+		if err == nil && start {
+			p.Start()
+		}
+		return err
 	}
 	p.lock(&p.enq)
 	if p.closed.Load() {
@@ -322,7 +351,12 @@ func (p *Pool) EnqueueBatch(js []jobs.Job) error {
 		p.in.moveAll(&p.q)
 	}
 	p.q.pushAll(js)
-	d := p.wakeLocked(len(js), &p.enq)
+	var d deferredWake
+	if start && !p.gateOpen.Load() {
+		d = p.openGateDeferredLocked(&p.enq)
+	} else {
+		d = p.wakeLocked(len(js), &p.enq)
+	}
 	p.unlock(&p.coord)
 	p.wakeAfterUnlock(d, &p.coord)
 	if p.obs != nil {
@@ -455,6 +489,29 @@ func (p *Pool) openGateLocked(c *counters) deferredWake {
 	q := p.queuedLocked()
 	if p.opts.Wake == Signal && q == 0 {
 		return noWake
+	}
+	return p.wakeLocked(q, c)
+}
+
+// openGateDeferredLocked is openGateLocked with the wake left for after
+// the unlock under every policy: Broadcast and Signal, which wake under the
+// lock elsewhere (SGen's protocol), defer theirs too.
+func (p *Pool) openGateDeferredLocked(c *counters) deferredWake {
+	if p.gateOpen.Load() {
+		return noWake
+	}
+	p.gateOpen.Store(true)
+	q := p.queuedLocked()
+	switch p.opts.Wake {
+	case Broadcast:
+		c.wakeCalls.Add(1)
+		return deferredWake{unpark: -1, cond: wakeAll}
+	case Signal:
+		if q == 0 {
+			return noWake
+		}
+		c.wakeCalls.Add(1)
+		return deferredWake{unpark: -1, cond: min(q, len(p.workers))}
 	}
 	return p.wakeLocked(q, c)
 }

@@ -168,6 +168,64 @@ func TestEnqueueSideCountersAreExact(t *testing.T) {
 	})
 }
 
+// StartBatch is a gated round's one lock acquisition and one wake: on the
+// shared queue the batch and the gate cost one enqueue-side lock and, for
+// every policy, one wake call (Targeted and Spin wake at the gate, as
+// Start does), where EnqueueBatch then Start cost two locks and, under
+// Broadcast and Signal, two wake calls (TestEnqueueSideCountersAreExact).
+// A sharded pool's StartBatch is EnqueueBatch then Start.
+func TestStartBatchIsOneLockAndOneWake(t *testing.T) {
+	forEachConfig(t, func(t *testing.T, c config) {
+		p := newPool(t, Options{Workers: 8, Backend: c.b, Wake: c.w, Queue: c.q, Gated: true})
+		ctx := timeoutCtx(t)
+		var j countJob
+		batch := make([]jobs.Job, 65)
+		for i := range batch {
+			batch[i] = &j
+		}
+		for round := range 2 { // Join closes the gate: the second round is gated again
+			waitParked(t, p)
+			before, coordBefore := p.Stats(), p.coord.wakeCalls.Load()
+			require.NoError(t, p.StartBatch(batch))
+			d, coordWakes := p.Stats().Sub(before), p.coord.wakeCalls.Load()-coordBefore
+			require.NoError(t, p.Join(ctx))
+			assert.EqualValues(t, 65*(round+1), j.runs.Load())
+			if c.q == Shared {
+				assert.EqualValues(t, 1, d.EnqueueLockAcquisitions, "lock acquisitions")
+				assert.EqualValues(t, 1, d.EnqueueWakeCalls, "wake calls")
+				assert.Zero(t, coordWakes, "no separate Start")
+				continue
+			}
+			wakes := uint64(1) // the enqueue's wake: only Broadcast and Signal wake behind the gate
+			if c.w == Targeted || c.w == Spin {
+				wakes = 0
+			}
+			assert.EqualValues(t, 1+wakes, d.EnqueueLockAcquisitions, "sharded: lock acquisitions")
+			assert.EqualValues(t, wakes, d.EnqueueWakeCalls, "sharded: wake calls")
+			assert.EqualValues(t, 1, coordWakes, "sharded: Start's wake")
+		}
+	})
+}
+
+// A StartBatch that fails leaves the gate closed; an empty one opens it;
+// on an ungated pool it is EnqueueBatch.
+func TestStartBatchGate(t *testing.T) {
+	p := newPool(t, Options{Workers: 2, Gated: true})
+	var j countJob
+	require.NoError(t, p.Enqueue(&j))
+	assert.ErrorIs(t, p.StartBatch([]jobs.Job{&j, nil}), ErrNilJob)
+	time.Sleep(5 * time.Millisecond) // a wrongly opened gate would let the job run
+	assert.Zero(t, j.runs.Load(), "a rejected StartBatch opened the gate")
+	require.NoError(t, p.StartBatch(nil))
+	require.NoError(t, p.Join(timeoutCtx(t)))
+	assert.EqualValues(t, 1, j.runs.Load(), "an empty StartBatch opens the gate")
+
+	u := newPool(t, Options{Workers: 2})
+	require.NoError(t, u.StartBatch([]jobs.Job{&j, &j}))
+	require.NoError(t, u.Join(timeoutCtx(t)))
+	assert.EqualValues(t, 3, j.runs.Load())
+}
+
 func TestJoinReportsPanicsAndPoolKeepsWorking(t *testing.T) {
 	forEachConfig(t, func(t *testing.T, c config) {
 		p := newPool(t, Options{Workers: 2, Backend: c.b, Wake: c.w, Queue: c.q})
@@ -241,6 +299,7 @@ func TestCloseDrainsIsIdempotentAndRefusesWork(t *testing.T) {
 			require.NoError(t, p.Close())
 			assert.ErrorIs(t, p.Enqueue(&j), ErrClosed)
 			assert.ErrorIs(t, p.EnqueueBatch(batch), ErrClosed)
+			assert.ErrorIs(t, p.StartBatch(batch), ErrClosed)
 			require.NoError(t, p.Join(timeoutCtx(t)))
 			assert.EqualValues(t, 54, p.Stats().TotalJobsRun())
 		}

@@ -13,8 +13,8 @@ import (
 
 // op is one step of a client goroutine's script.
 type op struct {
-	kind int // opEnqueue, opBatch, opStart, opJoin, opClose
-	n    int // jobs, for opEnqueue (n calls) and opBatch (one call)
+	kind int // opEnqueue, opBatch, opStart, opJoin, opStartBatch, opClose
+	n    int // jobs, for opEnqueue (n calls), opBatch and opStartBatch (one call)
 }
 
 const (
@@ -22,6 +22,7 @@ const (
 	opBatch
 	opStart
 	opJoin
+	opStartBatch
 	opClose
 )
 
@@ -34,8 +35,8 @@ type idJob struct {
 func (j idJob) Run(int) { j.runs[j.id].Add(1) }
 
 // TestPropertyExactlyOnce runs random scripts of Enqueue, EnqueueBatch,
-// Start, Join and Close from several goroutines at once against every
-// backend × policy, gated or not, and checks that every accepted job ran
+// Start, StartBatch, Join and Close from several goroutines at once
+// against every backend × policy, gated or not, and checks that every accepted job ran
 // exactly once, every refused one never, refusals happen only after Close,
 // and each successful Join saw its goroutine's earlier jobs finished.
 // rapid prints the failing seed and a minimal script on failure.
@@ -109,7 +110,7 @@ func TestPropertyExactlyOnce(t *testing.T) {
 								check(p.Enqueue(idJob{runs, id}), id)
 								id++
 							}
-						case opBatch:
+						case opBatch, opStartBatch:
 							batch = batch[:0]
 							ids := make([]int, o.n)
 							for k := range o.n {
@@ -117,7 +118,11 @@ func TestPropertyExactlyOnce(t *testing.T) {
 								ids[k] = id
 								id++
 							}
-							check(p.EnqueueBatch(batch), ids...)
+							if o.kind == opBatch {
+								check(p.EnqueueBatch(batch), ids...)
+							} else {
+								check(p.StartBatch(batch), ids...)
+							}
 						case opStart:
 							p.Start()
 						case opJoin:

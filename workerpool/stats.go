@@ -10,8 +10,8 @@ import "sync/atomic"
 // values but not an atomic cut across counters.
 type Stats struct {
 	// EnqueueLockAcquisitions counts lock acquisitions by Enqueue,
-	// EnqueueFunc and EnqueueBatch. Shared queue: one per call that
-	// reached the queue, except Enqueue and EnqueueFunc on an ungated
+	// EnqueueFunc, EnqueueBatch and StartBatch. Shared queue: one per call
+	// that reached the queue, except Enqueue and EnqueueFunc on an ungated
 	// Targeted pool, which take it only to wake a parked worker or to
 	// empty a full ingress (see "Lock-free enqueue" in the package
 	// documentation). Sharded: one shard lock per call, plus one of the
@@ -21,11 +21,12 @@ type Stats struct {
 	// a sharded pool's shard locks — by the enqueue side, workers, Start,
 	// Join, Discard and Close.
 	LockAcquisitions uint64
-	// EnqueueWakeCalls counts wake operations made by Enqueue, EnqueueFunc
-	// and EnqueueBatch: one broadcast or signal call (Broadcast, Signal),
-	// one handoff and/or semaphore release (Spin) or one targeted unpark
-	// (Targeted). On the Threads backend each such call makes at most one
-	// futex wake.
+	// EnqueueWakeCalls counts wake operations made by Enqueue, EnqueueFunc,
+	// EnqueueBatch and StartBatch (on the shared queue, StartBatch's one
+	// wake for the gate too): one broadcast or signal call (Broadcast,
+	// Signal), one handoff and/or semaphore release (Spin) or one targeted
+	// unpark (Targeted). On the Threads backend each such call makes at
+	// most one futex wake.
 	EnqueueWakeCalls uint64
 	// WakeCalls counts every wake operation aimed at workers, including
 	// those of Start, Close and chained wakes by workers. Wakes of goroutines

@@ -20,6 +20,8 @@ func TestZeroAndNilPoolsDoNotPanic(t *testing.T) {
 			assert.ErrorIs(t, p.EnqueueFunc(j.Run), ErrNotInitialized, name)
 			assert.ErrorIs(t, p.EnqueueBatch([]jobs.Job{&j}), ErrNotInitialized, name)
 			assert.ErrorIs(t, p.EnqueueBatch(nil), ErrNotInitialized, name)
+			assert.ErrorIs(t, p.StartBatch([]jobs.Job{&j}), ErrNotInitialized, name)
+			assert.ErrorIs(t, p.StartBatch(nil), ErrNotInitialized, name)
 			p.Start()
 			assert.ErrorIs(t, p.Join(context.Background()), ErrNotInitialized, name)
 			assert.Zero(t, p.Discard(), name)
