@@ -10,8 +10,8 @@ import (
 
 // CompareOptions selects what Compare runs.
 type CompareOptions struct {
-	// Modes to compare (default: all three), each GCs recorded collections
-	// after Warmup unrecorded ones.
+	// Modes to compare (default: every mode, Modes()), each GCs recorded
+	// collections after Warmup unrecorded ones.
 	Modes       []Mode
 	GCs, Warmup int
 	// Progress, if set, is called after every recorded collection.
@@ -99,8 +99,8 @@ func (opt CompareOptions) validate() ([]Mode, error) {
 		modes = Modes()
 	}
 	for _, m := range modes {
-		if m < Serial || m > Batch {
-			return nil, badValue("CompareOptions.Modes", int(m), "serial, perjob or batch")
+		if !m.valid() {
+			return nil, badValue("CompareOptions.Modes", int(m), "serial, perjob, batch or startbatch")
 		}
 	}
 	switch {

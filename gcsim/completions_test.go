@@ -23,7 +23,7 @@ func TestCompletionRecordsEveryJobOnce(t *testing.T) {
 				cfg.Verify, cfg.Backend, cfg.Workers = false, backend, workers
 				s := newSim(t, cfg)
 				for i := range 9 {
-					mode := Modes()[i%3]
+					mode := Modes()[i%len(Modes())]
 					require.NoError(t, s.Mutate())
 					rec, err := s.Collect(mode)
 					require.NoError(t, err)

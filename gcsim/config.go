@@ -28,26 +28,34 @@ const (
 	PerJob
 	// Batch enqueues all jobs with one EnqueueBatch, then starts and joins
 	// the pool (SGen's deferred jobs, signalled once by
-	// sgen_thread_pool_flush_deferred_jobs).
+	// sgen_thread_pool_flush_deferred_jobs while its workers were not yet
+	// started, then once more by sgen_workers_start_all_workers).
 	Batch
+	// StartBatch queues all jobs and opens the gate with one StartBatch —
+	// one lock acquisition, one wake, made after the unlock — then joins the
+	// pool: Batch without the wake behind the closed gate, which SGen's fix
+	// kept, and without waking workers onto a lock their waker holds.
+	StartBatch
 )
 
-var modeNames = [...]string{Serial: "serial", PerJob: "perjob", Batch: "batch"}
+var modeNames = [...]string{Serial: "serial", PerJob: "perjob", Batch: "batch", StartBatch: "startbatch"}
+
+func (m Mode) valid() bool { return m >= 0 && int(m) < len(modeNames) }
 
 // Modes lists every mode.
-func Modes() []Mode { return []Mode{Serial, PerJob, Batch} }
+func Modes() []Mode { return []Mode{Serial, PerJob, Batch, StartBatch} }
 
 // String returns the mode's name as ParseMode accepts it ("serial",
-// "perjob", "batch"), or "Mode(N)" for an unknown value.
+// "perjob", "batch", "startbatch"), or "Mode(N)" for an unknown value.
 func (m Mode) String() string {
-	if m >= 0 && int(m) < len(modeNames) {
+	if m.valid() {
 		return modeNames[m]
 	}
 	return fmt.Sprintf("Mode(%d)", int(m))
 }
 
-// ParseMode returns the mode named s ("serial", "perjob", "batch";
-// case-insensitive), or an error wrapping ErrInvalidConfig.
+// ParseMode returns the mode named s ("serial", "perjob", "batch",
+// "startbatch"; case-insensitive), or an error wrapping ErrInvalidConfig.
 func ParseMode(s string) (Mode, error) {
 	for m, name := range modeNames {
 		if strings.EqualFold(s, name) {

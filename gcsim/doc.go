@@ -18,7 +18,10 @@
 //     the workers) or as one batch (Batch: SGen's deferred jobs, queued and
 //     then signalled once by sgen_thread_pool_flush_deferred_jobs; both in
 //     mono/mono's mono/sgen/sgen-thread-pool.c), and the gate is opened
-//     with Start;
+//     with Start — or the batch is queued and the gate opened under one
+//     lock acquisition with one wake, made after the unlock (StartBatch:
+//     SGen's fix without its flush broadcast, which woke the workers
+//     behind the closed gate);
 //  3. join: wait for every job;
 //  4. nursery reset: return the workers' promotion blocks and empty the nursery.
 //

@@ -294,7 +294,7 @@ func (s *Sim) CollectContext(ctx context.Context, mode Mode) (Record, error) {
 	if err := s.usable(); err != nil {
 		return rec, err
 	}
-	if mode < Serial || mode > Batch {
+	if !mode.valid() {
 		return rec, fmt.Errorf("%w: mode %d", ErrInvalidConfig, int(mode))
 	}
 	if err := s.timedCollect(mode, &rec); err != nil {
@@ -409,6 +409,12 @@ func (s *Sim) pause(mode Mode, ph *phases) (err error) {
 	case Batch:
 		err = s.pool.EnqueueBatch(s.completions.dispatch)
 		s.pool.Start()
+		ph[2] = time.Now()
+		if e := s.pool.Join(context.Background()); e != nil && err == nil {
+			err = e
+		}
+	case StartBatch:
+		err = s.pool.StartBatch(s.completions.dispatch)
 		ph[2] = time.Now()
 		if e := s.pool.Join(context.Background()); e != nil && err == nil {
 			err = e

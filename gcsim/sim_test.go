@@ -181,8 +181,9 @@ func TestJobsCoverEveryBlockAndLOSObjectOnce(t *testing.T) {
 }
 
 // TestPoolCountersPerCollection: on the Threads backend the enqueue side of
-// a batch collection is 1 lock acquisition and 1 wake call; per-job
-// dispatch is 65 and 65.
+// a batch collection is 1 lock acquisition and 1 wake call, and Start
+// wakes once more (2 in all); a startbatch collection's one lock and one
+// wake are all it makes; per-job dispatch is 65 and 65, and Start's.
 func TestPoolCountersPerCollection(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the Threads backend needs Linux")
@@ -191,18 +192,24 @@ func TestPoolCountersPerCollection(t *testing.T) {
 	cfg.Workers, cfg.Backend, cfg.Wake = 8, workerpool.Threads, workerpool.Broadcast
 	s := newSim(t, cfg)
 	for range 3 {
-		for _, mode := range []Mode{Batch, PerJob, Serial} {
+		for _, mode := range []Mode{Batch, PerJob, Serial, StartBatch} {
 			require.NoError(t, s.Mutate())
 			rec, err := s.Collect(mode)
 			require.NoError(t, err)
 			switch mode {
-			case Batch:
+			case Batch, StartBatch:
 				assert.Equal(t, uint64(1), rec.Pool.EnqueueLockAcquisitions)
 				assert.Equal(t, uint64(1), rec.Pool.EnqueueWakeCalls)
+				wakes := uint64(2) // the batch's, behind the closed gate, and Start's
+				if mode == StartBatch {
+					wakes = 1
+				}
+				assert.Equal(t, wakes, rec.Pool.WakeCalls, "%s: wake calls", mode)
 				assert.Equal(t, uint64(65), rec.Pool.TotalJobsRun())
 			case PerJob:
 				assert.Equal(t, uint64(65), rec.Pool.EnqueueLockAcquisitions)
 				assert.Equal(t, uint64(65), rec.Pool.EnqueueWakeCalls)
+				assert.Equal(t, uint64(66), rec.Pool.WakeCalls)
 				assert.Equal(t, uint64(65), rec.Pool.TotalJobsRun())
 			case Serial:
 				assert.Zero(t, rec.Pool.LockAcquisitions)
@@ -229,7 +236,7 @@ func TestSteadyState(t *testing.T) {
 	maxUsed, majors := 0, 0
 	for i := range 2000 {
 		require.NoError(t, s.Mutate(), "mutator %d", i)
-		rec, err := s.Collect(Modes()[i%3])
+		rec, err := s.Collect(Modes()[i%len(Modes())])
 		require.NoError(t, err, "collection %d", i)
 		if rec.MajorGCBefore {
 			majors++

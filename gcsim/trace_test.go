@@ -24,7 +24,7 @@ import (
 // workers), and nothing is lost.
 func TestTraceRecordsCollectionsAndJobs(t *testing.T) {
 	for _, backend := range testBackends() {
-		for _, modes := range [][]Mode{{Serial}, {PerJob}, {Batch}, Modes()} {
+		for _, modes := range [][]Mode{{Serial}, {PerJob}, {Batch}, {StartBatch}, Modes()} {
 			t.Run(fmt.Sprintf("%s/%v", backend, modes), func(t *testing.T) {
 				var file bytes.Buffer
 				sess, err := trace.NewSession(&file, trace.Options{})
@@ -42,7 +42,7 @@ func TestTraceRecordsCollectionsAndJobs(t *testing.T) {
 					switch m {
 					case PerJob:
 						enqueues += (gcs + warmup) * jobsPer
-					case Batch:
+					case Batch, StartBatch:
 						enqueues += gcs + warmup
 					}
 				}

@@ -150,7 +150,7 @@ func TestCompareOptionErrorsNameTheOption(t *testing.T) {
 		{"CompareOptions.GCs", "≥ 1", CompareOptions{GCs: 0}},
 		{"CompareOptions.Warmup", "≥ 0", CompareOptions{GCs: 1, Warmup: -1}},
 		{"CompareOptions.Warmup", "fits an int", CompareOptions{GCs: math.MaxInt, Warmup: 50}},
-		{"CompareOptions.Modes", "serial, perjob or batch", CompareOptions{GCs: 1, Modes: []Mode{Batch, 9}}},
+		{"CompareOptions.Modes", "serial, perjob, batch or startbatch", CompareOptions{GCs: 1, Modes: []Mode{Batch, 9}}},
 	} {
 		res, err := Compare(context.Background(), cfg, tc.opt)
 		assert.Nil(t, res)

@@ -61,16 +61,17 @@ func parseRunFlags(args []string, stdout io.Writer) (*runOptions, error) {
 	fs.Var(newIntValue(&o.cfg.Workers, def.Workers, 1, workerpool.MaxWorkers), "workers", "collector workers, one per CPU unless set")
 	fs.Var(newIntValue(&o.gcs, 1500, 1, maxRunCollections), "gcs", "timed minor collections per mode")
 	fs.Var(newIntValue(&o.warmup, 50, 0, maxRunCollections), "warmup", "untimed collections per mode before timing starts")
-	fs.Var(newListValue(&o.modes, []gcsim.Mode{gcsim.Serial, gcsim.PerJob, gcsim.Batch}, gcsim.ParseMode, "serial, perjob or batch"), "modes",
+	fs.Var(newListValue(&o.modes, []gcsim.Mode{gcsim.Serial, gcsim.PerJob, gcsim.Batch}, gcsim.ParseMode, modeNames), "modes",
 		"modes to compare, in column order; the last is compared with each earlier one "+
-			"(serial: jobs run inline; perjob: one enqueue and wake per job; batch: one enqueue and wake for all)")
+			"(serial: jobs run inline; perjob: one enqueue and wake per job, then Start; batch: one enqueue and wake for all, "+
+			"then Start, which wakes again, as SGen's fix did; startbatch: the batch and Start under one lock, one wake)")
 	fs.Var(newEnumValue(&o.cfg.Backend, def.Backend, workerpool.ParseBackend, "threads or goroutines"), "backend",
 		"worker backend: threads (OS threads parked on futexes) or goroutines")
 	fs.Var(newEnumValue(&o.cfg.Wake, def.Wake, workerpool.ParseWakePolicy, "broadcast, signal, targeted or spin"), "wake",
-		"wake policy for perjob and batch: broadcast, signal, targeted or spin")
+		"wake policy of the pool modes: broadcast, signal, targeted or spin")
 	fs.Uint64Var(&o.cfg.Seed, "seed", def.Seed, "seed of the mutator's random choices (same seed, same heap)")
 	fs.Var(newIntValue(&o.gomaxprocs, 0, 0, maxRunGOMAXPROCS), "gomaxprocs", "GOMAXPROCS during the run; 0 = auto: workers+1 when --backend is threads and "+
-		"perjob or batch runs (a woken worker thread then finds a free P at once, as SGen's pthreads find a core, "+
+		"a pool mode runs (a woken worker thread then finds a free P at once, as SGen's pthreads find a core, "+
 		"instead of waiting up to 10 ms for the runtime to retake one), else the runtime's default. "+
 		"The report's host line gives the value in force")
 	fs.BoolVar(&o.cfg.Verify, "verify", false, "run the heap verifier after every collection (slow; checks, does not time)")
@@ -212,6 +213,9 @@ func timedCollections(res *gcsim.Result) int {
 // maxRunCollections bounds --gcs and --warmup: far more collections than a
 // run can do, small enough that counts times modes never overflow an int.
 const maxRunCollections = 1 << 40
+
+// modeNames lists the --modes values for error messages.
+const modeNames = "serial, perjob, batch or startbatch"
 
 // maxRunGOMAXPROCS bounds --gomaxprocs: one P per worker of the largest pool
 // plus the collecting goroutine's.
