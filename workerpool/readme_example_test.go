@@ -29,10 +29,9 @@ func Example_readme() {
 		for i := range batch {
 			batch[i] = jobs.Func(func(worker int) { lo, hi := jobs.Range(len(blocks), parts, i); scan(blocks[lo:hi]) })
 		}
-		if err := pool.EnqueueBatch(batch); err != nil { // one lock acquisition, one wake for the whole batch
+		if err := pool.StartBatch(batch); err != nil { // queue the batch, open the gate: one lock acquisition, one wake
 			return err
 		}
-		pool.Start()                           // open the gate (SGen's start_all_workers)
 		if err := pool.Join(ctx); err != nil { // waits for all; a job's panic comes back as an error
 			return err
 		}
