@@ -67,6 +67,23 @@ func TestSubmitFormsAllocate(t *testing.T) {
 	}
 }
 
+// A gated round with StartBatch, Broadcast's deferred wake included,
+// allocates nothing on a warm pool.
+func TestStartBatchRoundAllocatesNothing(t *testing.T) {
+	for _, b := range allBackends {
+		for _, w := range allPolicies {
+			p := newPool(t, Options{Workers: 2, Backend: b, Wake: w, Gated: true})
+			var j countJob
+			batch := []jobs.Job{&j, &j, &j}
+			got := testing.AllocsPerRun(200, func() {
+				require.NoError(t, p.StartBatch(batch))
+				require.NoError(t, p.Join(context.Background()))
+			})
+			assert.Zero(t, got, "%v/%v", b, w)
+		}
+	}
+}
+
 func TestEnqueueFunc(t *testing.T) {
 	p := newPool(t, Options{Workers: 2})
 	var ran atomic.Int64

@@ -154,10 +154,11 @@
 // # Submitting without allocating
 //
 // The queue stores jobs.Job interface values in blocks that are reused from
-// round to round, so Enqueue, EnqueueFunc and EnqueueBatch allocate nothing
-// per job once the queue has grown to the largest backlog. What a submission
-// costs in allocations is decided by making the job value, before the call
-// (TestSubmitFormsAllocate measures each form with testing.AllocsPerRun):
+// round to round, so Enqueue, EnqueueFunc, EnqueueBatch and StartBatch
+// allocate nothing per job once the queue has grown to the largest backlog.
+// What a submission costs in allocations is decided by making the job
+// value, before the call (TestSubmitFormsAllocate measures each form with
+// testing.AllocsPerRun):
 //
 //   - no allocation: a pointer (p.Enqueue(&job)), a struct or array holding
 //     only a pointer, a func value that is not a new closure

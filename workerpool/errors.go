@@ -6,8 +6,8 @@ import (
 )
 
 var (
-	// ErrClosed is returned by Enqueue, EnqueueFunc and EnqueueBatch after
-	// Close.
+	// ErrClosed is returned by Enqueue, EnqueueFunc, EnqueueBatch and
+	// StartBatch after Close.
 	ErrClosed = errors.New("workerpool: pool is closed")
 	// ErrInvalidOptions is wrapped by every error New returns for bad
 	// Options, and by ParseBackend, ParseWakePolicy and ParseQueueLayout.
@@ -18,13 +18,13 @@ var (
 	// ErrJobPanicked is wrapped by the error Join returns for a job that
 	// panicked; errors.As with *PanicError gives the value.
 	ErrJobPanicked = errors.New("workerpool: job panicked")
-	// ErrNilJob is returned by Enqueue and EnqueueBatch for a nil job, and
-	// by EnqueueFunc for a nil func; a batch containing one is rejected
-	// whole.
+	// ErrNilJob is returned by Enqueue, EnqueueBatch and StartBatch for a
+	// nil job, and by EnqueueFunc for a nil func; a batch containing one is
+	// rejected whole.
 	ErrNilJob = errors.New("workerpool: nil job")
 	// ErrNotInitialized is returned by Enqueue, EnqueueFunc, EnqueueBatch,
-	// Join and Close of a Pool that New did not make: the zero Pool or a nil
-	// *Pool.
+	// StartBatch, Join and Close of a Pool that New did not make: the zero
+	// Pool or a nil *Pool.
 	ErrNotInitialized = errors.New("workerpool: pool not initialized (use workerpool.New)")
 )
 

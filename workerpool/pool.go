@@ -17,9 +17,9 @@ import (
 // methods are safe for concurrent use.
 //
 // A Pool must be made by New. The zero Pool and a nil *Pool have no workers
-// and never panic: Enqueue, EnqueueFunc, EnqueueBatch, Join and Close
-// return ErrNotInitialized, Start does nothing, Discard and Workers return
-// 0, and Stats returns zero counters.
+// and never panic: Enqueue, EnqueueFunc, EnqueueBatch, StartBatch, Join
+// and Close return ErrNotInitialized, Start does nothing, Discard and
+// Workers return 0, and Stats returns zero counters.
 type Pool struct {
 	opts    Options
 	obs     Observer
@@ -517,11 +517,11 @@ func (p *Pool) openGateDeferredLocked(c *counters) deferredWake {
 }
 
 // Close shuts the pool down gracefully: it refuses new jobs (Enqueue,
-// EnqueueFunc and EnqueueBatch return ErrClosed), opens the gate, lets the
-// workers run every accepted job, and returns once every worker has exited — for Threads, once
-// every worker's OS thread is gone. Close is idempotent; every call returns
-// the first call's result. A job must not call Close: it would wait for its
-// own worker to exit.
+// EnqueueFunc, EnqueueBatch and StartBatch return ErrClosed), opens the
+// gate, lets the workers run every accepted job, and returns once every
+// worker has exited — for Threads, once every worker's OS thread is gone.
+// Close is idempotent; every call returns the first call's result. A job
+// must not call Close: it would wait for its own worker to exit.
 func (p *Pool) Close() error {
 	if !p.initialized() {
 		return ErrNotInitialized
