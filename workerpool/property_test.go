@@ -36,9 +36,10 @@ func (j idJob) Run(int) { j.runs[j.id].Add(1) }
 
 // TestPropertyExactlyOnce runs random scripts of Enqueue, EnqueueBatch,
 // Start, StartBatch, Join and Close from several goroutines at once
-// against every backend × policy, gated or not, and checks that every accepted job ran
-// exactly once, every refused one never, refusals happen only after Close,
-// and each successful Join saw its goroutine's earlier jobs finished.
+// against every backend × policy, gated or not, and checks that every
+// accepted job ran exactly once, every refused one never, refusals happen
+// only after Close, and each successful Join saw its goroutine's earlier
+// jobs finished.
 // rapid prints the failing seed and a minimal script on failure.
 func TestPropertyExactlyOnce(t *testing.T) {
 	forEachConfig(t, func(t *testing.T, c config) {
