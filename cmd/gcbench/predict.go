@@ -101,6 +101,9 @@ func (v validation) measuredDiff() float64  { return v.MeasuredPerJob - v.Measur
 func (v validation) predictedDiff() float64 { return v.PredictedPerJob - v.PredictedBatch }
 
 func predict(ctx context.Context, e *env, o predictOptions, reports []*analysis.Report) error {
+	if !slices.ContainsFunc(reports, checkable) { // before the calibration's seconds, not after
+		return errNoCheckPoints(o.dirs)
+	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), 9))) // the herd benchmark's 8 workers + 1
 	costs, runs, err := pausemodel.Calibrate(ctx, o.calibrations)
 	if err != nil {
@@ -126,7 +129,7 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*analysis.
 	}
 	sortValidations(vals)
 	if len(vals) == 0 {
-		return fmt.Errorf("%s: no point with perjob and batch on the threads backend to check the model against", strings.Join(o.dirs, ", "))
+		return errNoCheckPoints(o.dirs)
 	}
 	if err := validationTable(vals).Write(e.stdout, tableFormat(o.format)); err != nil {
 		return err
@@ -189,6 +192,16 @@ func validate(costs pausemodel.Costs, reports []*analysis.Report, work func(gcsi
 		}
 	}
 	return out, nil
+}
+
+// checkable reports whether r is a point the model can be checked against.
+func checkable(r *analysis.Report) bool {
+	_, _, ok := pointConfig(r.Config)
+	return ok && len(r.Runs) > 0
+}
+
+func errNoCheckPoints(dirs []string) error {
+	return fmt.Errorf("%s: no point with perjob and batch on the threads backend to check the model against", strings.Join(dirs, ", "))
 }
 
 // pointConfig reads a sweep point's configuration; ok is false for points

@@ -35,6 +35,20 @@ func TestPredictChecksTheModelThenPredicts(t *testing.T) {
 	}
 }
 
+// Points the model cannot be checked against (here perjob against
+// startbatch) are refused before the calibration runs: one line, nothing
+// on stdout.
+func TestPredictRefusesPointsWithoutBatchBeforeCalibrating(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "points")
+	_, stderr, code := runBinary(t, sweepGrid(dir, "2", "broadcast", "3", "--modes", "perjob,startbatch")...)
+	require.Equal(t, 0, code, stderr)
+	stdout, stderr, code := runBinary(t, "predict", "--dir", dir)
+	assert.Equal(t, 1, code, stderr)
+	assert.Empty(t, stdout, "no calibration was printed")
+	assert.Contains(t, stderr, "no point with perjob and batch")
+	assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
+}
+
 func TestPredictBadUsage(t *testing.T) {
 	empty := t.TempDir()
 	for _, tc := range []struct {
