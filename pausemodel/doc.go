@@ -1,9 +1,11 @@
 // Package pausemodel predicts the dispatch part of a parallel minor
 // collection's pause — from the end of card preparation to the collector's
 // return from Join — for SGen's per-job protocol (one lock, push and wake
-// per job, gate closed) and for one batch, on C cores with W workers and J
+// per job, gate closed), for its batch (one lock, every push, one wake,
+// then Start) and for workerpool's StartBatch (one lock for every push and
+// the gate, one wake after the unlock), on C cores with W workers and J
 // jobs. It exists to answer the question a 2-core machine cannot: how the
-// difference between the two grows with cores and workers.
+// difference between them grows with cores and workers.
 //
 // # The model
 //
@@ -50,9 +52,10 @@
 //     waiter, releases the lock and spends Futile − Take more going back
 //     to sleep; a wake in that window makes it look again at once.
 //   - Policies. Broadcast wakes every sleeping worker, at every enqueue and
-//     at Start (SGen). Targeted wakes nobody while the gate is closed;
-//     Start wakes one worker, and a worker that takes jobs while more wait
-//     than workers are awake wakes one more, on its own CPU.
+//     at Start (SGen), under the lock. Targeted wakes nobody while the gate
+//     is closed; Start wakes one worker, and a worker that takes jobs while
+//     more wait than workers are awake wakes one more, on its own CPU.
+//     StartBatch makes the wake Start would make, after releasing the lock.
 //   - Jobs. A worker takes workerpool's grab under one lock acquisition
 //     (half of the queue shared out among the workers, 1 to 64 jobs) and
 //     runs it in one burst. Each job costs the CPU time it took in a serial

@@ -8,11 +8,14 @@ import "time"
 // rules.
 
 func (m *machine) collect() {
-	if m.s.Protocol == Batch {
+	switch m.s.Protocol {
+	case Batch:
 		m.enqueue(len(m.s.Jobs), m.start)
-		return
+	case StartBatch:
+		m.startBatch()
+	default:
+		m.enqueueOne(0)
 	}
-	m.enqueueOne(0)
 }
 
 // enqueueOne is SGen's per-job dispatch: lock, push, wake, unlock.
@@ -36,29 +39,52 @@ func (m *machine) enqueue(n int, then func()) {
 }
 
 // wakeUnderLock is the collector's burst under the lock: d of its own work
-// (done is called when it ends), then the policy's wake: Broadcast wakes
-// every worker asleep in its wait (a call that finds none costs nothing);
-// Targeted wakes nobody while the gate is closed and, at Start, one
-// worker.
+// (done is called when it ends), then the policy's wake (see sleepers); a
+// wake call that finds nobody costs nothing.
 func (m *machine) wakeUnderLock(d timeN, done, then func()) {
 	c := m.collector
 	m.cpu(c, d, func() {
 		done()
-		var sleepers []*thread
-		switch {
-		case m.s.Wake == Broadcast:
-			sleepers, m.parked = m.parked, nil
-		case m.gate && len(m.parked) > 0 && m.queued > 0:
-			sleepers = m.parked[len(m.parked)-1:]
-			m.parked = m.parked[:len(m.parked)-1]
-			m.awake++
-		}
-		if len(sleepers) == 0 {
-			then()
-			return
-		}
-		m.wakeAll(sleepers)
-		m.cpu(c, m.wakeCost(c, sleepers...), then)
+		m.wakeSleepers(m.sleepers(), then)
+	})
+}
+
+// sleepers takes the workers the policy wakes now off the parked list:
+// Broadcast, every worker asleep in its wait; Targeted, nobody while the
+// gate is closed and one worker once it is open.
+func (m *machine) sleepers() []*thread {
+	var ws []*thread
+	switch {
+	case m.s.Wake == Broadcast:
+		ws, m.parked = m.parked, nil
+	case m.gate && len(m.parked) > 0 && m.queued > 0:
+		ws = m.parked[len(m.parked)-1:]
+		m.parked = m.parked[:len(m.parked)-1]
+		m.awake++
+	}
+	return ws
+}
+
+// wakeSleepers is the collector's wake call for ws, then then.
+func (m *machine) wakeSleepers(ws []*thread, then func()) {
+	if len(ws) == 0 {
+		then()
+		return
+	}
+	m.wakeAll(ws)
+	m.cpu(m.collector, m.wakeCost(m.collector, ws...), then)
+}
+
+// startBatch is workerpool's StartBatch: one lock acquisition to push
+// every job and open the gate, the wake after the unlock, then Join.
+func (m *machine) startBatch() {
+	c := m.collector
+	m.lock(c, func() {
+		m.cpu(c, m.c.Push*timeN(len(m.s.Jobs)), func() {
+			m.queued, m.gate = len(m.s.Jobs), true
+			ws := m.sleepers()
+			m.unlock(c, func() { m.wakeSleepers(ws, m.join) })
+		})
 	})
 }
 

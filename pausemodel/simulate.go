@@ -23,13 +23,15 @@ type Costs struct {
 // Protocol is how the collector hands the jobs to a gated pool.
 type Protocol int
 
-// The protocols: SGen's before and after its fix.
+// The protocols: SGen's before and after its fix, and workerpool's
+// StartBatch.
 const (
-	PerJob Protocol = iota // lock, push, wake, unlock, once per job; then Start
-	Batch                  // one lock, every push, one wake; then Start
+	PerJob     Protocol = iota // lock, push, wake, unlock, once per job; then Start
+	Batch                      // one lock, every push, one wake; then Start
+	StartBatch                 // one lock, every push, the gate opened; one wake after the unlock
 )
 
-func (p Protocol) String() string { return [...]string{"perjob", "batch"}[p] }
+func (p Protocol) String() string { return [...]string{"perjob", "batch", "startbatch"}[p] }
 
 // Wake is the pool's wake policy.
 type Wake int

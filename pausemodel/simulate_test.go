@@ -50,6 +50,24 @@ func TestOneJobByHand(t *testing.T) {
 	}
 }
 
+// TestStartBatchWakesNobodyBehindTheGate: four sleeping workers on four
+// cores, one job each. Batch's first wake comes behind the closed gate, so
+// each worker it reaches wakes for nothing; StartBatch opens the gate
+// before its one wake, so each worker finds its job.
+func TestStartBatchWakesNobodyBehindTheGate(t *testing.T) {
+	shape := Shape{Cores: 4, Workers: 4, Wake: Broadcast, Jobs: jobsOf(4, 100*us)}
+	shape.Protocol = Batch
+	batch := mustSimulate(t, hostLike, shape)
+	shape.Protocol = StartBatch
+	start := mustSimulate(t, hostLike, shape)
+	if batch.FutileWakeups == 0 || start.FutileWakeups != 0 {
+		t.Errorf("futile wake-ups: batch %d, want some; startbatch %d, want none", batch.FutileWakeups, start.FutileWakeups)
+	}
+	if start.Dispatch >= batch.Dispatch {
+		t.Errorf("startbatch's dispatch %v is not shorter than batch's %v", start.Dispatch, batch.Dispatch)
+	}
+}
+
 // hostLike are costs of the order a 2-core VM shows: a broadcast to 8
 // sleepers costs the waker longer than a sleeper takes to wake.
 var hostLike = Costs{WakeToRun: 6 * us, WakeCall: 3 * us, WakePer: 1500 * time.Nanosecond, Futile: 8 * us,
@@ -152,7 +170,7 @@ func TestSeriesPartsAddUp(t *testing.T) {
 			}
 		}
 		s := Shape{Cores: rapid.IntRange(1, 8).Draw(t, "cores"), Workers: rapid.IntRange(1, 16).Draw(t, "workers"),
-			Protocol: Protocol(rapid.IntRange(0, 1).Draw(t, "protocol")), Wake: Wake(rapid.IntRange(0, 1).Draw(t, "wake"))}
+			Protocol: Protocol(rapid.IntRange(0, 2).Draw(t, "protocol")), Wake: Wake(rapid.IntRange(0, 1).Draw(t, "wake"))}
 		r, err := SimulateSeries(hostLike, s, series)
 		if err != nil {
 			t.Fatal(err)
@@ -195,7 +213,7 @@ func TestEveryShapeFinishes(t *testing.T) {
 			jobs[i] = d("job", 100000)
 		}
 		s := Shape{Cores: rapid.IntRange(1, 64).Draw(t, "cores"), Workers: rapid.IntRange(1, 64).Draw(t, "workers"),
-			Protocol: Protocol(rapid.IntRange(0, 1).Draw(t, "protocol")), Wake: Wake(rapid.IntRange(0, 1).Draw(t, "wake")), Jobs: jobs}
+			Protocol: Protocol(rapid.IntRange(0, 2).Draw(t, "protocol")), Wake: Wake(rapid.IntRange(0, 1).Draw(t, "wake")), Jobs: jobs}
 		r, err := Simulate(c, s)
 		if err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/gcsim"
@@ -315,22 +316,27 @@ func coreCounts(vals []validation) []int {
 func predictionTable(costs pausemodel.Costs, w pausemodel.Work, o predictOptions) (*analysis.Table, error) {
 	t := &analysis.Table{Title: fmt.Sprintf("prediction at the seed's shape (%s + %s, broadcast, workers = cores), mean pause (µs)",
 		formatSize(o.major), formatSize(o.los))}
-	t.Header = [][]string{{"cores", "jobs", "serial", "perjob", "batch", "batch/perjob", "perjob futile wake-ups"}}
+	t.Header = [][]string{{"cores", "jobs", "serial", "perjob", "batch", "startbatch", "batch/perjob", "startbatch/perjob", "perjob futile wake-ups"}}
 	for _, c := range o.cores {
-		per, res, err := pausemodel.Predict(costs, w, c, c, pausemodel.PerJob, pausemodel.Broadcast)
-		if err != nil {
-			return nil, err
-		}
-		batch, _, err := pausemodel.Predict(costs, w, c, c, pausemodel.Batch, pausemodel.Broadcast)
-		if err != nil {
-			return nil, err
+		var pause [3]time.Duration // perjob, batch, startbatch
+		var futile int
+		for i, p := range []pausemodel.Protocol{pausemodel.PerJob, pausemodel.Batch, pausemodel.StartBatch} {
+			d, res, err := pausemodel.Predict(costs, w, c, c, p, pausemodel.Broadcast)
+			if err != nil {
+				return nil, err
+			}
+			pause[i] = d
+			if p == pausemodel.PerJob {
+				futile = res.FutileWakeups
+			}
 		}
 		serial := w.Outside + w.Serial()
 		t.Rows = append(t.Rows, []string{strconv.Itoa(c), strconv.Itoa(len(w.Jobs(c))), fmtFloat(micros(serial), 0),
-			fmtFloat(micros(per), 0), fmtFloat(micros(batch), 0), fmtFloat(float64(batch)/float64(per), 3), strconv.Itoa(res.FutileWakeups)})
+			fmtFloat(micros(pause[0]), 0), fmtFloat(micros(pause[1]), 0), fmtFloat(micros(pause[2]), 0),
+			fmtFloat(float64(pause[1])/float64(pause[0]), 3), fmtFloat(float64(pause[2])/float64(pause[0]), 3), strconv.Itoa(futile)})
 	}
-	t.Rows = append(t.Rows, []string{"SGen, 8 cores", "65", fmtFloat(sgen8Core[0], 0), fmtFloat(sgen8Core[1], 0), fmtFloat(sgen8Core[2], 0),
-		fmtFloat(sgen8Core[2]/sgen8Core[1], 3), ""})
+	t.Rows = append(t.Rows, []string{"SGen, 8 cores", "65", fmtFloat(sgen8Core[0], 0), fmtFloat(sgen8Core[1], 0), fmtFloat(sgen8Core[2], 0), "",
+		fmtFloat(sgen8Core[2]/sgen8Core[1], 3), "", ""})
 	t.Notes = append(t.Notes, "SGen's row: the means its change reported on 8 real cores (mono/mono#20634); its heap and jobs are not this simulator's, "+
 		"so compare the ratios, not the microseconds. The model's assumptions: go doc ./pausemodel.")
 	return t, nil

@@ -33,6 +33,7 @@ func TestPredictChecksTheModelThenPredicts(t *testing.T) {
 	for _, c := range []string{"\n4 ", "\n8 "} {
 		assert.Contains(t, prediction, c, "a row per --cores")
 	}
+	assert.Contains(t, prediction, "startbatch/perjob", "StartBatch is predicted too")
 }
 
 // Points the model cannot be checked against (here perjob against
