@@ -83,7 +83,7 @@ func NewScaling(reports []*Report, base, new string, counters []ScalingCounter) 
 }
 
 func scalingPoint(config map[string]string, run Run, base, new string, counters []ScalingCounter) (ScalingPoint, error) {
-	bm, nm := run.mode(base), run.mode(new)
+	bm, nm := run.Mode(base), run.Mode(new)
 	if bm == nil || nm == nil {
 		return ScalingPoint{}, fmt.Errorf("%w: the run on %s has modes %s, not both %s and %s",
 			ErrInvalidInput, run.Host.Label(), strings.Join(run.ModeNames(), ","), base, new)
@@ -103,7 +103,8 @@ func scalingPoint(config map[string]string, run Run, base, new string, counters 
 	return p, nil
 }
 
-func (r Run) mode(name string) *Mode {
+// Mode returns the run's mode called name, or nil if it has none.
+func (r Run) Mode(name string) *Mode {
 	for i := range r.Modes {
 		if r.Modes[i].Name == name {
 			return &r.Modes[i]

@@ -43,7 +43,7 @@ type env struct {
 var commands = map[string]command{
 	"run":          {summary: "compare minor-collection pauses across dispatch modes (the default command)", run: cmdRun},
 	"sweep":        {summary: "run over a grid of workers, wake policies, backends and heap sizes, a JSON file per point (resumable, shardable)", run: cmdSweep},
-	"predict":      {summary: "predict perjob and batch pauses on more cores, with a model checked first against sweep points (--dir)", run: cmdPredict},
+	"predict":      {summary: "predict perjob, batch and startbatch pauses on more cores, with a model checked first against sweep points (--dir)", run: cmdPredict},
 	"report":       {summary: "re-render or merge saved JSON results (FILE.json...)", run: cmdReport},
 	"readylist":    {summary: "stress-epoll protocol: lock-free MPSC list vs mutex list, events/ms", run: cmdReadylist},
 	"pool":         {summary: "DedicatedThreadPool protocols: pool throughput and latency vs a goroutine per item", run: cmdPool},

@@ -12,41 +12,49 @@ import (
 
 func TestPredictChecksTheModelThenPredicts(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "points")
-	_, stderr, code := runBinary(t, sweepTiny(dir)...)
+	_, stderr, code := runBinary(t, sweepTiny(dir, "--modes", "perjob,batch,startbatch")...)
 	require.Equal(t, 0, code, stderr)
 	stdout, stderr, code := runBinary(t, "predict", "--dir", dir, "--major-heap", "64MiB", "--los", "16MiB", "--cores", "4,8",
 		"--calibration-gcs", "3", "--calibrations", "2")
 	require.Equal(t, 0, code, stderr)
-	for _, want := range []string{"calibration on", "median of 2 runs", "calibration runs' range", "wake-to-run", "per idle CPU woken", "model check: measured vs predicted",
-		"Mean absolute error of perjob−batch", "prediction at the seed's shape (64MiB + 16MiB", "SGen, 8 cores"} {
+	for _, want := range []string{"calibration on", "median of 2 runs", "calibration runs' range", "wake-to-run", "per idle CPU woken",
+		"model check: measured vs predicted mean pause (µs), perjob − batch", "Mean absolute error of perjob−batch",
+		"model check: measured vs predicted mean pause (µs), perjob − startbatch", "Mean absolute error of perjob−startbatch",
+		"prediction at the seed's shape (64MiB + 16MiB", "SGen, 8 cores"} {
 		assert.Contains(t, stdout, want)
 	}
-	check, prediction, ok := strings.Cut(stdout, "prediction at the seed's shape")
+	checks, prediction, ok := strings.Cut(stdout, "prediction at the seed's shape")
 	require.True(t, ok)
-	rows := 0
-	for _, l := range strings.Split(check, "\n") {
-		if strings.HasPrefix(l, "broadcast ") || strings.HasPrefix(l, "targeted ") {
-			rows++
+	batch, startbatch, ok := strings.Cut(checks, "perjob − startbatch")
+	require.True(t, ok, "batch's check first")
+	for _, check := range []string{batch, startbatch} {
+		rows := 0
+		for _, l := range strings.Split(check, "\n") {
+			if strings.HasPrefix(l, "broadcast ") || strings.HasPrefix(l, "targeted ") {
+				rows++
+			}
 		}
+		assert.Equal(t, 4, rows, "one row per sweep point:\n%s", check)
 	}
-	assert.Equal(t, 4, rows, "one row per sweep point:\n%s", check)
+	assert.Contains(t, batch, "(goal ≤ 20%", "batch's check has the goal")
+	assert.NotContains(t, startbatch, "goal", "startbatch's has none")
 	for _, c := range []string{"\n4 ", "\n8 "} {
 		assert.Contains(t, prediction, c, "a row per --cores")
 	}
 	assert.Contains(t, prediction, "startbatch/perjob", "StartBatch is predicted too")
 }
 
-// Points the model cannot be checked against (here perjob against
-// startbatch) are refused before the calibration runs: one line, nothing
-// on stdout.
+// Points the model cannot be checked against (here serial against
+// perjob) are refused before the calibration runs: one line, nothing on
+// stdout.
 func TestPredictRefusesPointsWithoutBatchBeforeCalibrating(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "points")
-	_, stderr, code := runBinary(t, sweepGrid(dir, "2", "broadcast", "3", "--modes", "perjob,startbatch")...)
+	_, stderr, code := runBinary(t, sweepGrid(dir, "2", "broadcast", "3", "--modes", "serial,perjob")...)
 	require.Equal(t, 0, code, stderr)
 	stdout, stderr, code := runBinary(t, "predict", "--dir", dir)
 	assert.Equal(t, 1, code, stderr)
 	assert.Empty(t, stdout, "no calibration was printed")
-	assert.Contains(t, stderr, "no point with perjob and batch")
+	assert.Contains(t, stderr, "no point with perjob and batch or startbatch")
 	assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
 }
 
@@ -84,7 +92,7 @@ func TestValidationsSortByCoresWakeWorkers(t *testing.T) {
 
 func TestValidationTableGivesTheErrorPerCoreCount(t *testing.T) {
 	v := func(cores int, perjob, batch, predPerjob, predBatch float64) validation {
-		return validation{Cores: cores, Config: map[string]string{"wake": "broadcast", "workers": "8"},
+		return validation{Cores: cores, Config: map[string]string{"wake": "broadcast", "workers": "8"}, Batched: "batch",
 			MeasuredPerJob: perjob, MeasuredBatch: batch, PredictedPerJob: predPerjob, PredictedBatch: predBatch}
 	}
 	// Two cores: measured 100 and 300, predicted 150 and 300 (error 50 of 400: 12.5%);
