@@ -27,9 +27,9 @@ wake-up, the queue lock), each cost the median of --calibrations runs, and
 from serial collections (the cost of each job). Every use first checks the
 model against the sweep points in each --dir ('gcbench sweep' output,
 perjob and batch or startbatch on the threads backend; a sweep run under
-'taskset -c 0' checks it on one core) and prints that validation table:
-the predicted perjob − batch (or − startbatch) difference and ratio beside
-the measured ones, point by point. Then it predicts --cores at the seed's
+'taskset -c 0' checks it on one core) and prints the validation tables:
+the predicted perjob − batch difference and ratio beside the measured
+ones, point by point, and the same for startbatch's points. Then it predicts --cores at the seed's
 shape (workers = cores), beside SGen's published 8-core means.
 
 flags:
