@@ -369,13 +369,31 @@ func (p *Pool) enqueueBatch(js []jobs.Job, start bool) error {
 // Signal wake under the lock, as SGen's pool does, and ignore the gate;
 // Targeted and Spin wake nobody while the gate is closed.
 func (p *Pool) wakeLocked(n int, c *counters) deferredWake {
+	return p.wakeCondNow(p.decideWakeLocked(n, c), c)
+}
+
+// wakeCondNow makes d's wake on the work condition at once, under the
+// lock, and leaves the rest of d for after the unlock.
+func (p *Pool) wakeCondNow(d deferredWake, c *counters) deferredWake {
+	if d.cond > 0 {
+		c.addFutex(p.work.wake(d.cond))
+		d.cond = 0
+	}
+	return d
+}
+
+// decideWakeLocked counts the policy's wake for n newly queued jobs and
+// returns what is left to make: Broadcast's and Signal's wake on the work
+// condition, Targeted's unpark, Spin's units (a hand-off to Spin's
+// listener is made here).
+func (p *Pool) decideWakeLocked(n int, c *counters) deferredWake {
 	switch p.opts.Wake {
 	case Broadcast:
 		c.wakeCalls.Add(1)
-		c.addFutex(p.work.wake(wakeAll))
+		return deferredWake{unpark: -1, cond: wakeAll}
 	case Signal:
 		c.wakeCalls.Add(1)
-		c.addFutex(p.work.wake(min(n, len(p.workers))))
+		return deferredWake{unpark: -1, cond: min(n, len(p.workers))}
 	case Targeted:
 		return deferredWake{unpark: p.nextTargetLocked(c)}
 	case Spin:
@@ -482,6 +500,13 @@ func (p *Pool) Start() {
 // job, as if they had just been enqueued; only Signal, which would
 // otherwise count a wake call for nobody, skips an empty queue.
 func (p *Pool) openGateLocked(c *counters) deferredWake {
+	return p.wakeCondNow(p.openGateDeferredLocked(c), c)
+}
+
+// openGateDeferredLocked is openGateLocked with the whole wake left for
+// after the unlock: Broadcast's and Signal's too, which wake under the lock
+// elsewhere (SGen's protocol). StartBatch wakes so.
+func (p *Pool) openGateDeferredLocked(c *counters) deferredWake {
 	if p.gateOpen.Load() {
 		return noWake
 	}
@@ -490,30 +515,7 @@ func (p *Pool) openGateLocked(c *counters) deferredWake {
 	if p.opts.Wake == Signal && q == 0 {
 		return noWake
 	}
-	return p.wakeLocked(q, c)
-}
-
-// openGateDeferredLocked is openGateLocked with the wake left for after
-// the unlock under every policy: Broadcast and Signal, which wake under the
-// lock elsewhere (SGen's protocol), defer theirs too.
-func (p *Pool) openGateDeferredLocked(c *counters) deferredWake {
-	if p.gateOpen.Load() {
-		return noWake
-	}
-	p.gateOpen.Store(true)
-	q := p.queuedLocked()
-	switch p.opts.Wake {
-	case Broadcast:
-		c.wakeCalls.Add(1)
-		return deferredWake{unpark: -1, cond: wakeAll}
-	case Signal:
-		if q == 0 {
-			return noWake
-		}
-		c.wakeCalls.Add(1)
-		return deferredWake{unpark: -1, cond: min(q, len(p.workers))}
-	}
-	return p.wakeLocked(q, c)
+	return p.decideWakeLocked(q, c)
 }
 
 // Close shuts the pool down gracefully: it refuses new jobs (Enqueue,
