@@ -19,9 +19,13 @@
 //     the queue lock, in its wait, in Join) or is preempted. A core that
 //     runs out of threads takes the head of the longest other queue
 //     (newly-idle balancing). Collections run one after another on one
-//     machine, each starting where the one before left every thread; a
-//     first, unreported one, which starts with the collector on core 0 and
-//     worker i on core (i+1) mod C, places them, as the collection before a
+//     machine, each starting where the one before left every thread.
+//     Between two, while the collector runs the mutator, the workers still
+//     awake (woken for nothing, or queued behind the collector when Join
+//     returned) run out their wake-ups and go back to sleep: every
+//     collection starts with every worker asleep. A first, unreported
+//     collection, which starts with the collector on core 0 and worker i
+//     on core (i+1) mod C, places them, as the collection before a
 //     measured one does.
 //   - Wakes. A wake call costs the waker WakeCall plus WakePer for each
 //     thread it wakes, plus WakeIdle for each idle core other than its own

@@ -232,6 +232,10 @@ func (m *machine) finish() {
 	m.res.ToFirstJob = m.firstStart
 	m.res.JobSpan = m.lastEnd - m.firstStart
 	m.res.JoinLatency = m.now - m.lastEnd
+	// The mutator's time until the next collection: the collector leaves
+	// its core to the workers still awake, which go back to sleep
+	// (newCollection puts it back).
+	m.block(m.collector)
 }
 
 // timeN is a duration the simulation charges.

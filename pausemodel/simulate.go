@@ -115,6 +115,9 @@ func SimulateSeries(c Costs, s Shape, series [][]time.Duration) (Result, error) 
 		if m.done != len(js) || !m.finished {
 			return Result{}, fmt.Errorf("pausemodel: simulation stalled with %d of %d jobs done", m.done, len(js))
 		}
+		if len(m.parked) != s.Workers {
+			return Result{}, fmt.Errorf("pausemodel: simulation stalled with %d of %d workers asleep after a collection", len(m.parked), s.Workers)
+		}
 		if i > 0 {
 			sum.add(m.res)
 		}
@@ -145,6 +148,9 @@ func (r Result) mean(n int) Result {
 // and every thread where the last one left it: the collector on its core,
 // every worker asleep.
 func (m *machine) newCollection() {
+	if c := m.collector.core; !m.collector.onCore && c.running == nil { // back from the mutator (finish)
+		c.running, m.collector.onCore = m.collector, true
+	}
 	m.now, m.events, m.yield = 0, m.events[:0], false
 	m.gate, m.finished, m.inJoin = false, false, false
 	m.queued, m.next, m.done, m.awake = 0, 0, 0, 0

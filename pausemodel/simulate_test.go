@@ -241,3 +241,28 @@ func TestSpreadShowsEachCostsRange(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkersSettleBetweenCollections: a per-job broadcast on one core
+// leaves workers woken for nothing queued behind the collector when Join
+// returns; they run out their wake-ups while the collector mutates, so
+// the next collection starts with every worker asleep and no core's queue
+// holding a thread.
+func TestWorkersSettleBetweenCollections(t *testing.T) {
+	for _, cores := range []int{1, 2} {
+		shape := Shape{Cores: cores, Workers: 8, Protocol: PerJob, Wake: Broadcast, Jobs: jobsOf(65, 40*us)}
+		m := newMachine(hostLike, shape)
+		for i := range 3 {
+			m.newCollection()
+			m.collect()
+			m.run()
+			if len(m.parked) != shape.Workers {
+				t.Errorf("%d cores, collection %d: %d of %d workers asleep after it", cores, i, len(m.parked), shape.Workers)
+			}
+			for j, c := range m.cores {
+				if len(c.queue) > 0 {
+					t.Errorf("%d cores, collection %d: core %d still has %d threads queued", cores, i, j, len(c.queue))
+				}
+			}
+		}
+	}
+}
