@@ -182,40 +182,56 @@ func asRounds(c contender) roundContender {
 }
 
 // gatedRound is gcbench's pool gated, as SGen runs a parallel collection:
-// the jobs are queued while workers may not take them, then Start opens the
-// gate and Join closes it again.
+// the jobs are queued while workers may not take them, the gate opens, and
+// Join closes it again.
 type gatedRound struct {
-	p     *workerpool.Pool
-	batch bool
-	buf   []jobs.Job
+	p   *workerpool.Pool
+	how gatedHow
+	buf []jobs.Job
 }
 
-func newGated(batch bool, wake workerpool.WakePolicy) func(int) (roundRunner, error) {
+// gatedHow is how a gated round hands its jobs over.
+type gatedHow int
+
+const (
+	perJobThenStart gatedHow = iota // Enqueue per job, then Start (SGen before its fix)
+	batchThenStart                  // EnqueueBatch, then Start (SGen's fix)
+	startBatch                      // StartBatch: the batch and the gate under one lock, one wake
+)
+
+func newGated(how gatedHow, wake workerpool.WakePolicy) func(int) (roundRunner, error) {
 	return func(w int) (roundRunner, error) {
 		p, err := workerpool.New(workerpool.Options{Workers: w, Wake: wake, Gated: true})
 		if err != nil {
 			return nil, err
 		}
-		return &gatedRound{p: p, batch: batch, buf: make([]jobs.Job, roundJobs)}, nil
+		return &gatedRound{p: p, how: how, buf: make([]jobs.Job, roundJobs)}, nil
 	}
 }
 
 func (g *gatedRound) round(t task) error {
-	if g.batch {
-		for i := range g.buf {
-			g.buf[i] = t
-		}
-		if err := g.p.EnqueueBatch(g.buf); err != nil {
-			return err
-		}
-	} else {
-		for range roundJobs {
-			if err := g.p.Enqueue(t); err != nil {
+	for i := range g.buf {
+		g.buf[i] = t
+	}
+	var err error
+	switch g.how {
+	case perJobThenStart:
+		for _, j := range g.buf {
+			if err = g.p.Enqueue(j); err != nil {
 				return err
 			}
 		}
+		g.p.Start()
+	case batchThenStart:
+		if err = g.p.EnqueueBatch(g.buf); err != nil {
+			return err
+		}
+		g.p.Start()
+	case startBatch:
+		if err = g.p.StartBatch(g.buf); err != nil {
+			return err
+		}
 	}
-	g.p.Start()
 	return g.p.Join(context.Background())
 }
 func (g *gatedRound) close() { _ = g.p.Close() }
@@ -226,9 +242,11 @@ func roundContenders() []roundContender {
 		cs = append(cs, asRounds(c))
 	}
 	return append(cs,
-		roundContender{"gcbench-gated-enqueue-broadcast", newGated(false, workerpool.Broadcast)},
-		roundContender{"gcbench-gated-batch-broadcast", newGated(true, workerpool.Broadcast)},
-		roundContender{"gcbench-gated-batch-targeted", newGated(true, workerpool.Targeted)},
+		roundContender{"gcbench-gated-enqueue-broadcast", newGated(perJobThenStart, workerpool.Broadcast)},
+		roundContender{"gcbench-gated-batch-broadcast", newGated(batchThenStart, workerpool.Broadcast)},
+		roundContender{"gcbench-gated-startbatch-broadcast", newGated(startBatch, workerpool.Broadcast)},
+		roundContender{"gcbench-gated-batch-targeted", newGated(batchThenStart, workerpool.Targeted)},
+		roundContender{"gcbench-gated-startbatch-targeted", newGated(startBatch, workerpool.Targeted)},
 	)
 }
 
