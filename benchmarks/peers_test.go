@@ -213,22 +213,21 @@ func (g *gatedRound) round(t task) error {
 	for i := range g.buf {
 		g.buf[i] = t
 	}
-	var err error
 	switch g.how {
 	case perJobThenStart:
 		for _, j := range g.buf {
-			if err = g.p.Enqueue(j); err != nil {
+			if err := g.p.Enqueue(j); err != nil {
 				return err
 			}
 		}
 		g.p.Start()
 	case batchThenStart:
-		if err = g.p.EnqueueBatch(g.buf); err != nil {
+		if err := g.p.EnqueueBatch(g.buf); err != nil {
 			return err
 		}
 		g.p.Start()
 	case startBatch:
-		if err = g.p.StartBatch(g.buf); err != nil {
+		if err := g.p.StartBatch(g.buf); err != nil {
 			return err
 		}
 	}
