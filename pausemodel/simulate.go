@@ -86,13 +86,9 @@ func Simulate(c Costs, s Shape) (Result, error) {
 // counts rounded to the nearest. A first, unreported collection of the
 // last element places the threads (see the package documentation).
 //
-// The mean of a series is what a measured mean pause is, and it is
-// steadier than one collection: a collection's outcome can turn on
-// which of two threads reaches a core or the lock first. With one host's
-// costs, scaling every job's cost by 0.96 to 1.04 moved one simulated
-// collection's perjob − batch difference at 16 workers on two cores
-// between −722 and 1,574 µs; the mean over the 30 serial collections it
-// was measured from stayed between 1,316 and 1,525 µs.
+// The mean of a series is what a measured mean pause is, and it does not
+// hang on one collection, whose outcome can turn on which of two threads
+// reaches a core or the lock first.
 func SimulateSeries(c Costs, s Shape, series [][]time.Duration) (Result, error) {
 	switch {
 	case s.Cores < 1 || s.Workers < 1 || s.Workers > maxThreads:

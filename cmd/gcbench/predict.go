@@ -29,8 +29,9 @@ model against the sweep points in each --dir ('gcbench sweep' output,
 perjob and batch or startbatch on the threads backend; a sweep run under
 'taskset -c 0' checks it on one core) and prints the validation tables:
 the predicted perjob − batch difference and ratio beside the measured
-ones, point by point, and the same for startbatch's points. Then it predicts --cores at the seed's
-shape (workers = cores), beside SGen's published 8-core means.
+ones, point by point, and the same for startbatch's points. Then it
+predicts --cores at the seed's shape (workers = cores), beside SGen's
+published 8-core means.
 
 flags:
 `
