@@ -100,7 +100,7 @@ func (opt CompareOptions) validate() ([]Mode, error) {
 	}
 	for _, m := range modes {
 		if !m.valid() {
-			return nil, badValue("CompareOptions.Modes", int(m), "serial, perjob, batch or startbatch")
+			return nil, badValue("CompareOptions.Modes", int(m), ModeChoices())
 		}
 	}
 	switch {

@@ -42,8 +42,20 @@ var modeNames = [...]string{Serial: "serial", PerJob: "perjob", Batch: "batch", 
 
 func (m Mode) valid() bool { return m >= 0 && int(m) < len(modeNames) }
 
-// Modes lists every mode.
-func Modes() []Mode { return []Mode{Serial, PerJob, Batch, StartBatch} }
+// Modes lists every mode, in the order of their values.
+func Modes() []Mode {
+	ms := make([]Mode, len(modeNames))
+	for i := range ms {
+		ms[i] = Mode(i)
+	}
+	return ms
+}
+
+// ModeChoices names every mode as a choice for a message: "serial,
+// perjob, batch or startbatch".
+func ModeChoices() string {
+	return strings.Join(modeNames[:len(modeNames)-1], ", ") + " or " + modeNames[len(modeNames)-1]
+}
 
 // String returns the mode's name as ParseMode accepts it ("serial",
 // "perjob", "batch", "startbatch"), or "Mode(N)" for an unknown value.

@@ -61,7 +61,7 @@ func parseRunFlags(args []string, stdout io.Writer) (*runOptions, error) {
 	fs.Var(newIntValue(&o.cfg.Workers, def.Workers, 1, workerpool.MaxWorkers), "workers", "collector workers, one per CPU unless set")
 	fs.Var(newIntValue(&o.gcs, 1500, 1, maxRunCollections), "gcs", "timed minor collections per mode")
 	fs.Var(newIntValue(&o.warmup, 50, 0, maxRunCollections), "warmup", "untimed collections per mode before timing starts")
-	fs.Var(newListValue(&o.modes, []gcsim.Mode{gcsim.Serial, gcsim.PerJob, gcsim.Batch}, gcsim.ParseMode, modeNames), "modes",
+	fs.Var(newListValue(&o.modes, []gcsim.Mode{gcsim.Serial, gcsim.PerJob, gcsim.Batch}, gcsim.ParseMode, gcsim.ModeChoices()), "modes",
 		"modes to compare, in column order; the last is compared with each earlier one "+
 			"(serial: jobs run inline; perjob: one enqueue and wake per job, then Start; batch: one enqueue and wake for all, "+
 			"then Start, which wakes again, as SGen's fix did; startbatch: the batch and Start under one lock, one wake)")
@@ -213,9 +213,6 @@ func timedCollections(res *gcsim.Result) int {
 // maxRunCollections bounds --gcs and --warmup: far more collections than a
 // run can do, small enough that counts times modes never overflow an int.
 const maxRunCollections = 1 << 40
-
-// modeNames lists the --modes values for error messages.
-const modeNames = "serial, perjob, batch or startbatch"
 
 // maxRunGOMAXPROCS bounds --gomaxprocs: one P per worker of the largest pool
 // plus the collecting goroutine's.

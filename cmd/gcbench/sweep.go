@@ -64,7 +64,7 @@ func parseSweepFlags(args []string, stdout io.Writer) (*sweepOptions, error) {
 	fs.Var(newSizeValue(&o.base.cfg.Nursery, def.Nursery, avail), "nursery", "nursery `size` of every point")
 	fs.Var(newIntValue(&o.base.gcs, 300, 1, maxRunCollections), "gcs", "timed minor collections per mode and point")
 	fs.Var(newIntValue(&o.base.warmup, 20, 0, maxRunCollections), "warmup", "untimed collections per mode and point")
-	fs.Var(newListValue(&o.base.modes, []gcsim.Mode{gcsim.PerJob, gcsim.Batch}, gcsim.ParseMode, modeNames), "modes",
+	fs.Var(newListValue(&o.base.modes, []gcsim.Mode{gcsim.PerJob, gcsim.Batch}, gcsim.ParseMode, gcsim.ModeChoices()), "modes",
 		"modes each point compares, in column order; report compares the last two")
 	fs.Uint64Var(&o.base.cfg.Seed, "seed", def.Seed, "seed of the mutator's random choices")
 	fs.Var(newIntValue(&o.base.gomaxprocs, 0, 0, maxRunGOMAXPROCS), "gomaxprocs", "GOMAXPROCS per point; 0 = auto, as run's")
