@@ -302,19 +302,56 @@ func validationTable(vals []validation) *analysis.Table {
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("Mean absolute error of perjob−%s: %.0f µs, %.0f%% of the mean measured difference%s. "+
 		"Measured: each point's Avg; predicted: pausemodel.Predict from this run's calibration.", b, mae, rel, goal))
-	if cores := coreCounts(vals); len(cores) > 1 {
-		var parts []string
-		for _, c := range cores {
-			_, rel := meanAbsError(slices.DeleteFunc(slices.Clone(vals), func(v validation) bool { return v.Cores != c }))
-			unit := "cores"
-			if c == 1 {
-				unit = "core"
-			}
-			parts = append(parts, fmt.Sprintf("%d %s %.0f%%", c, unit, rel))
-		}
-		t.Notes = append(t.Notes, "The same per core count: "+strings.Join(parts, ", ")+".")
+	if note := errorBreakdown(vals); note != "" {
+		t.Notes = append(t.Notes, note)
 	}
 	return t
+}
+
+// errorBreakdown gives the relative error of each core count and, within
+// it, of each wake policy, where vals hold more than one of either: the
+// model may hold for one scheduler regime and not another, and one pooled
+// figure hides which.
+func errorBreakdown(vals []validation) string {
+	cores, wakes := coreCounts(vals), wakePolicies(vals)
+	if len(cores) < 2 && len(wakes) < 2 {
+		return ""
+	}
+	relOf := func(keep func(validation) bool) float64 {
+		_, rel := meanAbsError(slices.DeleteFunc(slices.Clone(vals), func(v validation) bool { return !keep(v) }))
+		return rel
+	}
+	var parts []string
+	for _, c := range cores {
+		unit := "cores"
+		if c == 1 {
+			unit = "core"
+		}
+		part := fmt.Sprintf("%d %s %.0f%%", c, unit, relOf(func(v validation) bool { return v.Cores == c }))
+		var byWake []string
+		for _, w := range wakes {
+			if !slices.ContainsFunc(vals, func(v validation) bool { return v.Cores == c && v.Config["wake"] == w }) {
+				continue
+			}
+			byWake = append(byWake, fmt.Sprintf("%s %.0f%%", w, relOf(func(v validation) bool { return v.Cores == c && v.Config["wake"] == w })))
+		}
+		if len(wakes) > 1 {
+			part += " (" + strings.Join(byWake, ", ") + ")"
+		}
+		parts = append(parts, part)
+	}
+	return "The same per core count and wake policy: " + strings.Join(parts, "; ") + "."
+}
+
+// wakePolicies lists the wake policies of vals, in order of first appearance.
+func wakePolicies(vals []validation) []string {
+	var wakes []string
+	for _, v := range vals {
+		if w := v.Config["wake"]; !slices.Contains(wakes, w) {
+			wakes = append(wakes, w)
+		}
+	}
+	return wakes
 }
 
 // meanAbsError is the mean absolute error of the predicted perjob −

@@ -90,15 +90,20 @@ func TestValidationsSortByCoresWakeWorkers(t *testing.T) {
 	assert.Equal(t, []string{"2/broadcast/2", "2/broadcast/16", "2/targeted/1", "1/broadcast/2"}, got)
 }
 
-func TestValidationTableGivesTheErrorPerCoreCount(t *testing.T) {
-	v := func(cores int, perjob, batch, predPerjob, predBatch float64) validation {
-		return validation{Cores: cores, Config: map[string]string{"wake": "broadcast", "workers": "8"}, Batched: "batch",
+func TestValidationTableGivesTheErrorPerCoreCountAndWakePolicy(t *testing.T) {
+	v := func(cores int, wake string, perjob, batch, predPerjob, predBatch float64) validation {
+		return validation{Cores: cores, Config: map[string]string{"wake": wake, "workers": "8"}, Batched: "batch",
 			MeasuredPerJob: perjob, MeasuredBatch: batch, PredictedPerJob: predPerjob, PredictedBatch: predBatch}
 	}
-	// Two cores: measured 100 and 300, predicted 150 and 300 (error 50 of 400: 12.5%);
-	// one core: measured 1000, predicted 0 (100%); together 1050 of 1400: 75%.
-	tab := validationTable([]validation{v(2, 1100, 1000, 1150, 1000), v(2, 1300, 1000, 1300, 1000), v(1, 2000, 1000, 1000, 1000)})
+	// Two cores: measured 100 (broadcast) and 300 (targeted), predicted 150 and 300
+	// (error 50 of 400: 12.5%; broadcast 50%, targeted 0%); one core: measured 1000,
+	// predicted 0 (100%); together 1050 of 1400: 75%.
+	tab := validationTable([]validation{v(2, "broadcast", 1100, 1000, 1150, 1000), v(2, "targeted", 1300, 1000, 1300, 1000),
+		v(1, "broadcast", 2000, 1000, 1000, 1000)})
 	notes := strings.Join(tab.Notes, "\n")
 	assert.Contains(t, notes, "350 µs, 75% of the mean measured difference (goal ≤ 20%: MISSED)")
-	assert.Contains(t, notes, "The same per core count: 2 cores 12%, 1 core 100%.")
+	assert.Contains(t, notes, "The same per core count and wake policy: 2 cores 12% (broadcast 50%, targeted 0%); 1 core 100% (broadcast 100%).")
+
+	one := validationTable([]validation{v(2, "broadcast", 1100, 1000, 1150, 1000), v(2, "broadcast", 1300, 1000, 1300, 1000)})
+	assert.Len(t, one.Notes, 1, "one core count and one policy: the overall error is the only one")
 }
