@@ -53,8 +53,11 @@
 //     look at the queue costs Take.
 //   - Futile wake-ups. A worker woken while the gate is closed, or that
 //     finds the queue empty, takes the lock, looks (Take), registers as a
-//     waiter, releases the lock and spends Futile − Take more going back
-//     to sleep; a wake in that window makes it look again at once.
+//     waiter, releases the lock (waking the longest sleeper on it, if
+//     any) and goes back to sleep, Futile in all: Calibrate measures
+//     Futile as every CPU the workers ran in gated rounds, their lock
+//     hand-offs included, divided by their futile wake-ups. A wake in
+//     that window makes it look again at once.
 //   - Policies. Broadcast wakes every sleeping worker, at every enqueue and
 //     at Start (SGen), under the lock. Targeted wakes nobody while the gate
 //     is closed; Start wakes one worker, and a worker that takes jobs while

@@ -191,6 +191,9 @@ func (m *machine) runGrab(w *thread, grab []timeN) {
 
 // sleep is a worker finding nothing: it registers as a waiter, releases
 // the lock and spends the rest of a futile wake-up's time going to sleep.
+// Futile is all of that time, the release's hand-off wake included, as
+// Calibrate measures it: every CPU the workers ran in gated rounds, lock
+// hand-offs and all, divided by their futile wake-ups.
 func (m *machine) sleep(w *thread, justWoke bool) {
 	if justWoke {
 		m.res.FutileWakeups++
@@ -200,8 +203,12 @@ func (m *machine) sleep(w *thread, justWoke bool) {
 	}
 	m.parked = append(m.parked, w)
 	w.parking = true
+	var handoff time.Duration
+	if len(m.lockWaiters) > 0 {
+		handoff = m.wakeCost(w, m.lockWaiters[0].t)
+	}
 	m.unlock(w, func() {
-		m.cpu(w, max(0, m.c.Futile-m.c.Take), func() {
+		m.cpu(w, max(0, m.c.Futile-m.c.Take-handoff), func() {
 			w.parking = false
 			if w.rewake {
 				w.rewake = false

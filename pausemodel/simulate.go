@@ -196,10 +196,11 @@ func (c *core) idle() bool { return c.running == nil && !c.reserved && len(c.que
 type thread struct {
 	core     *core
 	onCore   bool
-	parking  bool // a worker registered as a waiter, on its way into the kernel
-	rewake   bool // woken during that: go round again at once
-	tookSome bool // has taken a job since it last woke
-	justWoke bool // its next burst is its first since a wake
+	parking  bool          // a worker registered as a waiter, on its way into the kernel
+	rewake   bool          // woken during that: go round again at once
+	tookSome bool          // has taken a job since it last woke
+	justWoke bool          // its next burst is its first since a wake
+	ran      time.Duration // CPU charged to it so far
 }
 
 // pending is a thread waiting for a core (or for the lock) and what it
@@ -294,6 +295,7 @@ func (m *machine) runOn(c *core, p pending) {
 }
 
 func (m *machine) startBurst(t *thread, d time.Duration, then func()) {
+	t.ran += d
 	m.after(d, func() {
 		if t == m.collector && m.yield && len(t.core.queue) > 0 {
 			// A woken worker waits at the head of this core's queue: the

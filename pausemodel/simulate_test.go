@@ -242,6 +242,33 @@ func TestSpreadShowsEachCostsRange(t *testing.T) {
 	}
 }
 
+// TestFutileWakeupCostsFutileHandoffIncluded: Calibrate measures Futile
+// as all the CPU the workers run in gated rounds, the wakes by which they
+// hand the queue lock on included, divided by their futile wake-ups; so a
+// worker that finds nothing and releases the lock to a sleeper on it
+// spends Futile in all, not Futile plus the hand-off.
+func TestFutileWakeupCostsFutileHandoffIncluded(t *testing.T) {
+	c := Costs{WakeCall: 3 * us, WakePer: 1500 * time.Nanosecond, Futile: 8 * us, Take: us}
+	for _, waiter := range []bool{false, true} {
+		m := newMachine(c, Shape{Cores: 2, Workers: 2, Protocol: PerJob, Wake: Broadcast, Jobs: jobsOf(1, us)})
+		w, other := m.parked[0], m.parked[1]
+		m.parked = nil
+		// w has just taken the lock and looked (Take) behind the closed gate.
+		w.core.running, w.onCore, w.ran, m.lockHeld = w, true, c.Take, true
+		if waiter {
+			m.lockWaiters = []pending{{t: other, then: func() {}}}
+		}
+		m.sleep(w, true)
+		m.run()
+		if w.ran != c.Futile {
+			t.Errorf("a sleeper on the lock: %v; the futile worker ran %v, want %v in all", waiter, w.ran, c.Futile)
+		}
+		if w.onCore || w.parking || len(m.parked) != 1 || m.parked[0] != w {
+			t.Errorf("a sleeper on the lock: %v; the futile worker is not asleep in its wait", waiter)
+		}
+	}
+}
+
 // TestWorkersSettleBetweenCollections: a per-job broadcast on one core
 // leaves workers woken for nothing queued behind the collector when Join
 // returns; they run out their wake-ups while the collector mutates, so
