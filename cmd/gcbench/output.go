@@ -30,6 +30,9 @@ func checkPaths(outputs, inputs []outfile.Path) error {
 		}
 	}
 	if err := outfile.Distinct(outputs, inputs); err != nil {
+		if same := (*outfile.SameFileError)(nil); errors.As(err, &same) && same.Inputs {
+			return usagef("%v: give each input once", err)
+		}
 		return usagef("%v: give each output its own file", err)
 	}
 	return nil

@@ -7,42 +7,57 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // A File is an output being written. Bytes go to a temporary file beside
 // the destination; Commit puts them in place, Abort drops them. Exactly one
 // of the two must be called; after either, the other does nothing.
 type File struct {
-	path string // as given
-	dest string // what Commit replaces: path with links resolved
-	temp string // the temporary file; "" when writing a device or FIFO in place
-	f    *os.File
-	set  *Set
-	done bool
+	path      string // as given
+	dest      string // what Commit replaces: path with links resolved
+	temp      string // the temporary file; "" when writing a device, FIFO or descriptor in place
+	noReplace bool   // CreateNew: Commit fails rather than replace a file that appeared meanwhile
+	f         *os.File
+	set       *Set
+	done      bool
 }
 
 // Create starts an output to path (see the package documentation for what
-// happens to links, devices and modes). set, if non-nil, tracks the
-// temporary file until Commit or Abort.
-func Create(path string, set *Set) (*File, error) {
-	dest, err := resolve(path)
+// happens to links, devices, descriptors and modes). set, if non-nil,
+// tracks the temporary file until Commit or Abort.
+func Create(path string, set *Set) (*File, error) { return create(path, set, false) }
+
+// CreateNew is Create for a path that must not hold a file yet, such as a
+// result one of several concurrent runs may save: if the destination
+// exists, now or when Commit would put the new file in place, the error
+// wraps fs.ErrExist and the existing file is left as it is.
+func CreateNew(path string, set *Set) (*File, error) { return create(path, set, true) }
+
+func create(path string, set *Set, noReplace bool) (*File, error) {
+	t, err := resolve(path)
 	if err != nil {
 		return nil, err
 	}
-	fi, err := os.Stat(dest)
+	if t.fd >= 0 {
+		return writeDescriptor(path, t.fd, noReplace)
+	}
+	fi, err := os.Stat(t.path)
 	switch {
+	case err == nil && noReplace:
+		return nil, &fs.PathError{Op: "create", Path: path, Err: fs.ErrExist}
 	case err == nil && fi.IsDir():
 		return nil, &fs.PathError{Op: "create", Path: path, Err: ErrDirectory}
-	case err == nil && !fi.Mode().IsRegular():
-		f, err := os.OpenFile(dest, os.O_WRONLY, 0)
+	case err == nil && (!fi.Mode().IsRegular() || t.descriptor):
+		f, err := os.OpenFile(t.path, os.O_WRONLY, 0)
 		if err != nil {
 			return nil, err
 		}
-		return &File{path: path, dest: dest, f: f}, nil
+		return &File{path: path, dest: t.path, f: f}, nil
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return nil, err
 	}
-	f, temp, err := createTemp(filepath.Dir(dest), "."+filepath.Base(dest))
+	f, temp, err := createTemp(filepath.Dir(t.path), "."+filepath.Base(t.path))
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
@@ -52,7 +67,24 @@ func Create(path string, set *Set) (*File, error) {
 		// leaves the umask's, so it is not worth failing the output for.
 		_ = f.Chmod(fi.Mode().Perm())
 	}
-	return &File{path: path, dest: dest, temp: temp, f: f, set: set}, nil
+	return &File{path: path, dest: t.path, temp: temp, noReplace: noReplace, f: f, set: set}, nil
+}
+
+// writeDescriptor writes in place through a duplicate of this process's
+// descriptor fd, which shares its offset and its O_APPEND.
+func writeDescriptor(path string, fd int, noReplace bool) (*File, error) {
+	if noReplace {
+		return nil, &fs.PathError{Op: "create", Path: path, Err: fs.ErrExist}
+	}
+	if err := checkDescriptor(fd); err != nil {
+		return nil, &fs.PathError{Op: "create", Path: path, Err: err}
+	}
+	dup, err := syscall.Dup(fd)
+	if err != nil {
+		return nil, &fs.PathError{Op: "create", Path: path, Err: err}
+	}
+	syscall.CloseOnExec(dup)
+	return &File{path: path, dest: path, f: os.NewFile(uintptr(dup), path)}, nil
 }
 
 // Name returns the destination as it was given to Create.
@@ -76,7 +108,9 @@ func (f *File) Commit() error {
 	if cerr := f.f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
+	if err == nil && f.noReplace {
+		err = renameNoReplace(f.temp, f.dest)
+	} else if err == nil {
 		err = os.Rename(f.temp, f.dest)
 	}
 	if err != nil {
@@ -121,7 +155,36 @@ func (f *File) Abort() {
 // Write writes path atomically with what write produces: nothing reaches
 // path unless write and every step of putting its bytes in place succeed.
 func Write(path string, set *Set, write func(io.Writer) error) error {
-	f, err := Create(path, set)
+	return writeWith(Create, path, set, write)
+}
+
+// WriteNew is Write through CreateNew: it never replaces a file, and its
+// error wraps fs.ErrExist if path holds one, or comes to hold one while
+// write runs.
+func WriteNew(path string, set *Set, write func(io.Writer) error) error {
+	return writeWith(CreateNew, path, set, write)
+}
+
+// linkNoReplace puts from at to unless to exists, by a hard link (which
+// fails on an existing name) and the removal of from; from is one of our
+// temporary files. A file system without hard links gets a check and a
+// rename, which a file created between the two can lose to.
+func linkNoReplace(from, to string) error {
+	err := os.Link(from, to)
+	if err == nil {
+		return os.Remove(from)
+	}
+	if errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	if _, serr := os.Lstat(to); serr == nil {
+		return &fs.PathError{Op: "rename", Path: to, Err: fs.ErrExist}
+	}
+	return os.Rename(from, to)
+}
+
+func writeWith(create func(string, *Set) (*File, error), path string, set *Set, write func(io.Writer) error) error {
+	f, err := create(path, set)
 	if err != nil {
 		return err
 	}

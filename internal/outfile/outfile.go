@@ -9,9 +9,13 @@
 //     file it created itself (O_EXCL, a name of its own beside D).
 //   - A symbolic link D is followed: the link stays, its final target is
 //     replaced atomically. A dangling link's target is created.
-//   - D that is not a regular file (a character device such as /dev/null
-//     or /dev/stdout, a FIFO) cannot be renamed over without destroying it,
-//     so it is written in place; such a write is not atomic.
+//   - D that is not a regular file (a character device such as /dev/null,
+//     a FIFO) cannot be renamed over without destroying it, so it is
+//     written in place; such a write is not atomic.
+//   - D that names one of the process's open descriptors (/dev/stdout,
+//     /dev/stderr, /dev/fd/N, /proc/self/fd/N) is written through that
+//     descriptor, whatever it is open on: a file the shell opened for
+//     appending is appended to, never replaced.
 //   - A new file gets mode 0666 less the umask, as os.Create gives; a
 //     replaced file keeps its mode.
 //
@@ -25,6 +29,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -39,39 +44,81 @@ var (
 	// ErrDirectory: the destination is a directory.
 	ErrDirectory = errors.New("is a directory")
 	// ErrSameFile: two outputs, or an output and an input, name one file.
-	ErrSameFile = errors.New("names the same file")
+	ErrSameFile = errors.New("the same file")
 )
 
 // maxLinks bounds how many symbolic links resolve follows, as the kernel's
 // MAXSYMLINKS (40) bounds path resolution.
 const maxLinks = 40
 
+// target is where an output to a path goes.
+type target struct {
+	// path is the file an output must replace or create (the path given,
+	// its final component's links followed), or, for a descriptor entry,
+	// that entry.
+	path string
+	// fd is one of this process's open descriptors the path names
+	// (/dev/stdout, /dev/fd/N, /proc/self/fd/N), or -1.
+	fd int
+	// descriptor: path is an entry of a process's descriptor directory
+	// (fd names it if the process is this one).
+	descriptor bool
+}
+
+// fdDir matches the directories whose entries are a process's open file
+// descriptors; /dev/fd and /dev/stdout lead there. Their entries look like
+// symbolic links and are not: one open on a pipe names no file, and one a
+// shell opened for appending (>> log) must be written through the
+// descriptor, or the file would be replaced, or overwritten from its
+// start, where the user asked for an append.
+var fdDir = regexp.MustCompile(`^/proc/(self|thread-self|[0-9]+)(/task/[0-9]+)?/fd$`)
+
 // resolve follows path's final component through symbolic links until it
-// names something that is not a link, or nothing. It returns that path:
-// the file an output to path must replace or create.
-func resolve(path string) (string, error) {
+// names something that is not a link, or nothing, or an open descriptor.
+// A relative link is read from the directory the link is really in, as
+// the kernel reads it, not from the path that reached it.
+func resolve(path string) (target, error) {
 	p := path
 	for range maxLinks {
 		fi, err := os.Lstat(p)
 		if errors.Is(err, fs.ErrNotExist) {
-			return p, nil
+			return target{path: p, fd: -1}, nil
 		}
 		if err != nil {
-			return "", err
+			return target{}, err
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
-			return p, nil
+			return target{path: p, fd: -1}, nil
 		}
-		target, err := os.Readlink(p)
+		dir, err := filepath.EvalSymlinks(filepath.Dir(p))
 		if err != nil {
-			return "", err
+			return target{}, err
 		}
-		if !filepath.IsAbs(target) {
-			target = filepath.Join(filepath.Dir(p), target)
+		if m := fdDir.FindStringSubmatch(dir); m != nil {
+			return descriptorTarget(filepath.Join(dir, filepath.Base(p)), m[1]), nil
 		}
-		p = target
+		link, err := os.Readlink(p)
+		if err != nil {
+			return target{}, err
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(dir, link)
+		}
+		p = link
 	}
-	return "", fmt.Errorf("%s: %w", path, syscall.ELOOP)
+	return target{}, fmt.Errorf("%s: %w", path, syscall.ELOOP)
+}
+
+// descriptorTarget is the descriptor entry path of process pid ("self",
+// "thread-self" or a number).
+func descriptorTarget(path, pid string) target {
+	t := target{path: path, fd: -1, descriptor: true}
+	if pid == "self" || pid == "thread-self" || pid == strconv.Itoa(os.Getpid()) {
+		if n, err := strconv.Atoi(filepath.Base(path)); err == nil {
+			t.fd = n
+		}
+	}
+	return t
 }
 
 // Check reports whether path can take an output, without changing it: the
@@ -83,14 +130,17 @@ func Check(path string) error {
 	if path == "" {
 		return fmt.Errorf("empty path: %w", ErrNotWritable)
 	}
-	dest, err := resolve(path)
+	t, err := resolve(path)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrNotWritable, err)
 	}
-	fi, err := os.Stat(dest)
+	if t.fd >= 0 {
+		return checkDescriptor(t.fd)
+	}
+	fi, err := os.Stat(t.path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return checkDir(filepath.Dir(dest))
+		return checkDir(filepath.Dir(t.path))
 	case err != nil:
 		return fmt.Errorf("%w: %w", ErrNotWritable, err)
 	case fi.IsDir():
@@ -98,15 +148,28 @@ func Check(path string) error {
 	}
 	// O_NONBLOCK: opening a FIFO nobody reads yet must not hang; no
 	// O_TRUNC: the check must not change the file.
-	f, err := os.OpenFile(dest, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(t.path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
 	if err != nil && !errors.Is(err, syscall.ENXIO) { // ENXIO: a FIFO without a reader yet
 		return fmt.Errorf("%w: %w", ErrNotWritable, err)
 	}
 	if f != nil {
 		f.Close()
 	}
-	if fi.Mode().IsRegular() {
-		return checkDir(filepath.Dir(dest)) // the rename needs a temporary file beside it
+	if fi.Mode().IsRegular() && !t.descriptor {
+		return checkDir(filepath.Dir(t.path)) // the rename needs a temporary file beside it
+	}
+	return nil
+}
+
+// checkDescriptor reports whether this process's descriptor fd is open
+// for writing.
+func checkDescriptor(fd int) error {
+	flags, err := fcntlFlags(fd)
+	if err != nil {
+		return fmt.Errorf("%w: descriptor %d: %w", ErrNotWritable, fd, err)
+	}
+	if mode := flags & syscall.O_ACCMODE; mode != syscall.O_WRONLY && mode != syscall.O_RDWR {
+		return fmt.Errorf("%w: descriptor %d is open for reading only", ErrNotWritable, fd)
 	}
 	return nil
 }
@@ -139,26 +202,28 @@ type Path struct {
 	Path string
 }
 
-// Distinct returns an error wrapping ErrSameFile if any two of the paths
-// (two outputs, an output and an input, or an input given twice) are the
-// same file: the same path after links are resolved, or the same existing
-// file under two names (hard links). Empty paths are ignored.
+// Distinct returns a *SameFileError, which wraps ErrSameFile, if any two
+// of the paths (two outputs, an output and an input, or an input given
+// twice) are the same file: the same path after links are resolved, or
+// the same existing file under two names (hard links, or a descriptor of
+// this process and the file it is open on). Empty paths are ignored.
 func Distinct(outputs, inputs []Path) error {
 	type seen struct {
 		Path
-		key string
-		fi  fs.FileInfo
+		input bool
+		key   string
+		fi    fs.FileInfo
 	}
 	var all []seen
-	for _, p := range append(append([]Path{}, outputs...), inputs...) {
+	for i, p := range append(append([]Path{}, outputs...), inputs...) {
 		if p.Path == "" {
 			continue
 		}
 		key, fi := identity(p.Path)
-		cur := seen{p, key, fi}
+		cur := seen{p, i >= len(outputs), key, fi}
 		for _, prev := range all {
 			if prev.key == cur.key || (prev.fi != nil && cur.fi != nil && os.SameFile(prev.fi, cur.fi)) {
-				return fmt.Errorf("%s %s and %s %s %w", prev.Name, prev.Path, cur.Name, cur.Path, ErrSameFile)
+				return &SameFileError{First: prev.Path, Second: cur.Path, Inputs: prev.input && cur.input}
 			}
 		}
 		all = append(all, cur)
@@ -166,12 +231,28 @@ func Distinct(outputs, inputs []Path) error {
 	return nil
 }
 
-// identity returns a comparable key for path (absolute, links resolved)
-// and, when the file exists, its FileInfo.
+// A SameFileError is Distinct's: two of the paths are one file.
+type SameFileError struct {
+	First, Second Path
+	Inputs        bool // both are inputs
+}
+
+func (e *SameFileError) Error() string {
+	return fmt.Sprintf("%s %s and %s %s are %v", e.First.Name, e.First.Path, e.Second.Name, e.Second.Path, ErrSameFile)
+}
+
+func (e *SameFileError) Unwrap() error { return ErrSameFile }
+
+// identity returns a comparable key for path (absolute, links resolved,
+// the directory of a file not yet there too) and, when the file exists,
+// its FileInfo.
 func identity(path string) (string, fs.FileInfo) {
-	dest, err := resolve(path)
-	if err != nil {
-		dest = path
+	dest := path
+	if t, err := resolve(path); err == nil {
+		dest = t.path
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(dest)); err == nil {
+		dest = filepath.Join(dir, filepath.Base(dest))
 	}
 	if abs, err := filepath.Abs(dest); err == nil {
 		dest = abs

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 
@@ -176,6 +177,8 @@ func TestDistinct(t *testing.T) {
 	hard := filepath.Join(dir, "hard.json")
 	require.NoError(t, os.Link(a, hard))
 	b := filepath.Join(dir, "b.png")
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "real"), 0o755))
+	require.NoError(t, os.Symlink("real", filepath.Join(dir, "dl")))
 
 	assert.NoError(t, Distinct([]Path{{"--out", a}, {"--plot", b}, {"--trace", ""}}, nil))
 	for _, tc := range []struct {
@@ -189,6 +192,7 @@ func TestDistinct(t *testing.T) {
 		{"output is the input", []Path{{"--perfetto", a}}, []Path{{"input", link}}},
 		{"an input twice", nil, []Path{{"input", a}, {"input", hard}}},
 		{"two new outputs", []Path{{"--out", b}, {"--plot", b}}, nil},
+		{"a new output through a directory link", []Path{{"--out", filepath.Join(dir, "dl", "new.png")}, {"--plot", filepath.Join(dir, "real", "new.png")}}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.ErrorIs(t, Distinct(tc.out, tc.inputs), ErrSameFile)
@@ -233,4 +237,103 @@ func TestCommitAndAbortAreIdempotent(t *testing.T) {
 func TestCreateRejectsDirectory(t *testing.T) {
 	_, err := Create(t.TempDir(), nil)
 	assert.ErrorIs(t, err, ErrDirectory)
+}
+
+// TestDescriptorOpenForAppendIsAppendedTo: /dev/stdout when the shell ran
+// `gcbench ... --out /dev/stdout >> log` is a descriptor open for
+// appending on a regular file; the output goes through it, after what the
+// file held, and the file is the same file afterwards.
+func TestDescriptorOpenForAppendIsAppendedTo(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "log")
+	require.NoError(t, os.WriteFile(log, []byte("earlier\n"), 0o644))
+	f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(t, err)
+	defer f.Close()
+	before, err := os.Stat(log)
+	require.NoError(t, err)
+	fd := strconv.Itoa(int(f.Fd()))
+	for _, path := range []string{"/proc/self/fd/" + fd, "/dev/fd/" + fd} {
+		require.NoError(t, Check(path), path)
+		require.NoError(t, Write(path, nil, writeString(path+"\n")), path)
+	}
+	assert.Equal(t, "earlier\n/proc/self/fd/"+fd+"\n/dev/fd/"+fd+"\n", readFile(t, log))
+	after, err := os.Stat(log)
+	require.NoError(t, err)
+	assert.True(t, os.SameFile(before, after), "the file was replaced")
+	assert.ElementsMatch(t, []string{"log"}, entries(t, dir))
+	assert.Error(t, WriteNew("/dev/fd/"+fd, nil, writeString("x")), "an open descriptor is not a new file")
+}
+
+// TestPipeDescriptorIsWrittenInPlace: /dev/stdout on a pipe names no file
+// (its link reads pipe:[N]); the output goes down the pipe.
+func TestPipeDescriptorIsWrittenInPlace(t *testing.T) {
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	defer r.Close()
+	defer w.Close()
+	path := "/dev/fd/" + strconv.Itoa(int(w.Fd()))
+	require.NoError(t, Check(path))
+	done := make(chan error, 1)
+	go func() { done <- Write(path, nil, writeString("down the pipe")) }()
+	buf := make([]byte, 64)
+	n, err := r.Read(buf)
+	require.NoError(t, err)
+	assert.Equal(t, "down the pipe", string(buf[:n]))
+	require.NoError(t, <-done)
+	assert.ErrorIs(t, Check("/dev/fd/"+strconv.Itoa(int(r.Fd()))), ErrNotWritable, "the read end")
+}
+
+// TestRelativeLinkIsReadFromItsOwnDirectory: t/dir is a link to t/a/b, and
+// t/a/b/l a link to ../x, which the kernel reads as t/a/x; an output to
+// t/dir/l must replace t/a/x, not t/x.
+func TestRelativeLinkIsReadFromItsOwnDirectory(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "a", "b"), 0o755))
+	require.NoError(t, os.Symlink(filepath.Join("a", "b"), filepath.Join(root, "dir")))
+	require.NoError(t, os.Symlink(filepath.Join("..", "x"), filepath.Join(root, "a", "b", "l")))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "x"), []byte("the user's"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "a", "x"), []byte("target"), 0o644))
+
+	require.NoError(t, Write(filepath.Join(root, "dir", "l"), nil, writeString("report")))
+	assert.Equal(t, "report", readFile(t, filepath.Join(root, "a", "x")))
+	assert.Equal(t, "the user's", readFile(t, filepath.Join(root, "x")))
+	assert.ErrorIs(t, Distinct([]Path{{"--out", filepath.Join(root, "dir", "l")}, {"--plot", filepath.Join(root, "a", "x")}}, nil), ErrSameFile)
+	assert.NoError(t, Distinct([]Path{{"--out", filepath.Join(root, "dir", "l")}, {"--plot", filepath.Join(root, "x")}}, nil))
+}
+
+// TestWriteNewNeverReplaces: a file that is there, or that appears while
+// the output is written, stays as it is, and no temporary file is left.
+func TestWriteNewNeverReplaces(t *testing.T) {
+	dir := t.TempDir()
+	there := filepath.Join(dir, "there.json")
+	require.NoError(t, os.WriteFile(there, []byte("theirs"), 0o644))
+	assert.ErrorIs(t, WriteNew(there, nil, writeString("ours")), fs.ErrExist)
+
+	late := filepath.Join(dir, "late.json")
+	err := WriteNew(late, nil, func(w io.Writer) error {
+		require.NoError(t, os.WriteFile(late, []byte("theirs"), 0o644))
+		_, err := io.WriteString(w, "ours")
+		return err
+	})
+	assert.ErrorIs(t, err, fs.ErrExist)
+	for _, p := range []string{there, late} {
+		assert.Equal(t, "theirs", readFile(t, p))
+	}
+
+	fresh := filepath.Join(dir, "fresh.json")
+	require.NoError(t, WriteNew(fresh, nil, writeString("ours")))
+	assert.Equal(t, "ours", readFile(t, fresh))
+	assert.ElementsMatch(t, []string{"there.json", "late.json", "fresh.json"}, entries(t, dir))
+}
+
+func TestSameFileErrorNamesBothPathsAndWhetherBothAreInputs(t *testing.T) {
+	a := filepath.Join(t.TempDir(), "a.json")
+	require.NoError(t, os.WriteFile(a, nil, 0o644))
+	var same *SameFileError
+	require.ErrorAs(t, Distinct([]Path{{"--out", a}}, []Path{{"input", a}}), &same)
+	assert.Equal(t, "--out "+a+" and input "+a+" are the same file", same.Error())
+	assert.False(t, same.Inputs)
+	require.ErrorAs(t, Distinct(nil, []Path{{"input", a}, {"input", a}}), &same)
+	assert.True(t, same.Inputs)
 }
