@@ -43,7 +43,19 @@ func checkPaths(outputs, inputs []outfile.Path) error {
 // in the error, or failing that (text formats only) prints them on
 // standard output: a result is never lost for want of a place to put it.
 func (e *env) save(flag, path string, binary bool, render func(io.Writer) error) error {
-	err := outfile.Write(path, e.temps, render)
+	return e.saveWith(outfile.Write, flag, path, binary, render)
+}
+
+// saveNew is save for a file that must not be there yet, such as a sweep's
+// point: one that is there, or appears meanwhile (another sweep into the
+// same directory), is left as it is, and the error wraps fs.ErrExist and
+// names where the new bytes were kept instead.
+func (e *env) saveNew(flag, path string, render func(io.Writer) error) error {
+	return e.saveWith(outfile.WriteNew, flag, path, true, render)
+}
+
+func (e *env) saveWith(write func(string, *outfile.Set, func(io.Writer) error) error, flag, path string, binary bool, render func(io.Writer) error) error {
+	err := write(path, e.temps, render)
 	if err == nil {
 		return nil
 	}

@@ -201,7 +201,17 @@ func runPoint(ctx context.Context, e *env, p *runOptions, path string, bar *swee
 	if err != nil {
 		return err
 	}
-	return e.save("point", path, false, report.WriteJSON)
+	err = e.saveNew("point", path, report.WriteJSON)
+	if errors.Is(err, fs.ErrExist) {
+		// Another sweep into the same directory saved the point first (an
+		// Indexed Job can run one index twice): its file stays, and if it
+		// is this point with these settings, the sweep goes on.
+		if done, derr := pointDone(path, p.config()); derr == nil && done {
+			fmt.Fprintf(e.stderr, "gcbench: %v; it holds this point, saved by another sweep meanwhile\n", err)
+			return nil
+		}
+	}
+	return err
 }
 
 // shardValue is --shard i/n.

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
 	"image/png"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -96,4 +99,57 @@ func TestSweepBadUsage(t *testing.T) {
 		assert.Empty(t, stdout, "%v", args)
 		assert.Equal(t, 1, strings.Count(stderr, "\n"), "%v: one line: %q", args, stderr)
 	}
+}
+
+// TestConcurrentSweepsNeverReplaceEachOthersPoints: two sweeps of one
+// point into one directory, with other settings, at once. The one that
+// saves second finds the point there and fails, keeping its own report in
+// the temporary directory; the file is the first one's, whole.
+func TestConcurrentSweepsNeverReplaceEachOthersPoints(t *testing.T) {
+	dir := t.TempDir()
+	tmp := t.TempDir()
+	type outcome struct {
+		gcs, stderr string
+		code        int
+	}
+	results := make(chan outcome, 2)
+	for _, gcs := range []string{"40", "41"} {
+		cmd := exec.Command(gcbenchBin, sweepGrid(dir, "1", "broadcast", gcs)...)
+		cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+		var errOut strings.Builder
+		cmd.Stderr = &errOut
+		require.NoError(t, cmd.Start())
+		go func() {
+			err := cmd.Wait()
+			code := 0
+			if exit := (*exec.ExitError)(nil); errors.As(err, &exit) {
+				code = exit.ExitCode()
+			}
+			results <- outcome{gcs, errOut.String(), code}
+		}()
+	}
+	var won []string
+	for range 2 {
+		r := <-results
+		switch r.code {
+		case 0:
+			won = append(won, r.gcs)
+		default:
+			assert.Equal(t, 1, r.code, r.stderr)
+			if kept := regexp.MustCompile(`saved in (\S+) instead`).FindStringSubmatch(r.stderr); kept != nil {
+				assert.Regexp(t, `file (already )?exists`, r.stderr, "it lost the race to save")
+				done, err := pointDone(kept[1], map[string]string{"gcs": r.gcs})
+				require.NoError(t, err)
+				assert.True(t, done, "the loser's report is kept whole")
+			} else {
+				assert.Contains(t, r.stderr, "was made with gcs=", "it started after the winner had saved")
+			}
+		}
+	}
+	require.Len(t, won, 1, "exactly one sweep saves the point")
+	point := filepath.Join(dir, "workers1-broadcast-threads-major64MiB-los16MiB.json")
+	done, err := pointDone(point, map[string]string{"gcs": won[0]})
+	require.NoError(t, err)
+	assert.True(t, done, "the point file is the winner's")
+	assert.Len(t, names(t, dir), 1, "no temporary file is left in the directory")
 }
