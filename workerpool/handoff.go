@@ -67,14 +67,20 @@ func (p *Pool) listenLocked(w *worker) bool {
 	p.spinner = w.id
 	w.state.Store(mailListening << mailShift)
 	p.unlock(&w.c)
-	p.listen(w)
-	p.spin.give()
+	p.listenWithSlot(w)
 	p.lock(&w.c)
 	if p.spinner == w.id {
 		p.spinner = -1
 	}
 	p.wakeDoneJoinsLocked(&w.c) // for Joins that slept while w retired grabs alone
 	return true
+}
+
+// listenWithSlot listens and gives the spinner slot back however listen
+// ends: a job of a handed grab may end the goroutine with runtime.Goexit.
+func (p *Pool) listenWithSlot(w *worker) {
+	defer p.spin.give()
+	p.listen(w)
 }
 
 // listen polls w's state, running every grab handed to it, until a

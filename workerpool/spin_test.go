@@ -173,3 +173,38 @@ func TestUnfairSemaSpinsOnlyWhenAllowed(t *testing.T) {
 	assert.Equal(t, semState{}, unpack(u.state.Load()))
 	assert.EqualValues(t, 1, budget.free.Load(), "the spinner gave its slot back")
 }
+
+// A job handed to the listener that ends its goroutine with
+// runtime.Goexit unwinds through listen; the listener's spinner slot must
+// come back all the same, or every such job would lower the budget for
+// the life of the pool until nothing spins.
+func TestGoexitInAHandedGrabGivesTheSpinnerSlotBack(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("needs GOMAXPROCS ≥ 2")
+	}
+	for _, b := range allBackends {
+		t.Run(b.String(), func(t *testing.T) {
+			p := newPool(t, Options{Workers: 1, Backend: b, Wake: Spin})
+			var j countJob
+			exits := jobs.Func(func(int) { runtimeGoexit() })
+			handed := false
+			for try := 0; try < 1000 && !handed; try++ {
+				require.NoError(t, p.Enqueue(&j)) // the worker runs it, then listens
+				require.NoError(t, p.Join(timeoutCtx(t)))
+				if mailOf(p.workers[0].state.Load()) != mailListening {
+					continue
+				}
+				before := p.Stats()
+				require.NoError(t, p.Enqueue(exits))
+				require.ErrorIs(t, p.Join(timeoutCtx(t)), errGoexit)
+				handed = p.Stats().Sub(before).Handoffs == 1
+			}
+			require.True(t, handed, "no Goexit job was handed to the listener")
+			// The old goroutine gives the slot back as it unwinds, which
+			// may be after its replacement has gone to sleep.
+			waitParked(t, p)
+			assert.Eventually(t, func() bool { return p.spin.free.Load() == int32(runtime.GOMAXPROCS(0)-1) },
+				2*time.Second, time.Millisecond, "every spinner slot is free again")
+		})
+	}
+}
