@@ -90,7 +90,11 @@ func (g *ingress) tryPush(j jobs.Job) pushResult {
 		if pos&closedBit != 0 {
 			return pushClosed
 		}
-		if pos-g.head.Load() >= size { // the cell still holds pos-size's job
+		head := g.head.Load()
+		if head > pos { // pos went stale between the loads: others reserved it, a worker took it
+			continue
+		}
+		if pos-head >= size { // the cell still holds pos-size's job
 			return pushFull
 		}
 		if g.tail.CompareAndSwap(pos, pos+1) {
