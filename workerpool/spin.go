@@ -82,10 +82,12 @@ func (p *Pool) handoffRegime(procs int) bool {
 	return p.opts.Backend == Threads && procs < len(p.workers)+1
 }
 
-// countHandoffSleep counts a kernel sleep about to be made in the handoff
-// regime (see Stats.HandoffSleeps); procs is a fresh GOMAXPROCS.
-func (p *Pool) countHandoffSleep(c *counters, procs int) {
-	if p.handoffRegime(procs) {
+// countHandoffSleep counts a wait that made futex calls (calls > 0: it
+// went into the kernel; a wait whose wake had already come makes none) in
+// the handoff regime (see Stats.HandoffSleeps); procs is GOMAXPROCS as
+// read just before the wait.
+func (p *Pool) countHandoffSleep(c *counters, procs, calls int) {
+	if calls > 0 && p.handoffRegime(procs) {
 		c.handoffSleeps.Add(1)
 	}
 }

@@ -132,6 +132,10 @@ func TestHandoffSleepsCountTheSlowRegime(t *testing.T) {
 	withProcs(t, 2, func() {
 		p := newPool(t, Options{Workers: 4, Backend: Threads, Wake: Broadcast})
 		waitParked(t, p)
+		assert.Zero(t, p.Stats().HandoffSleeps, "a sleep is counted when it ends")
+		var j countJob
+		require.NoError(t, p.Enqueue(&j)) // wakes all four
+		require.NoError(t, p.Join(timeoutCtx(t)))
 		assert.Positive(t, p.Stats().HandoffSleeps)
 	})
 	withProcs(t, 5, func() {

@@ -62,8 +62,10 @@ type Stats struct {
 	// before sleeping (see Join); JoinSleeps counts the sleeps of Joins
 	// that had to wait longer, or could not spin.
 	JoinSpins, JoinSleeps uint64
-	// HandoffSleeps counts the kernel sleeps of Threads workers and Joins
-	// made while GOMAXPROCS was below Workers+1. In that regime the threads
+	// HandoffSleeps counts the waits of Threads workers and Joins that went
+	// into the kernel (made a futex call; a wait whose wake-up had already
+	// come makes none) while GOMAXPROCS was below Workers+1, each when it
+	// ends. In that regime the threads
 	// that sleep in futex calls and the goroutines they serve cannot all
 	// keep a P: a thread woken from its futex may wait for the runtime to
 	// hand it one (sysmon retakes the P of a thread blocked in a system

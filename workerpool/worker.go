@@ -212,14 +212,16 @@ func (p *Pool) waitLocked(w *worker) {
 	procs := p.refreshProcs()
 	switch p.opts.Wake {
 	case Broadcast, Signal:
-		p.countHandoffSleep(c, procs)
-		c.addFutex(p.work.wait())
+		calls := p.work.wait()
+		p.countHandoffSleep(c, procs, calls)
+		c.addFutex(calls)
 		c.locks.Add(1)
 	case Targeted:
 		p.idle = append(p.idle, w.id)
 		p.unlock(c)
-		p.countHandoffSleep(c, procs)
-		c.addFutex(w.park.park())
+		calls := w.park.park()
+		p.countHandoffSleep(c, procs, calls)
+		c.addFutex(calls)
 		p.lock(c)
 		p.waking.Add(-1)
 	case Spin:
@@ -247,11 +249,12 @@ func (p *Pool) waitLocked(w *worker) {
 // next listens in its place), and counts how it got the unit.
 func (p *Pool) spinWait(w *worker) {
 	c := &w.c
+	procs := int(p.procs.Load())
 	calls, blocked := p.sema.wait(!w.spunOut)
 	w.spunOut = false
 	c.addFutex(calls)
 	if blocked {
-		p.countHandoffSleep(c, int(p.procs.Load()))
+		p.countHandoffSleep(c, procs, calls)
 	} else {
 		c.spinWakes.Add(1)
 	}
