@@ -193,17 +193,28 @@ func (m *mutator) old() heap.Addr {
 	return m.sample[m.rng.Intn(len(m.sample))]
 }
 
-// allocLarge allocates one large object into a random handle root,
-// replacing (and so killing) the previous one. It returns heap.ErrLOSFull
-// (wrapped) when the LOS has no room.
-func (m *mutator) allocLarge() error {
-	h, r := m.h, m.rng
-	size := heap.MaxSmallObject + 8 + 8*r.Intn((m.cfg.MaxLargeObject-heap.MaxSmallObject)/8)
-	nrefs := (size - heap.HeaderSize) / heap.SlotSize / 2
-	l, err := h.AllocLOS(size, nrefs)
+// largeObject is one large allocation the mutator has drawn: its size and
+// the handle root it replaces.
+type largeObject struct{ size, root int }
+
+// drawLarge draws the next large object. It is drawn once, however many
+// tries its allocation takes: whether the LOS is full depends on when
+// major collections ran, which depends on the worker count and on how a
+// mode packed promoted objects, and a second draw after a full LOS would
+// make every later choice, and so the graph, depend on them too.
+func (m *mutator) drawLarge() largeObject {
+	size := heap.MaxSmallObject + 8 + 8*m.rng.Intn((m.cfg.MaxLargeObject-heap.MaxSmallObject)/8)
+	return largeObject{size: size, root: m.baseRoots + m.rng.Intn(m.handles)}
+}
+
+// allocLarge allocates o into its handle root, replacing (and so killing)
+// the previous one. It returns heap.ErrLOSFull (wrapped) when the LOS has
+// no room.
+func (m *mutator) allocLarge(o largeObject) error {
+	l, err := m.h.AllocLOS(o.size, (o.size-heap.HeaderSize)/heap.SlotSize/2)
 	if err != nil {
 		return err
 	}
-	h.WriteRoot(m.baseRoots+r.Intn(m.handles), l)
+	m.h.WriteRoot(o.root, l)
 	return nil
 }

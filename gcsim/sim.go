@@ -232,10 +232,11 @@ func (s *Sim) allocLarge(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("mutator interrupted: %w", err)
 		}
-		err := s.mut.allocLarge()
+		o := s.mut.drawLarge()
+		err := s.mut.allocLarge(o)
 		if errors.Is(err, heap.ErrLOSFull) {
 			if err = s.majorCollect(ctx); err == nil {
-				err = s.mut.allocLarge()
+				err = s.mut.allocLarge(o)
 			}
 		}
 		if err != nil {

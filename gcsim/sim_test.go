@@ -64,6 +64,44 @@ func testBackends() []workerpool.Backend {
 	return []workerpool.Backend{workerpool.Goroutines}
 }
 
+// TestChecksumsIdenticalThroughMajorsAndAFullLOS: a heap small enough that
+// major collections come at different collections for 1 and 8 workers and
+// for a serial and a parallel mode (their thresholds and their blocks'
+// packing differ), and that the LOS fills up, so that some large
+// allocations need a major collection first: the graph must stay the same
+// collection after collection all the same.
+func TestChecksumsIdenticalThroughMajorsAndAFullLOS(t *testing.T) {
+	cfgOf := func(workers int) Config {
+		c := DefaultConfig()
+		c.MajorHeap, c.LOS, c.Nursery, c.Roots = 4<<20, 4<<20, 128<<10, 512
+		c.Workers, c.Backend, c.Seed = workers, workerpool.Goroutines, 5
+		c.Mutator.BarrierStores, c.Mutator.Published, c.Mutator.MaxLargeObject = 300, 12, 24<<10
+		return c
+	}
+	type run struct {
+		s    *Sim
+		mode Mode
+	}
+	runs := []run{{newSim(t, cfgOf(1)), Batch}, {newSim(t, cfgOf(8)), Batch}, {newSim(t, cfgOf(8)), Serial}}
+	majorsDiffered := false
+	for i := 1; i <= 300; i++ {
+		var sums []uint64
+		var majors []int
+		for _, r := range runs {
+			require.NoError(t, r.s.Mutate())
+			_, err := r.s.Collect(r.mode)
+			require.NoError(t, err)
+			sum, err := r.s.Checksum()
+			require.NoError(t, err)
+			sums, majors = append(sums, sum), append(majors, r.s.MajorGCs())
+		}
+		require.Equal(t, sums[0], sums[1], "collection %d: 1 and 8 workers (major collections so far %v)", i, majors)
+		require.Equal(t, sums[1], sums[2], "collection %d: batch and serial (major collections so far %v)", i, majors)
+		majorsDiffered = majorsDiffered || majors[0] != majors[1] || majors[1] != majors[2]
+	}
+	assert.True(t, majorsDiffered, "the runs' major collections never came at different times: the test tests nothing")
+}
+
 // TestChecksumsIdenticalAcrossModesWorkersBackends: for the same seed and
 // size, the reachable graph after N collections is the same whatever the
 // dispatch mode, worker count and backend; Verify (on in tinyConfig)
