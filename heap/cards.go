@@ -18,8 +18,15 @@ func (h *Heap) markCard(a Addr) { *h.cardByte(a) = 1 }
 func (h *Heap) CardMarked(a Addr) bool { return *h.cardByte(a) != 0 }
 
 // ShadowMarked reports whether the shadow card covering a is marked, that
-// is, whether the card was marked when PrepareCards last ran.
-func (h *Heap) ShadowMarked(a Addr) bool { return *h.shadowByte(a) != 0 }
+// is, whether the card was marked when PrepareCards last ran. PrepareCards
+// copies only the major blocks that have marks, so a block's shadow can
+// hold an earlier collection's; only a block dirty in this epoch's counts.
+func (h *Heap) ShadowMarked(a Addr) bool {
+	if a >= h.majorBase && a < h.losBase && h.major.dirty[(a-h.majorBase)/BlockSize] != h.epoch {
+		return false
+	}
+	return *h.shadowByte(a) != 0
+}
 
 // cardWords returns the 4 words of card bytes of major block i in the table at p.
 func (h *Heap) blockCardWords(p unsafe.Pointer, i int) *[CardsPerBlock / 8]uint64 {

@@ -227,3 +227,29 @@ func TestWriteBarrierMarksEveryNurseryStore(t *testing.T) {
 		}
 	})
 }
+
+// TestShadowForgetsAnEarlierCollectionsMarks: PrepareCards copies only the
+// blocks that have marks, so the shadow of a block dirty in the collection
+// before still holds that collection's; ShadowMarked must not report it.
+func TestShadowForgetsAnEarlierCollectionsMarks(t *testing.T) {
+	h := newHeap(t, smallConfig())
+	old, err := h.AllocMajor(64, 4)
+	require.NoError(t, err)
+	h.WriteRoot(0, old)
+	young, err := h.AllocNursery(32, 0)
+	require.NoError(t, err)
+	h.WriteRef(old, 2, young)
+	h.PrepareCards()
+	require.True(t, h.ShadowMarked(SlotAddr(old, 2)))
+	p := h.NewPromoter()
+	h.ScanRootCards(p)
+	h.ScanBlockCards(0, h.ScanBlocks(), p)
+	p.Drain()
+	p.Release()
+	h.ResetNursery()
+
+	h.PrepareCards() // no store since the last collection
+	assert.False(t, h.CardMarked(SlotAddr(old, 2)))
+	assert.False(t, h.ShadowMarked(SlotAddr(old, 2)), "the card was not marked when PrepareCards last ran")
+	h.ResetNursery()
+}
