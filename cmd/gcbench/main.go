@@ -68,7 +68,7 @@ func main() {
 	e := &env{stdout: os.Stdout, stderr: os.Stderr, temps: new(outfile.Set)}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(sigs, stopSignals()...)
 	go func() {
 		// The first signal asks every phase to stop and keep what it
 		// measured; a second one means now.
@@ -79,6 +79,19 @@ func main() {
 		os.Exit(interrupted{second.(syscall.Signal)}.exitCode())
 	}()
 	os.Exit(run(ctx, e, os.Args[1:]))
+}
+
+// stopSignals are the signals that stop a long phase, less those ignored
+// when gcbench started: `nohup gcbench sweep … &` ignores SIGHUP, and a
+// handler would undo that, so the sweep would stop at logout.
+func stopSignals() []os.Signal {
+	var sigs []os.Signal
+	for _, s := range []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		if !signal.Ignored(s) {
+			sigs = append(sigs, s)
+		}
+	}
+	return sigs
 }
 
 // interrupted is the cause of the context a signal cancelled.

@@ -163,3 +163,33 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 }
 
 func (l *limitedBuffer) String() string { return string(l.b) }
+
+// TestNohupKeepsARunThroughSIGHUP: a signal ignored when gcbench starts
+// (nohup ignores SIGHUP) stays ignored, so a logout does not stop a long
+// sweep started with nohup; SIGINT still does.
+func TestNohupKeepsARunThroughSIGHUP(t *testing.T) {
+	nohup, err := exec.LookPath("nohup")
+	require.NoError(t, err, "nohup (coreutils) is on every Linux this runs on")
+	p := longPhases()[1]
+	dir := t.TempDir()
+	cmd := exec.Command(nohup, append([]string{gcbenchBin}, p.args...)...)
+	cmd.Dir = dir
+	var errOut limitedBuffer
+	cmd.Stdout, cmd.Stderr = &errOut, &errOut
+	require.NoError(t, cmd.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	time.Sleep(p.after)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGHUP))
+	select {
+	case err := <-exited:
+		t.Fatalf("gcbench under nohup ended on SIGHUP: %v: %s", err, errOut.String())
+	case <-time.After(500 * time.Millisecond):
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	err = <-exited
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	assert.Equal(t, 130, exit.ExitCode(), errOut.String())
+	p.check(t, dir)
+}
