@@ -188,6 +188,10 @@ func TestReadJSONRejects(t *testing.T) {
 		"bad index":  {`{"schema":"` + Schema + `","unit":"µs","runs":[{"modes":[{"name":"a","pauses_us":[1],"disturbed":[1]}]}]}`, ErrInvalidInput},
 		"bad elapsed": {`{"schema":"` + Schema + `","unit":"µs","runs":[{"elapsed":"soon","modes":[{"name":"a","pauses_us":[1]}]}]}`,
 			ErrSchema},
+		"absurd cores": {`{"schema":"` + Schema + `","unit":"µs","runs":[{"host":{"cores":2000000000},"modes":[{"name":"a","pauses_us":[1]}]}]}`,
+			ErrInvalidInput},
+		"negative GOMAXPROCS": {`{"schema":"` + Schema + `","unit":"µs","runs":[{"host":{"gomaxprocs":-1},"modes":[{"name":"a","pauses_us":[1]}]}]}`,
+			ErrInvalidInput},
 		"trailing data": {`{"schema":"` + Schema + `","unit":"µs","runs":[{"modes":[{"name":"a","pauses_us":[1]}]}]} x`, ErrSchema},
 		"two documents": {`{"schema":"` + Schema + `","unit":"µs","runs":[{"modes":[{"name":"a","pauses_us":[1]}]}]}` +
 			`{"schema":"` + Schema + `","unit":"µs","runs":[{"modes":[{"name":"a","pauses_us":[1]}]}]}`, ErrSchema},

@@ -59,6 +59,12 @@ type Report struct {
 	Anatomy *Anatomy `json:"anatomy,omitempty"`
 }
 
+// MaxCores bounds Host.Cores and Host.GOMAXPROCS in a report read back: far
+// more than any machine has, small enough that a program sizing something
+// by cores (a model of the host) cannot be made to exhaust memory by an
+// edited file.
+const MaxCores = 1 << 16
+
 // A Host describes the machine a Run measured.
 type Host struct {
 	Hostname   string `json:"hostname,omitempty"`
@@ -160,6 +166,9 @@ func NewRun(host Host, modes []ModeInput) (Run, error) {
 func (r *Run) derive() error {
 	if len(r.Modes) == 0 {
 		return fmt.Errorf("%w: run on %s has no modes", ErrInvalidInput, r.Host.Label())
+	}
+	if r.Host.Cores < 0 || r.Host.Cores > MaxCores || r.Host.GOMAXPROCS < 0 || r.Host.GOMAXPROCS > MaxCores {
+		return fmt.Errorf("%w: run on %s: %d cores, GOMAXPROCS %d (want 0 to %d)", ErrInvalidInput, r.Host.Label(), r.Host.Cores, r.Host.GOMAXPROCS, MaxCores)
 	}
 	for k, v := range r.Facts {
 		if math.IsNaN(v) || math.IsInf(v, 0) {

@@ -67,8 +67,9 @@ type Result struct {
 	Preemptions int
 }
 
-// maxThreads bounds a shape: a shape is a pool, and pools are bounded
-// (workerpool.MaxWorkers).
+// maxThreads bounds a shape's workers and cores: a shape is a pool, and
+// pools are bounded (workerpool.MaxWorkers); more cores than workers+1
+// would sit idle.
 const maxThreads = 4096
 
 // Simulate runs a collection of shape s with costs c, from the end of
@@ -91,7 +92,7 @@ func Simulate(c Costs, s Shape) (Result, error) {
 // reaches a core or the lock first.
 func SimulateSeries(c Costs, s Shape, series [][]time.Duration) (Result, error) {
 	switch {
-	case s.Cores < 1 || s.Workers < 1 || s.Workers > maxThreads:
+	case s.Cores < 1 || s.Cores > maxThreads || s.Workers < 1 || s.Workers > maxThreads:
 		return Result{}, fmt.Errorf("%w: %d cores, %d workers", ErrShape, s.Cores, s.Workers)
 	case len(series) == 0:
 		return Result{}, fmt.Errorf("%w: no collections", ErrShape)

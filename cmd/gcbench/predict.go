@@ -190,7 +190,7 @@ func validate(costs pausemodel.Costs, reports []*analysis.Report, work func(gcsi
 		}
 		for _, run := range r.Runs {
 			per := run.Mode("perjob")
-			if per == nil {
+			if per == nil || run.Host.Cores < 1 || run.Host.Cores > workerpool.MaxWorkers { // cores unknown, or more than the model takes
 				continue
 			}
 			perPause, perRes, err := pausemodel.Predict(costs, w, run.Host.Cores, cfg.Workers, pausemodel.PerJob, wake)
