@@ -92,10 +92,8 @@ func parseRunFlags(args []string, stdout io.Writer) (*runOptions, error) {
 }
 
 func (o *runOptions) validate(fs *pflag.FlagSet, avail int64) error {
-	if total := o.cfg.MajorHeap + o.cfg.LOS + o.cfg.Nursery; avail > 0 && total > avail {
-		return usagef("--major-heap %s + --los %s + --nursery %s = %s is more than this machine's available memory (%s)",
-			formatSize(o.cfg.MajorHeap), formatSize(o.cfg.LOS), formatSize(o.cfg.Nursery),
-			humanize.IBytes(uint64(total)), humanize.IBytes(uint64(avail)))
+	if err := fitsMemory(o.cfg, avail); err != nil {
+		return err
 	}
 	if err := o.cfg.Validate(); err != nil {
 		return configUsageError(err, fs)
@@ -105,6 +103,17 @@ func (o *runOptions) validate(fs *pflag.FlagSet, avail int64) error {
 	}
 	return checkPaths(append(o.output.paths(),
 		outfile.Path{Name: "--trace", Path: o.trace}, outfile.Path{Name: "--cpuprofile", Path: o.cpuprofile}), nil)
+}
+
+// fitsMemory refuses a heap that needs more than avail, the machine's
+// available memory (0: unknown), before its minutes of population.
+func fitsMemory(c gcsim.Config, avail int64) error {
+	if total := c.MajorHeap + c.LOS + c.Nursery; avail > 0 && total > avail {
+		return usagef("--major-heap %s + --los %s + --nursery %s = %s is more than this machine's available memory (%s)",
+			formatSize(c.MajorHeap), formatSize(c.LOS), formatSize(c.Nursery),
+			humanize.IBytes(uint64(total)), humanize.IBytes(uint64(avail)))
+	}
+	return nil
 }
 
 // configFlags maps gcsim.Config fields to the flags that set them.

@@ -89,7 +89,11 @@ func (o *sweepOptions) validate(fs *pflag.FlagSet) error {
 	if len(o.base.modes) < 2 {
 		return usagef("--modes %s: a sweep compares at least two modes", strings.Join(o.base.modeNames(), ","))
 	}
+	avail := availableMemory()
 	for _, p := range o.points() {
+		if err := fitsMemory(p.cfg, avail); err != nil {
+			return usagef("point %s: %v", p.name(), err)
+		}
 		if err := p.cfg.Validate(); err != nil {
 			return usagef("point %s: %v", p.name(), err)
 		}

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -152,4 +153,19 @@ func TestConcurrentSweepsNeverReplaceEachOthersPoints(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, done, "the point file is the winner's")
 	assert.Len(t, names(t, dir), 1, "no temporary file is left in the directory")
+}
+
+// TestSweepRefusesAHeapTheMachineCannotHold: each size fits the available
+// memory but their sum does not; the sweep refuses it before any point,
+// as run does, rather than failing on it hours in.
+func TestSweepRefusesAHeapTheMachineCannotHold(t *testing.T) {
+	avail := availableMemory()
+	require.Positive(t, avail, "available memory is known on Linux")
+	each := strconv.FormatInt(avail*2/3>>20, 10) + "MiB"
+	dir := filepath.Join(t.TempDir(), "points")
+	stdout, stderr, code := runBinary(t, "sweep", "--dir", dir, "--major-heap", each, "--los", each)
+	assert.Equal(t, 2, code, stderr)
+	assert.Empty(t, stdout)
+	assert.Contains(t, stderr, "available memory")
+	assert.NoDirExists(t, dir, "refused before the directory was made")
 }
