@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -50,10 +51,20 @@ type ScalingPoint struct {
 // that share a configuration and a host are an error wrapping
 // ErrDuplicateRun: a sweep measures each point once.
 func NewScaling(reports []*Report, base, new string, counters []ScalingCounter) (*Scaling, error) {
+	return NewScalingContext(context.Background(), reports, base, new, counters)
+}
+
+// NewScalingContext is NewScaling, stopped by ctx between points (each
+// point's bootstrap takes a good part of a second at a few thousand
+// samples): it then returns ctx's cause.
+func NewScalingContext(ctx context.Context, reports []*Report, base, new string, counters []ScalingCounter) (*Scaling, error) {
 	s := &Scaling{Base: base, New: new, Counters: counters}
 	seen := map[string]bool{}
 	for i, r := range reports {
 		for _, run := range r.Runs {
+			if ctx.Err() != nil {
+				return nil, context.Cause(ctx)
+			}
 			p, err := scalingPoint(r.Config, run, base, new, counters)
 			if err != nil {
 				return nil, fmt.Errorf("report %d: %w", i+1, err)

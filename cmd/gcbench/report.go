@@ -49,6 +49,9 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 	}
 	reports := make([]*analysis.Report, 0, len(names))
 	for _, name := range names {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
 		r, err := readReport(name)
 		if err != nil {
 			return err
@@ -56,7 +59,7 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 		reports = append(reports, r)
 	}
 	if sweep {
-		return writeScaling(e, &out, reports)
+		return writeScaling(ctx, e, &out, reports)
 	}
 	merged, err := analysis.Merge(reports...)
 	if err != nil {
@@ -95,12 +98,12 @@ var scalingCounters = []analysis.ScalingCounter{
 
 // writeScaling renders a sweep's points as the scaling table: the last
 // mode against the one before it (batch against perjob), per point.
-func writeScaling(e *env, out *outputFlags, reports []*analysis.Report) error {
+func writeScaling(ctx context.Context, e *env, out *outputFlags, reports []*analysis.Report) error {
 	modes := reports[0].Runs[0].ModeNames()
 	if len(modes) < 2 {
 		return fmt.Errorf("%w: a scaling table compares two modes; the points have %v", analysis.ErrInvalidInput, modes)
 	}
-	s, err := analysis.NewScaling(reports, modes[len(modes)-2], modes[len(modes)-1], scalingCounters)
+	s, err := analysis.NewScalingContext(ctx, reports, modes[len(modes)-2], modes[len(modes)-1], scalingCounters)
 	if err != nil {
 		return err
 	}

@@ -3,12 +3,17 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gcbench/gcbench/analysis"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -192,4 +197,29 @@ func TestNohupKeepsARunThroughSIGHUP(t *testing.T) {
 	require.ErrorAs(t, err, &exit)
 	assert.Equal(t, 130, exit.ExitCode(), errOut.String())
 	p.check(t, dir)
+}
+
+// TestSignalStopsAReportsBootstrap: the scaling table of a large sweep
+// takes seconds of bootstrap (two ratios' 2000 resamples per point); the
+// first SIGINT stops it between points.
+func TestSignalStopsAReportsBootstrap(t *testing.T) {
+	dir := t.TempDir()
+	points := filepath.Join(dir, "points")
+	require.NoError(t, os.Mkdir(points, 0o755))
+	rng := rand.New(rand.NewPCG(1, 2))
+	samples := func(mean float64) string {
+		vs := make([]string, 3000)
+		for i := range vs {
+			vs[i] = strconv.FormatFloat(mean*(0.5+rng.Float64()), 'f', 1, 64)
+		}
+		return "[" + strings.Join(vs, ",") + "]"
+	}
+	for w := 1; w <= 24; w++ {
+		doc := `{"schema":"` + analysis.Schema + `","unit":"µs","config":{"modes":"perjob,batch","workers":"` + strconv.Itoa(w) + `"},` +
+			`"runs":[{"host":{"cores":2},"modes":[{"name":"perjob","pauses_us":` + samples(3000) + `},{"name":"batch","pauses_us":` + samples(2500) + `}]}]}`
+		require.NoError(t, os.WriteFile(filepath.Join(points, "w"+strconv.Itoa(w)+".json"), []byte(doc), 0o644))
+	}
+	code, took, stderr := interrupt(t, dir, []string{"report", "points"}, 1500*time.Millisecond, syscall.SIGINT)
+	assert.Equal(t, 130, code, stderr)
+	assert.Less(t, took, maxExit, "time to exit after the signal")
 }
