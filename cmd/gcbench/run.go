@@ -172,10 +172,7 @@ func cmdRun(ctx context.Context, e *env, args []string) (err error) {
 	started := time.Now()
 	res, err := gcsim.Compare(ctx, o.cfg, opt)
 	bar.finish()
-	partial := ""
-	if err != nil && errors.Is(err, context.Canceled) && measuredAny(res) {
-		partial = fmt.Sprintf("%v after %d of %d collections per mode", context.Cause(ctx), timedCollections(res), o.gcs)
-	}
+	partial := partialReason(ctx, err, res, o.gcs)
 	measured := err == nil || partial != ""
 	if finishTrace != nil {
 		// A trace of a run that measured something is kept, closed with
@@ -195,6 +192,22 @@ func cmdRun(ctx context.Context, e *env, args []string) (err error) {
 	return joinErrors(err, o.output.write(e, report))
 }
 
+// partialReason says why a run that ended with err stopped early, if it
+// measured every mode at least once: its report and trace are then kept,
+// marked partial, whether a signal stopped it or a failure (a verification
+// that found the graph changed, a full heap) did — the collections before
+// are the evidence. It is "" for a run that finished or measured nothing.
+func partialReason(ctx context.Context, err error, res *gcsim.Result, gcs int) string {
+	if err == nil || !measuredAny(res) {
+		return ""
+	}
+	cause := err
+	if errors.Is(err, context.Canceled) && context.Cause(ctx) != nil {
+		cause = context.Cause(ctx)
+	}
+	return fmt.Sprintf("%v after %d of %d collections per mode", cause, timedCollections(res), gcs)
+}
+
 // measuredAny reports whether res holds at least one timed collection of
 // every mode, which a partial report needs.
 func measuredAny(res *gcsim.Result) bool {
@@ -207,6 +220,15 @@ func measuredAny(res *gcsim.Result) bool {
 		}
 	}
 	return true
+}
+
+// recordsIn counts the timed collections of every mode of res.
+func recordsIn(res *gcsim.Result) int {
+	n := 0
+	for _, m := range res.Modes {
+		n += len(m.Records)
+	}
+	return n
 }
 
 // timedCollections is the number of timed collections every mode of res
@@ -315,7 +337,7 @@ func (o *runOptions) report(res *gcsim.Result, started time.Time, facts map[stri
 	run.Facts = map[string]float64{
 		"major_gcs":           float64(res.MajorGCs),
 		"sim_overhead_s":      res.SimOverhead.Seconds(),
-		"collections_timed":   float64(o.gcs * len(res.Modes)),
+		"collections_timed":   float64(recordsIn(res)),
 		"collections_warm_up": float64(o.warmup * len(res.Modes)),
 	}
 	for k, v := range facts {

@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
+	"fmt"
 	"image/png"
 	"io"
 	"os"
@@ -12,8 +15,10 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
+	"github.com/gcbench/gcbench/gcsim"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -400,4 +405,24 @@ func TestRunGOMAXPROCS(t *testing.T) {
 			assert.True(t, got >= 1 && got <= runtime.NumCPU(), "%v: runtime default, got %d", tt.args, got)
 		}
 	}
+}
+
+// TestPartialReasonKeepsWhatAFailedRunMeasured: a run stopped by a
+// failure (here a verification error) after measuring every mode is kept
+// as partial, as one stopped by a signal is, and says why; a run that
+// finished, or measured a mode not at all, is not partial.
+func TestPartialReasonKeepsWhatAFailedRunMeasured(t *testing.T) {
+	two := &gcsim.Result{Modes: []gcsim.ModeResult{{Mode: gcsim.PerJob, Records: make([]gcsim.Record, 3)}, {Mode: gcsim.Batch, Records: make([]gcsim.Record, 2)}}}
+	none := &gcsim.Result{Modes: []gcsim.ModeResult{{Mode: gcsim.PerJob, Records: make([]gcsim.Record, 1)}, {Mode: gcsim.Batch}}}
+	failed := errors.New("verifying after a batch collection: the graph changed")
+
+	assert.Equal(t, "verifying after a batch collection: the graph changed after 2 of 10 collections per mode",
+		partialReason(context.Background(), failed, two, 10))
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(interrupted{syscall.SIGINT})
+	assert.Equal(t, "interrupted by SIGINT after 2 of 10 collections per mode",
+		partialReason(ctx, fmt.Errorf("collecting: %w", context.Canceled), two, 10))
+	assert.Empty(t, partialReason(context.Background(), nil, two, 10), "a finished run")
+	assert.Empty(t, partialReason(context.Background(), failed, none, 10), "batch measured nothing")
+	assert.Equal(t, 5, recordsIn(two), "collections_timed counts the records taken")
 }
