@@ -39,9 +39,11 @@ type Record struct {
 	PromotedObjects, PromotedBytes int64
 	// Pool holds the pool's counters for this collection (zero for Serial).
 	Pool workerpool.Stats
-	// HostGCs is the number of host Go GC cycles that completed while the
-	// collection ran (read just outside the pause): a sample with HostGCs > 0
-	// may have been disturbed by the host collector.
+	// HostGCs is the number of host Go GC cycles that overlapped the
+	// collection (read just outside the pause): those that completed while
+	// it ran, and one still marking when it ended, however long before it
+	// started. A sample with HostGCs > 0 may have been disturbed by the
+	// host collector.
 	HostGCs uint64
 	// MajorGCBefore is set when an untimed major collection ran in the
 	// mutator phase before this collection.

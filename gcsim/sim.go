@@ -71,7 +71,7 @@ func NewContext(ctx context.Context, cfg Config) (*Sim, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gcsim: %w", err)
 	}
-	s := &Sim{cfg: cfg, heap: h, gcRead: []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}}
+	s := &Sim{cfg: cfg, heap: h, gcRead: []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/sched/pauses/total/gc:seconds"}}}
 	s.mut = newMutator(h, cfg.Mutator, cfg.Seed)
 	if err := s.populate(ctx); err != nil {
 		h.Close()
@@ -274,10 +274,34 @@ func (s *Sim) majorCollect(ctx context.Context) error {
 	return nil
 }
 
-// hostGCs reads the host Go runtime's completed GC cycles (no allocation).
-func (s *Sim) hostGCs() uint64 {
+// hostGC is the host Go runtime's collector as runtime/metrics shows it:
+// the cycles it has completed and its stop-the-world pauses, of which
+// every cycle makes two, sweep termination as it starts and mark
+// termination as it ends (runtime.stwReason.isGC).
+type hostGC struct{ cycles, stws uint64 }
+
+// marking reports whether a cycle has started and not ended.
+func (h hostGC) marking() bool { return h.stws > 2*h.cycles }
+
+// overlapped is how many host GC cycles overlapped the time from h to
+// end: those that completed in it, and one still marking at its end.
+func (h hostGC) overlapped(end hostGC) uint64 {
+	n := end.cycles - h.cycles
+	if end.marking() {
+		n++
+	}
+	return n
+}
+
+// hostGC reads the host runtime's collector (no allocation: the
+// histogram's buckets are reused).
+func (s *Sim) hostGC() hostGC {
 	metrics.Read(s.gcRead)
-	return s.gcRead[0].Value.Uint64()
+	h := hostGC{cycles: s.gcRead[0].Value.Uint64()}
+	for _, n := range s.gcRead[1].Value.Float64Histogram().Counts {
+		h.stws += n
+	}
+	return h
 }
 
 // Collect is CollectContext that cannot be interrupted.
@@ -314,7 +338,7 @@ func (s *Sim) timedCollect(mode Mode, rec *Record) error {
 	if mode != Serial {
 		before = s.pool.Stats()
 	}
-	gcs := s.hostGCs()
+	gcBefore := s.hostGC()
 
 	var ph phases
 	s.collections++
@@ -325,7 +349,7 @@ func (s *Sim) timedCollect(mode Mode, rec *Record) error {
 	if s.obs != nil {
 		s.obs.CollectionEnd(s.collections)
 	}
-	rec.HostGCs = s.hostGCs() - gcs
+	rec.HostGCs = gcBefore.overlapped(s.hostGC())
 	if e := s.completions.drain(err); e != nil {
 		err = e
 	}

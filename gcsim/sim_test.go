@@ -435,3 +435,32 @@ func TestHeapLargerThanTheMachineIsAnError(t *testing.T) {
 	require.ErrorIs(t, err, heap.ErrTooLarge)
 	assert.Contains(t, err.Error(), "MajorHeap")
 }
+
+// TestHostGCOverlapCountsCyclesRunningAcrossTheWindow: a host cycle that
+// started before a pause and ended after it overlapped the pause as much
+// as one that ran inside it.
+func TestHostGCOverlapCountsCyclesRunningAcrossTheWindow(t *testing.T) {
+	rest, marking := hostGC{cycles: 5, stws: 10}, hostGC{cycles: 5, stws: 11}
+	for _, tc := range []struct {
+		name          string
+		before, after hostGC
+		want          uint64
+	}{
+		{"none", rest, rest, 0},
+		{"one inside", rest, hostGC{6, 12}, 1},
+		{"started inside, still marking", rest, marking, 1},
+		{"marking across the whole window", marking, marking, 1},
+		{"started before, ended inside", marking, hostGC{6, 12}, 1},
+		{"ended inside, the next started", marking, hostGC{6, 13}, 2},
+	} {
+		assert.Equal(t, tc.want, tc.before.overlapped(tc.after), tc.name)
+	}
+
+	s := newSim(t, tinyConfig(1, 4))
+	before := s.hostGC()
+	runtime.GC()
+	after := s.hostGC()
+	require.Greater(t, after.cycles, before.cycles)
+	assert.False(t, after.marking(), "runtime.GC returns with its cycle ended")
+	assert.Equal(t, 2*(after.cycles-before.cycles), after.stws-before.stws, "two stop-the-world pauses a cycle")
+}
