@@ -334,7 +334,8 @@ func TestRunTrace(t *testing.T) {
 	out := filepath.Join(dir, "out.json")
 	stdout, stderr, code = runBinary(t, "trace", "--perfetto", out, file)
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, stdout, "wrote "+out)
+	assert.Contains(t, stderr, "wrote "+out)
+	assert.Empty(t, stdout, "standard output is left to the export, which may go there")
 	pdata, err := os.ReadFile(out)
 	require.NoError(t, err)
 	var doc struct {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -34,11 +35,14 @@ func cmdTrace(ctx context.Context, e *env, args []string) error {
 	if err := checkPaths([]outfile.Path{{Name: "--perfetto", Path: *perfetto}}, []outfile.Path{{Name: "input", Path: name}}); err != nil {
 		return err
 	}
-	f, err := os.Open(name)
+	f, err := openContext(ctx, name)
 	if err != nil {
 		return err // *PathError names the file
 	}
 	defer f.Close()
+	// A read from a pipe or FIFO can wait for its writer forever; closing
+	// the file ends it (the runtime's poller returns the read at once).
+	defer context.AfterFunc(ctx, func() { f.Close() })()
 	r, err := trace.Open(ctxReader{ctx, f})
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
@@ -63,25 +67,60 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	if err := c.ctx.Err(); err != nil {
 		return 0, err
 	}
-	return c.r.Read(p)
+	n, err := c.r.Read(p)
+	if err != nil && c.ctx.Err() != nil { // the read was ended by the Close above
+		return n, c.ctx.Err()
+	}
+	return n, err
+}
+
+// openContext opens name for reading, or returns ctx's error if ctx ends
+// first: opening a FIFO waits for a writer to open it.
+func openContext(ctx context.Context, name string) (*os.File, error) {
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	done := make(chan opened, 1)
+	go func() {
+		f, err := os.Open(name)
+		done <- opened{f, err}
+	}()
+	select {
+	case o := <-done:
+		return o.f, o.err
+	case <-ctx.Done():
+		go func() { // the open may still succeed: close what it opens
+			if o := <-done; o.f != nil {
+				o.f.Close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
 }
 
 // exportPerfetto converts r into an output file, on gcsim's tracks; the
 // destination is replaced only by a complete document.
 func exportPerfetto(e *env, r *trace.Reader, in, out string) error {
+	var readErr error
 	err := outfile.Write(out, e.temps, func(w io.Writer) error {
 		if err := trace.ExportChrome(w, r, gcsim.ChromeTracks{}); err != nil {
-			return fmt.Errorf("%s: %w", in, err)
+			readErr = fmt.Errorf("%s: %w", in, err)
+			return readErr
 		}
 		return nil
 	})
-	if err != nil {
+	switch {
+	case readErr != nil && errors.Is(err, readErr): // the input's fault, not the output's
+		return readErr
+	case err != nil:
 		return fmt.Errorf("--perfetto: %w", err)
 	}
+	// Status goes to standard error: the output may be standard output.
 	read, lost := r.Totals()
-	fmt.Fprintf(e.stdout, "wrote %s: %d events (%d lost in the trace); open it in ui.perfetto.dev or chrome://tracing\n", out, read, lost)
+	fmt.Fprintf(e.stderr, "wrote %s: %d events (%d lost in the trace); open it in ui.perfetto.dev or chrome://tracing\n", out, read, lost)
 	if cut := r.Truncation(); cut != nil {
-		fmt.Fprintf(e.stdout, "%s: %v: the export holds its complete blocks\n", in, cut)
+		fmt.Fprintf(e.stderr, "%s: %v: the export holds its complete blocks\n", in, cut)
 	}
 	return nil
 }

@@ -163,13 +163,18 @@ func TestTracePerfetto(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out.json")
 	stdout, stderr, code := runBinary(t, "trace", "--perfetto", out, name)
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, stdout, "wrote "+out+": 14 events")
+	assert.Contains(t, stderr, "wrote "+out+": 14 events")
+	assert.Empty(t, stdout)
 	data, err := os.ReadFile(out)
 	require.NoError(t, err)
 	var doc struct {
 		TraceEvents []map[string]any `json:"traceEvents"`
 	}
 	require.NoError(t, json.Unmarshal(data, &doc))
+	// To standard output, the export is the whole of it, one JSON document.
+	stdout, stderr, code = runBinary(t, "trace", "--perfetto", "/dev/stdout", name)
+	require.Equal(t, 0, code, stderr)
+	assert.JSONEq(t, string(data), stdout)
 	phases := map[string]int{}
 	for _, ev := range doc.TraceEvents {
 		phases[ev["ph"].(string)]++
@@ -217,7 +222,8 @@ func TestTraceBadFiles(t *testing.T) {
 	out := filepath.Join(dir, "cut.json")
 	stdout, stderr, code = runBinary(t, "trace", "--perfetto", out, cut)
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, stdout, "truncated at byte")
+	assert.Contains(t, stderr, "truncated at byte")
+	assert.Empty(t, stdout)
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)
 	assert.True(t, json.Valid(b))
