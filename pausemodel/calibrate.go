@@ -46,23 +46,24 @@ var costFields = []func(*Costs) *time.Duration{
 	func(c *Costs) *time.Duration { return &c.WakePer },
 	func(c *Costs) *time.Duration { return &c.WakeIdle },
 	func(c *Costs) *time.Duration { return &c.Futile },
+	func(c *Costs) *time.Duration { return &c.Enqueue },
 	func(c *Costs) *time.Duration { return &c.Push },
 	func(c *Costs) *time.Duration { return &c.Take },
 }
 
 // calibrateOnce measures Costs with microbenchmarks of workerpool's
 // Threads backend on this host: one-way wakes of a sleeping worker on an
-// idle core (WakeToRun); single enqueues into gated Broadcast pools of one
-// and eight sleeping workers on the enqueuer's own CPU (the waker's CPU
-// per wake call and per thread woken) and of one on another, idle CPU
-// (WakeIdle); 65-job rounds into a pool of eight on the enqueuer's CPU
-// (the CPU a futile wake-up costs a worker, read from the workers' own
-// CPU clocks); and batches (Push, Take). The wake calls and futile
-// wake-ups are measured with the threads pinned, because what a wake costs
-// depends on where the woken thread goes: onto the waker's own run queue
-// it costs the waker about 2 µs per thread on the project's virtual
-// machine; onto an idle CPU it also takes an inter-processor interrupt,
-// 4–11 µs more there.
+// idle core (WakeToRun); single enqueues into a gated pool that wakes
+// nobody (Enqueue), and into gated Broadcast pools of one and eight
+// sleeping workers on the enqueuer's own CPU (the waker's CPU per wake
+// call and per thread woken) and of one on another, idle CPU (WakeIdle);
+// 65-job rounds into a pool of eight on the enqueuer's CPU (the CPU a
+// futile wake-up costs a worker, read from the workers' own CPU clocks);
+// and batches (Push, Take). The wake calls and futile wake-ups are
+// measured with the threads pinned, because what a wake costs depends on
+// where the woken thread goes: onto the waker's own run queue it costs the
+// waker about 2 µs per thread on the project's virtual machine; onto an
+// idle CPU it also takes an inter-processor interrupt, 4–11 µs more there.
 func calibrateOnce(ctx context.Context) (Costs, error) {
 	var c Costs
 	var err error
@@ -74,6 +75,9 @@ func calibrateOnce(ctx context.Context) (Costs, error) {
 		return c, err
 	}
 	own := cpus[0]
+	if c.Enqueue, err = measureEnqueueCall(ctx, own); err != nil {
+		return c, err
+	}
 	var w2r time.Duration
 	if len(cpus) > 1 { // else no wake here goes to another CPU: WakeToRun and WakeIdle stay 0
 		if w2r, err = measureWakeToRun(ctx, own, cpus[1]); err != nil {
@@ -88,14 +92,14 @@ func calibrateOnce(ctx context.Context) (Costs, error) {
 	if err != nil {
 		return c, err
 	}
-	c.WakePer = max(0, (eight-one)/7)
-	c.WakeCall = max(0, one-c.WakePer-c.Push)
+	clock := clockOverhead() // in each single enqueue measured, not in the calls
+	c.WakeCall, c.WakePer = wakeCosts(c.Enqueue+clock, one, eight)
 	if len(cpus) > 1 {
 		remote, err := measureWakeCall(ctx, 1, own, cpus[1])
 		if err != nil {
 			return c, err
 		}
-		c.WakeIdle = max(0, remote-one)
+		c.WakeIdle = max(0, remote.cpu-clock-c.Enqueue-time.Duration(remote.calls)*(c.WakeCall+c.WakePer))
 		// The woken thread became runnable when the call had woken it.
 		c.WakeToRun = max(0, w2r-c.WakeCall-c.WakePer)
 	}
@@ -103,6 +107,40 @@ func calibrateOnce(ctx context.Context) (Costs, error) {
 		return c, err
 	}
 	return c, nil
+}
+
+// wakeCall is an enqueue that woke sleeping workers: its caller's median
+// CPU, and the futex wake calls it made (those trials only). A worker
+// woken onto the enqueuer's own CPU preempts it while it still holds the
+// queue lock and goes to sleep on that lock, so the unlock makes a second
+// call that wakes it again: most trials of a pool on the enqueuer's CPU
+// make two calls, of one on another CPU one.
+type wakeCall struct {
+	cpu   time.Duration
+	calls int
+}
+
+// wakeCosts solves one and eight, single enqueues (enqueue each, its push
+// included) that woke one and eight sleepers, for the cost of a wake call
+// and per thread woken. A call beyond the first is the unlock's, and
+// wakes one thread:
+//
+//	one.cpu   − enqueue = one.calls·WakeCall + one.calls·WakePer
+//	eight.cpu − enqueue = eight.calls·WakeCall + (7 + eight.calls)·WakePer
+func wakeCosts(enqueue time.Duration, one, eight wakeCall) (call, per time.Duration) {
+	a1, a8 := float64(one.calls), float64(eight.calls)
+	y1, y8 := float64(one.cpu-enqueue), float64(eight.cpu-enqueue)
+	p := (a1*y8 - a8*y1) / (7 * a1)
+	return max(0, time.Duration(y1/a1-p)), max(0, time.Duration(p))
+}
+
+// preemptions counts the calling thread's involuntary context switches.
+func preemptions() int {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_THREAD, &ru); err != nil {
+		return 0
+	}
+	return int(ru.Nivcsw)
 }
 
 // nop is the job the microbenchmarks queue.
@@ -172,30 +210,89 @@ func measureWakeToRun(ctx context.Context, self, to int) (d time.Duration, err e
 	return median(lat), nil
 }
 
-// measureWakeCall is the caller's median CPU time, on CPU self, for one
-// enqueue into a gated Broadcast pool whose workers all sleep, pinned to
-// CPU to: the push and one wake call that wakes every one of them.
-func measureWakeCall(ctx context.Context, workers, self, to int) (time.Duration, error) {
+// measureWakeCall is the caller's CPU, on CPU self, for one enqueue into
+// a gated Broadcast pool whose workers all sleep, pinned to CPU to: the
+// push and the wake calls, as the median over the trials that made the
+// most common number of calls. An enqueue that a woken worker preempted
+// (an involuntary context switch of the enqueuer's thread) made two: the
+// worker then slept on the lock the enqueuer held, and the unlock woke it.
+func measureWakeCall(ctx context.Context, workers, self, to int) (wakeCall, error) {
 	const trials = 150
-	cpu := make([]time.Duration, 0, trials)
+	byCalls := map[int][]time.Duration{}
 	err := gatedRounds(ctx, workers, trials, self, to, func(p *workerpool.Pool) error {
-		before, self := p.Stats(), threadCPU()
+		before, switches := p.Stats(), preemptions()
+		self := threadCPU()
 		if err := p.Enqueue(nop); err != nil {
 			return err
 		}
 		spent := threadCPU() - self
-		if p.Stats().Sub(before).FutexCalls > 0 { // the workers were asleep: the call woke them
-			cpu = append(cpu, spent)
+		calls := 1 + min(1, preemptions()-switches)
+		if p.Stats().Sub(before).EnqueueWakeCalls > 0 { // the workers were asleep: the call woke them
+			byCalls[calls] = append(byCalls[calls], spent)
 		}
 		return nil
 	})
 	if err != nil {
+		return wakeCall{}, err
+	}
+	var most wakeCall
+	for n, cpu := range byCalls {
+		if len(cpu) > len(byCalls[most.calls]) || len(cpu) == len(byCalls[most.calls]) && n < most.calls {
+			most = wakeCall{cpu: median(cpu), calls: n}
+		}
+	}
+	if most.calls == 0 {
+		return wakeCall{}, fmt.Errorf("pausemodel: no enqueue into %d sleeping workers made a wake call", workers)
+	}
+	return most, nil
+}
+
+// measureEnqueueCall is the caller's median CPU, on CPU cpu, for one
+// enqueue into a gated Targeted pool, which wakes nobody while gated: the
+// lock round trip and the push.
+func measureEnqueueCall(ctx context.Context, cpu int) (d time.Duration, err error) {
+	p, unpin, err := pinnedPool(workerpool.Options{Workers: 1, Backend: workerpool.Threads, Wake: workerpool.Targeted, Gated: true}, cpu, cpu)
+	if err != nil {
 		return 0, err
 	}
-	if len(cpu) == 0 {
-		return 0, fmt.Errorf("pausemodel: no enqueue into %d sleeping workers made a wake call", workers)
+	defer func() {
+		if e := unpin(); err == nil {
+			err = e
+		}
+	}()
+	const rounds, perRound = 40, 64
+	spent := make([]time.Duration, 0, rounds)
+	for range rounds {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		before := threadCPU() // around all of a round's calls: the clock costs more than a call
+		for range perRound {
+			if err := p.Enqueue(nop); err != nil {
+				return 0, err
+			}
+		}
+		spent = append(spent, (threadCPU()-before)/perRound)
+		p.Start()
+		if err := p.Join(ctx); err != nil {
+			return 0, err
+		}
 	}
-	return median(cpu), nil
+	return median(spent), nil
+}
+
+// clockOverhead is the median of what two back-to-back reads of the
+// thread's CPU clock (a system call, not the vDSO) show: what every
+// measurement of one call by threadCPU includes beside the call.
+func clockOverhead() time.Duration {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	ds := make([]time.Duration, 201)
+	for i := range ds {
+		before := threadCPU()
+		ds[i] = threadCPU() - before
+	}
+	return median(ds)
 }
 
 // measureFutile is the CPU time a futile wake-up costs the woken
@@ -260,8 +357,9 @@ func gatedRounds(ctx context.Context, workers, rounds, self, to int, enqueue fun
 }
 
 // measureQueue measures Push (the caller's CPU per job of a batch queued
-// into a gated pool) and Take (a worker's CPU per job taken and run, for
-// jobs that do nothing).
+// into a gated pool) and Take (a worker's CPU per grab: the look under
+// the lock that takes up to 64 jobs, and their runs, for jobs that do
+// nothing).
 func measureQueue(ctx context.Context) (push, take time.Duration, err error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -276,6 +374,7 @@ func measureQueue(ctx context.Context) (push, take time.Duration, err error) {
 		batch[i] = nop
 	}
 	var callerCPU, workerCPU time.Duration
+	var grabs uint64
 	for range rounds {
 		if err := ctx.Err(); err != nil {
 			return 0, 0, err
@@ -286,26 +385,27 @@ func measureQueue(ctx context.Context) (push, take time.Duration, err error) {
 		}
 		callerCPU += threadCPU() - self
 		ids := p.ThreadIDs()
-		before := threadsCPU(ids)
+		before, stats := threadsCPU(ids), p.Stats()
 		p.Start()
 		if err := p.Join(ctx); err != nil {
 			return 0, 0, err
 		}
 		workerCPU += threadsCPU(ids) - before
+		grabs += p.Stats().Sub(stats).Grabs
 	}
-	return callerCPU / (n * rounds), workerCPU / (n * rounds), nil
+	return callerCPU / (n * rounds), workerCPU / time.Duration(max(1, grabs)), nil
 }
 
 // String shows the costs as a calibration line.
 func (c Costs) String() string {
-	return fmt.Sprintf("wake-to-run %v, wake call %v + %v per thread woken + %v per idle CPU woken, futile wake-up %v, push %v, take %v",
-		c.WakeToRun, c.WakeCall, c.WakePer, c.WakeIdle, c.Futile, c.Push, c.Take)
+	return fmt.Sprintf("wake-to-run %v, wake call %v + %v per thread woken + %v per idle CPU woken, futile wake-up %v, enqueue call %v, push %v, take %v",
+		c.WakeToRun, c.WakeCall, c.WakePer, c.WakeIdle, c.Futile, c.Enqueue, c.Push, c.Take)
 }
 
 // Spread shows, for each cost, the lowest and highest of several
 // calibration runs.
 func Spread(runs []Costs) string {
-	names := []string{"wake-to-run", "wake call", "per thread woken", "per idle CPU woken", "futile wake-up", "push", "take"}
+	names := []string{"wake-to-run", "wake call", "per thread woken", "per idle CPU woken", "futile wake-up", "enqueue call", "push", "take"}
 	parts := make([]string, len(costFields))
 	for i, f := range costFields {
 		lo, hi := *f(&runs[0]), *f(&runs[0])

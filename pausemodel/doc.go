@@ -32,7 +32,9 @@
 //     that one of them goes to (the interrupt that brings that core out of
 //     idle, which on a virtual machine costs the waker several times what
 //     a thread woken onto its own run queue does); it wakes them one after
-//     another while it runs; a call that finds no sleeper costs nothing. A
+//     another while it runs, the i-th WakeCall + i·WakePer after it began,
+//     whatever kind of wake it is (a broadcast, a lock's hand-off, Join's);
+//     a call that finds no sleeper costs nothing. A
 //     woken thread goes to the core it last ran on, as Linux placed the
 //     pool's threads in a scheduler trace of a two-core run (it did not
 //     look for an idle core in between): if that core is idle, the thread
@@ -43,14 +45,17 @@
 //     to it at the end of its current burst (a return to user space): the
 //     worker has slept and is owed CPU time, the collector has run. The
 //     collector then resumes as soon as that worker blocks. Because
-//     Broadcast and Start wake under the queue lock, as SGen's pool does, a
-//     collector preempted there still holds the lock.
+//     Broadcast wakes under the queue lock, at every enqueue and at Start,
+//     as SGen's pool does, a collector preempted there still holds the
+//     lock.
 //   - The lock. A thread that finds the queue lock taken sleeps; each
 //     release wakes the longest sleeper (a wake call of one thread on the
 //     releaser's CPU), which tries again once it runs; a running thread
 //     takes a free lock at once even while others sleep on it (as a futex
-//     mutex allows). Holding it to push one job costs Push; a worker's
-//     look at the queue costs Take.
+//     mutex allows). A call of the collector on the queue (an enqueue, a
+//     batch, Start) costs it Enqueue, its lock round trip and one push,
+//     plus Push for each further job; a worker's look at the queue, and
+//     the grab it takes, costs Take.
 //   - Futile wake-ups. A worker woken while the gate is closed, or that
 //     finds the queue empty, takes the lock, looks (Take), registers as a
 //     waiter, releases the lock (waking the longest sleeper on it, if
@@ -60,8 +65,9 @@
 //     that window makes it look again at once.
 //   - Policies. Broadcast wakes every sleeping worker, at every enqueue and
 //     at Start (SGen), under the lock. Targeted wakes nobody while the gate
-//     is closed; Start wakes one worker, and a worker that takes jobs while
-//     more wait than workers are awake wakes one more, on its own CPU.
+//     is closed; Start wakes one worker, after releasing the lock, and a
+//     worker that takes jobs while more wait than workers are awake wakes
+//     one more, on its own CPU.
 //     StartBatch makes the wake Start would make, after releasing the lock.
 //   - Jobs. A worker takes workerpool's grab under one lock acquisition
 //     (half of the queue shared out among the workers, 1 to 64 jobs) and
@@ -79,9 +85,14 @@
 // (Calibrate: the one-way latency of waking a sleeping worker onto an idle
 // core, the waker's CPU per wake call, per thread woken onto its own core
 // and per idle core woken, the CPU a futile wake-up costs the worker, the
-// lock's cost per push and take), each the median of several runs because
-// they vary from run to run on a shared virtual machine, and from serial
-// collections (the cost of each job). The threads are pinned to CPUs while
+// enqueuer's CPU per call and per job pushed, a worker's per grab), each
+// the median of several runs because they vary from run to run on a
+// shared virtual machine, and from serial collections (the cost of each
+// job). A single call is timed by the thread's CPU clock, which is itself
+// a system call on Linux, so the clock's own cost is measured and taken
+// out, and a wake call is solved for with the number of calls the enqueue
+// made: a worker woken onto the enqueuer's CPU preempts it under the lock
+// and sleeps on that lock, so the unlock wakes it a second time. The threads are pinned to CPUs while
 // they are measured, so that each cost is measured where the model
 // charges it, and the workers' CPU is read from their own clocks, not the
 // process's, which also counts the Go runtime's threads. A host that lets

@@ -34,8 +34,15 @@ func (m *machine) enqueueOne(i int) {
 func (m *machine) enqueue(n int, then func()) {
 	c := m.collector
 	m.lock(c, func() {
-		m.wakeUnderLock(m.c.Push*timeN(n), func() { m.queued += n }, func() { m.unlock(c, then) })
+		m.wakeUnderLock(m.callCost(n), func() { m.queued += n }, func() { m.unlock(c, then) })
 	})
+}
+
+// callCost is the collector's CPU for a call on the queue that pushes n
+// jobs (0: Start): Enqueue, which is a call's lock round trip and one
+// push, and Push for each job after the first.
+func (m *machine) callCost(n int) timeN {
+	return m.c.Enqueue + timeN(max(0, n-1))*m.c.Push
 }
 
 // wakeUnderLock is the collector's burst under the lock: d of its own work
@@ -80,7 +87,7 @@ func (m *machine) wakeSleepers(ws []*thread, then func()) {
 func (m *machine) startBatch() {
 	c := m.collector
 	m.lock(c, func() {
-		m.cpu(c, m.c.Push*timeN(len(m.s.Jobs)), func() {
+		m.cpu(c, m.callCost(len(m.s.Jobs)), func() {
 			m.queued, m.gate = len(m.s.Jobs), true
 			ws := m.sleepers()
 			m.unlock(c, func() { m.wakeSleepers(ws, m.join) })
@@ -96,12 +103,20 @@ func (m *machine) wakeAll(ws []*thread) {
 	}
 }
 
-// start opens the gate and wakes as the policy says; the collector then
-// sleeps in Join.
+// start opens the gate and wakes as the policy says (Broadcast under the
+// lock, Targeted after it); the collector then sleeps in Join.
 func (m *machine) start() {
 	c := m.collector
 	m.lock(c, func() {
-		m.wakeUnderLock(0, func() { m.gate = true }, func() {
+		if m.s.Wake == Targeted { // workerpool unparks after the unlock, as StartBatch
+			m.cpu(c, m.callCost(0), func() {
+				m.gate = true
+				ws := m.sleepers()
+				m.unlock(c, func() { m.wakeSleepers(ws, m.join) })
+			})
+			return
+		}
+		m.wakeUnderLock(m.callCost(0), func() { m.gate = true }, func() {
 			m.unlock(c, m.join)
 		})
 	})
@@ -179,10 +194,10 @@ func (m *machine) runGrab(w *thread, grab []timeN) {
 				m.look(w)
 				return
 			}
-			m.cpu(w, m.wakeCost(w, m.collector), func() {
-				m.wakeThread(m.collector, m.finish)
-				m.look(w)
-			})
+			// The collector is woken once the call has reached it, as
+			// wakeAll wakes; the waker's CPU is the whole call.
+			m.after(m.c.WakeCall+m.c.WakePer, func() { m.wakeThread(m.collector, m.finish) })
+			m.cpu(w, m.wakeCost(w, m.collector), func() { m.look(w) })
 			return
 		}
 		m.look(w)

@@ -16,8 +16,9 @@ type Costs struct {
 	WakePer   time.Duration `json:"wake_per"`    // the waker's time per thread the call wakes
 	WakeIdle  time.Duration `json:"wake_idle"`   // the waker's extra time per idle core it wakes a thread onto
 	Futile    time.Duration `json:"futile"`      // a woken worker's time for a wake-up that finds no job
-	Push      time.Duration `json:"push"`        // the enqueuer's CPU under the lock per job pushed
-	Take      time.Duration `json:"take"`        // a worker's CPU under the lock to look at the queue
+	Enqueue   time.Duration `json:"enqueue"`     // the enqueuer's CPU per enqueue call that wakes nobody: the lock round trip and a push
+	Push      time.Duration `json:"push"`        // the enqueuer's CPU under the lock per job pushed beyond a call's first
+	Take      time.Duration `json:"take"`        // a worker's CPU under the lock to look at the queue and take a grab
 }
 
 // Protocol is how the collector hands the jobs to a gated pool.
@@ -407,11 +408,12 @@ func (m *machine) unlock(t *thread, then func()) {
 	}
 	next := m.lockWaiters[0]
 	m.lockWaiters = m.lockWaiters[1:]
-	// The sleeper is woken as the call returns, before t's next burst: a
-	// woken worker can take t's core before t takes the lock again.
-	cost := m.wakeCost(t, next.t)
-	m.after(cost, func() { m.wakeThread(next.t, func() { m.lock(next.t, next.then) }) })
-	m.cpu(t, cost, then)
+	// The sleeper is woken once the call has reached it, as wakeAll
+	// wakes (an interrupt to bring its core out of idle comes after, on
+	// the waker's CPU), before t's next burst: a woken worker can take t's
+	// core before t takes the lock again.
+	m.after(m.c.WakeCall+m.c.WakePer, func() { m.wakeThread(next.t, func() { m.lock(next.t, next.then) }) })
+	m.cpu(t, m.wakeCost(t, next.t), then)
 }
 
 // wakeCost is the waker's time for a wake call that wakes the threads ws:
