@@ -71,8 +71,9 @@
 //     StartBatch makes the wake Start would make, after releasing the lock.
 //   - Jobs. A worker takes workerpool's grab under one lock acquisition
 //     (half of the queue shared out among the workers, 1 to 64 jobs) and
-//     runs it in one burst. Each job costs the CPU time it took in a serial
-//     collection of the same heap (Work), whatever runs beside it: no
+//     runs it in one burst. Each job costs the time it took (wall clock,
+//     from its start to its end, on the one thread that ran it) in a
+//     serial collection of the same heap (Work), whatever runs beside it: no
 //     memory-bandwidth or cache contention is modelled. Predict simulates
 //     one collection per serial collection measured, with that
 //     collection's own job costs, in the order measured, and reports their

@@ -55,9 +55,11 @@ type WriterCounts struct {
 }
 
 // A Reader iterates over the events of a trace. It returns an event only
-// from a block whose checksum and structure it has verified, so every
-// event it returns is one a writer recorded, and it never panics on bad
-// input.
+// from a block whose checksum it has verified, so every event it returns
+// is one a writer recorded, and it never panics on bad input. It checks a
+// block's records one by one as it returns them: a record malformed
+// despite its block's checksum (a writer's bug, not damage on disk) ends
+// the reading with ErrCorrupt after the block's earlier events.
 //
 // A trace can end early: a session that was killed, or whose disk filled,
 // leaves a file without its end block, possibly cut inside a block. The

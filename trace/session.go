@@ -13,6 +13,9 @@ import (
 var (
 	ErrInvalidOptions = errors.New("trace: invalid options")
 	ErrClosed         = errors.New("trace: session closed")
+	// ErrTooManyWriters: a session has as many writers as a reader takes
+	// (its end block must fit a block).
+	ErrTooManyWriters = errors.New("trace: too many writers")
 )
 
 func errorf(format string, args ...any) error {
@@ -198,12 +201,17 @@ func (s *Session) runReader() {
 func (s *Session) Options() Options { return s.opt }
 
 // NewWriter registers a writer. A Writer is meant for one goroutine at a
-// time, like EventPipe's per-thread state; it returns ErrClosed after Close.
+// time, like EventPipe's per-thread state; it returns ErrClosed after
+// Close, and ErrTooManyWriters past the writers a Reader accepts (2^20),
+// so that the session never writes a file its own reader refuses.
 func (s *Session) NewWriter() (*Writer, error) {
 	s.lock()
 	defer s.mu.Unlock()
 	if s.closed.Load() {
 		return nil, ErrClosed
+	}
+	if len(s.writers) >= maxWriters {
+		return nil, fmt.Errorf("%w: %d", ErrTooManyWriters, maxWriters)
 	}
 	w := &Writer{s: s, id: uint32(len(s.writers))}
 	s.writers = append(s.writers, w)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -341,5 +342,28 @@ func TestBufferSize(t *testing.T) {
 		if got := bufferSize(c.live, c.need); got != c.want {
 			t.Errorf("bufferSize(%d, %d) = %d, want %d", c.live, c.need, got, c.want)
 		}
+	}
+}
+
+// TestNewWriterStopsAtWhatAReaderTakes: a session refuses a writer past
+// maxWriters, whose end block would not fit a block, so that it never
+// writes a file its own Reader rejects.
+func TestNewWriterStopsAtWhatAReaderTakes(t *testing.T) {
+	var buf bytes.Buffer
+	s, err := NewSession(&buf, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.NewWriter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.writers = slices.Repeat([]*Writer{w}, maxWriters) // as if maxWriters had registered
+	if _, err := s.NewWriter(); !errors.Is(err, ErrTooManyWriters) {
+		t.Fatalf("writer %d: %v, want ErrTooManyWriters", maxWriters+1, err)
+	}
+	s.writers = s.writers[:1]
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
