@@ -61,8 +61,10 @@ func cmdPool(ctx context.Context, e *env, args []string) error {
 		// the report read it back. Restored on return, as run does.
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	}
-	opt.Progress = newLineProgress(stderr, "pool")
+	var clearProgress func()
+	opt.Progress, clearProgress = newLineProgress(stderr, "pool")
 	rep, err := protocols.ComparePool(ctx, opt)
+	clearProgress()
 	if fatal := protocolFailure(err, rep != nil, "the pool protocols"); fatal != nil {
 		return fatal
 	}

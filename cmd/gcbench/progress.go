@@ -102,16 +102,23 @@ func (p *progress) finish() {
 
 // newLineProgress returns a progress callback for a benchmark protocol
 // that redraws one line on stderr, or nil when stderr is not a terminal
-// (progress never pollutes a log).
-func newLineProgress(stderr io.Writer, name string) func(done, total int) {
+// (progress never pollutes a log), and clear, which erases the line
+// whether the protocol finished or was stopped; call it before any output.
+func newLineProgress(stderr io.Writer, name string) (update func(done, total int), clear func()) {
 	f, ok := stderr.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return nil
+		return nil, func() {}
 	}
-	return func(done, total int) {
+	drawn := false
+	update = func(done, total int) {
 		fmt.Fprintf(f, "\r%s: run %d of %d", name, done, total)
-		if done == total {
+		drawn = true
+	}
+	clear = func() {
+		if drawn {
 			fmt.Fprint(f, "\r\033[K")
+			drawn = false
 		}
 	}
+	return update, clear
 }

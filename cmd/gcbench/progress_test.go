@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestProgressShowsPerModeCounts(t *testing.T) {
@@ -54,4 +57,50 @@ func TestNoProgressOffTerminal(t *testing.T) {
 	}
 	p.update(0, 1, 1) // a nil progress is a no-op
 	p.finish()
+}
+
+// openPTY opens a pseudo-terminal: what is written to slave, a terminal
+// to term.IsTerminal, can be read from master.
+func openPTY(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	if err != nil {
+		t.Fatalf("no pseudo-terminals here: %v", err)
+	}
+	t.Cleanup(func() { m.Close() })
+	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return m, s
+}
+
+// TestLineProgressIsClearedWhenStopped: a protocol stopped before its last
+// run leaves no progress line under what it prints next; clear erases it
+// whenever it is called, once.
+func TestLineProgressIsClearedWhenStopped(t *testing.T) {
+	master, slave := openPTY(t)
+	update, clear := newLineProgress(slave, "pool")
+	if update == nil {
+		t.Fatal("no progress on a terminal")
+	}
+	update(3, 10) // stopped here
+	clear()
+	clear()
+	buf := make([]byte, 256)
+	n, err := master.Read(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(buf[:n]), "\rpool: run 3 of 10\r\033[K"; got != want {
+		t.Errorf("terminal got %q, want %q", got, want)
+	}
 }

@@ -48,12 +48,14 @@ func cmdReadylist(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
-	opt.Progress = newLineProgress(stderr, "readylist")
+	var clearProgress func()
+	opt.Progress, clearProgress = newLineProgress(stderr, "readylist")
 	if procs == 0 {
 		procs = readyListProcs(opt.Producers)
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs)) // restored after the output, whose host line records procs
 	rep, err := protocols.CompareReadyList(ctx, opt)
+	clearProgress()
 	if fatal := protocolFailure(err, rep != nil, "the ready-list protocol"); fatal != nil {
 		return fatal
 	}

@@ -55,13 +55,15 @@ func cmdTraceStress(ctx context.Context, e *env, args []string) error {
 	if runs := int64(opt.Iterations) * int64(len(opt.Policies)); time.Duration(runs) > maxStressTotal/opt.Duration {
 		return usagef("--duration %v × --iterations %d × %d policies is more than %v", opt.Duration, opt.Iterations, len(opt.Policies), maxStressTotal)
 	}
-	opt.Progress = newLineProgress(stderr, "trace-stress")
+	var clearProgress func()
+	opt.Progress, clearProgress = newLineProgress(stderr, "trace-stress")
 	if procs == 0 {
 		procs = stressProcs(opt.Writers)
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs)) // restored after the output, whose host line records procs
 
 	res, err := protocols.TraceStress(ctx, opt)
+	clearProgress()
 	if fatal := protocolFailure(err, res != nil && len(res.Runs) > 0, "the stress protocol"); fatal != nil {
 		return fatal
 	}
