@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -29,14 +30,18 @@ type Table struct {
 }
 
 // A Fact is one "key: value" line of a Table's preamble. Verbatim values
-// (configurations, say) are set as code in Markdown.
+// (configurations, say) are set as code in Markdown. A Warning qualifies
+// every row (PARTIAL, TRUNCATED): CSV, which has no preamble, carries it
+// as a column of its own, its key in lower case, so that no reader of the
+// rows misses it.
 type Fact struct {
 	Key, Value string
 	Verbatim   bool
+	Warning    bool
 }
 
 // Write renders t as Text, Markdown or CSV. CSV has the header and rows
-// only, one record per row. JSON is not a table format: a caller writes
+// only, one record per row, and a column per Warning fact. JSON is not a table format: a caller writes
 // its structured result instead.
 func (t *Table) Write(w io.Writer, f Format) error {
 	bw := bufio.NewWriter(w)
@@ -164,11 +169,24 @@ func mdEscape(s string) string {
 }
 
 func (t *Table) writeCSV(w io.Writer) error {
+	var keys, values []string
+	for _, f := range t.Facts {
+		if f.Warning {
+			keys, values = append(keys, strings.ToLower(f.Key)), append(values, f.Value)
+		}
+	}
 	cw := csv.NewWriter(w)
 	if len(t.Header) > 0 {
-		_ = cw.Write(t.columnHeadings())
+		_ = cw.Write(append(t.columnHeadings(), keys...))
 	}
-	_ = cw.WriteAll(t.Rows) // WriteAll flushes; Error reports any failure
+	rows := t.Rows
+	if len(values) > 0 {
+		rows = make([][]string, len(t.Rows))
+		for i, r := range t.Rows {
+			rows[i] = append(slices.Clip(r), values...)
+		}
+	}
+	_ = cw.WriteAll(rows) // WriteAll flushes; Error reports any failure
 	if err := cw.Error(); err != nil {
 		return fmt.Errorf("writing CSV: %w", err)
 	}

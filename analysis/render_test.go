@@ -8,6 +8,7 @@ import (
 	"errors"
 	"image/png"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -353,5 +354,28 @@ func TestPartialRunIsMarkedInEveryFormat(t *testing.T) {
 	}
 	if out := string(render(t, fixtureReport(t), Text)); strings.Contains(out, "PARTIAL") {
 		t.Errorf("a whole run is marked partial:\n%s", out)
+	}
+}
+
+// TestCSVCarriesWarnings: CSV has no preamble, so a fact that qualifies
+// every row (a partial run, a truncated trace) is a column of its own;
+// other facts stay out of the rows.
+func TestCSVCarriesWarnings(t *testing.T) {
+	tab := &Table{Title: "t", Facts: []Fact{{Key: "host", Value: "h"}, {Key: "PARTIAL", Value: "interrupted", Warning: true}},
+		Header: [][]string{{"mode", "mean"}}, Rows: [][]string{{"a", "1"}, {"b", "2"}}}
+	var b strings.Builder
+	if err := tab.Write(&b, CSV); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(strings.NewReader(b.String())).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{{"mode", "mean", "partial"}, {"a", "1", "interrupted"}, {"b", "2", "interrupted"}}
+	if !reflect.DeepEqual(recs, want) {
+		t.Errorf("CSV %q, want %q", recs, want)
+	}
+	if len(tab.Rows[0]) != 2 {
+		t.Error("writing the CSV changed the table's rows")
 	}
 }

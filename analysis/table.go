@@ -192,7 +192,7 @@ func (r *Report) humanTable(hostLine bool) *Table {
 	for _, run := range r.Runs {
 		t.Facts = append(t.Facts, Fact{Key: "host", Value: run.describeHost()})
 		if run.Partial != "" {
-			t.Facts = append(t.Facts, Fact{Key: "PARTIAL", Value: run.Partial})
+			t.Facts = append(t.Facts, Fact{Key: "PARTIAL", Value: run.Partial, Warning: true})
 		}
 	}
 	if hostLine {

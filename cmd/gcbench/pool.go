@@ -124,7 +124,7 @@ func writePoolTable(w io.Writer, f analysis.Format, rep *protocols.PoolReport, p
 		rep.Items, rep.RoundTrips, rep.Workers, batch, rep.Repetitions, protocols.BaselineName)
 	t := protocolTable(title, header, rows)
 	if rep.Partial {
-		t.Facts = append(t.Facts, analysis.Fact{Key: "PARTIAL", Value: "interrupted; the medians are of the repetitions that finished"})
+		t.Facts = append(t.Facts, analysis.Fact{Key: "PARTIAL", Value: "interrupted; the medians are of the repetitions that finished", Warning: true})
 	}
 	if err := t.Write(w, f); err != nil {
 		return err

@@ -158,7 +158,7 @@ func writeTraceSummary(w io.Writer, f analysis.Format, name string, s trace.Summ
 		name, s.Header.Version, s.Header.Start.UTC().Format("2006-01-02 15:04:05Z"), len(s.Writers), s.Last-s.First, pct)
 	t := &analysis.Table{Title: title, Header: [][]string{{"kind", "events"}}, Rows: rows}
 	if s.Truncated {
-		t.Facts = append(t.Facts, analysis.Fact{Key: "TRUNCATED", Value: truncationNote(s.TruncatedAt)})
+		t.Facts = append(t.Facts, analysis.Fact{Key: "TRUNCATED", Value: truncationNote(s.TruncatedAt), Warning: true})
 	}
 	return t.Write(w, f)
 }

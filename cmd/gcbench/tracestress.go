@@ -213,7 +213,7 @@ func stressTable(res *protocols.TraceStressResult, p trace.Policy, header []stri
 	t := protocolTable(title, header, stressRows(res, p))
 	t.Notes = []string{"Std Dev: the sample standard deviation (n − 1), as in every gcbench table; the seed's table divides by n."}
 	if res.Partial {
-		t.Facts = append(t.Facts, analysis.Fact{Key: "PARTIAL", Value: fmt.Sprintf("interrupted: %d runs finished", len(res.Runs))})
+		t.Facts = append(t.Facts, analysis.Fact{Key: "PARTIAL", Value: fmt.Sprintf("interrupted: %d runs finished", len(res.Runs)), Warning: true})
 	}
 	return t
 }
