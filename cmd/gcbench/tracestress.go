@@ -139,7 +139,12 @@ func writeStress(w io.Writer, f analysis.Format, res *protocols.TraceStressResul
 			}
 		}
 		header = append([]string{"policy", "metric"}, header[1:]...)
-		return (&analysis.Table{Header: [][]string{header}, Rows: rows}).Write(w, f)
+		t := &analysis.Table{Header: [][]string{header}, Rows: rows}
+		if res.Partial {
+			t.Facts = append(t.Facts, analysis.Fact{Key: "PARTIAL", Value: fmt.Sprintf("interrupted: %d of %d runs finished",
+				len(res.Runs), len(res.Options.Policies)*res.Options.Iterations), Warning: true})
+		}
+		return t.Write(w, f)
 	}
 	for _, p := range res.Options.Policies {
 		if err := stressTable(res, p, header).Write(w, f); err != nil {
@@ -213,7 +218,8 @@ func stressTable(res *protocols.TraceStressResult, p trace.Policy, header []stri
 	t := protocolTable(title, header, stressRows(res, p))
 	t.Notes = []string{"Std Dev: the sample standard deviation (n − 1), as in every gcbench table; the seed's table divides by n."}
 	if res.Partial {
-		t.Facts = append(t.Facts, analysis.Fact{Key: "PARTIAL", Value: fmt.Sprintf("interrupted: %d runs finished", len(res.Runs)), Warning: true})
+		t.Facts = append(t.Facts, analysis.Fact{Key: "PARTIAL", Value: fmt.Sprintf("interrupted: %d of this policy's %d runs finished",
+			len(res.PolicyRuns(p)), o.Iterations), Warning: true})
 	}
 	return t
 }

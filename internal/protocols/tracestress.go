@@ -237,9 +237,12 @@ var metricDefs = []struct {
 // Dropped, Throughput Efficiency (%), Event Throughput (events/s), Data
 // Throughput (payload bytes/s) — then this port's: duration, reader
 // flushes and drain rate, host-GC cycles and Go-heap bytes, each
-// summarized over the policy's runs.
+// summarized over the policy's runs; nil if none of them finished.
 func (r *TraceStressResult) Metrics(p trace.Policy) []TraceStressMetric {
 	runs := r.PolicyRuns(p)
+	if len(runs) == 0 { // stopped before a run of p finished: nothing to summarize, not zeros
+		return nil
+	}
 	size := float64(r.Options.PayloadSize)
 	out := make([]TraceStressMetric, len(metricDefs))
 	xs := make([]float64, len(runs))

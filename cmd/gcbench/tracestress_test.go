@@ -1,0 +1,35 @@
+package main
+
+import (
+	"encoding/csv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gcbench/gcbench/analysis"
+	"github.com/gcbench/gcbench/internal/protocols"
+	"github.com/gcbench/gcbench/trace"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestStressTableOfAPolicyThatNeverFinished: stopped before any run of
+// one policy finished, its table has no rows (not a row of zeros) and says
+// how many of its runs finished; CSV carries the same on every row.
+func TestStressTableOfAPolicyThatNeverFinished(t *testing.T) {
+	res := &protocols.TraceStressResult{Partial: true,
+		Options: protocols.TraceStressOptions{Policies: []trace.Policy{trace.Lockless, trace.Locked}, Iterations: 2, Writers: 2, PayloadSize: 50},
+		Runs:    []protocols.TraceStressRun{{Policy: trace.Lockless, EventsRead: 100, Duration: time.Second}}}
+	require.Nil(t, res.Metrics(trace.Locked))
+	var text strings.Builder
+	require.NoError(t, writeStress(&text, analysis.Text, res))
+	assert.Contains(t, text.String(), "PARTIAL: interrupted: 1 of this policy's 2 runs finished")
+	assert.Contains(t, text.String(), "PARTIAL: interrupted: 0 of this policy's 2 runs finished")
+	assert.Equal(t, 1, strings.Count(text.String(), "Events Read"), "a row for the policy that ran, none for the other")
+	var csvOut strings.Builder
+	require.NoError(t, writeStress(&csvOut, analysis.CSV, res))
+	recs, err := csv.NewReader(strings.NewReader(csvOut.String())).ReadAll()
+	require.NoError(t, err)
+	assert.Equal(t, "partial", recs[0][len(recs[0])-1])
+	assert.Equal(t, "interrupted: 1 of 4 runs finished", recs[1][len(recs[1])-1])
+}
