@@ -10,6 +10,7 @@ import (
 	"math/bits"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -381,33 +382,96 @@ func readErr(data []byte) error {
 // io.EOF has counts that add up without wrap-around; and cutting a
 // readable trace short only truncates it, never makes it corrupt.
 func FuzzReader(f *testing.F) {
+	addReaderSeeds(f)
+	f.Fuzz(checkTrace)
+}
+
+// FuzzReaderRecords is FuzzReader with every checksum made right before
+// the read: a mutation inside a block then reaches the checks of its
+// records, its sequence numbers and the end block's counts, which a wrong
+// checksum stops FuzzReader's mutations short of. It starts from
+// FuzzReader's corpus.
+func FuzzReaderRecords(f *testing.F) {
+	addReaderSeeds(f)
+	files, _ := filepath.Glob(filepath.Join("testdata", "fuzz", "FuzzReader", "*"))
+	for _, name := range files {
+		if data, ok := corpusBytes(f, name); ok {
+			f.Add(data)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { checkTrace(t, fixChecksums(data)) })
+}
+
+func addReaderSeeds(f *testing.F) {
 	f.Add(goodFile())
 	f.Add(cat(fileHeader(Version), endBlock()))
 	f.Add(fileHeader(Version))
 	f.Add(seqMaxEndZero())
-	f.Fuzz(func(t *testing.T, data []byte) {
-		n, r, err := readEvents(t, data)
-		if err != nil {
-			return
+}
+
+// corpusBytes reads a `go test fuzz v1` file of one []byte.
+func corpusBytes(f *testing.F, name string) ([]byte, bool) {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		f.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[1], "[]byte(") {
+		return nil, false
+	}
+	s, err := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(lines[1], "[]byte("), ")"))
+	if err != nil {
+		f.Fatalf("%s: %v", name, err)
+	}
+	return []byte(s), true
+}
+
+// fixChecksums returns data with the file header's checksum and every
+// whole block's made right.
+func fixChecksums(data []byte) []byte {
+	out := bytes.Clone(data)
+	if len(out) < fileHeaderSize {
+		return out
+	}
+	le.PutUint32(out[28:], crc32.Checksum(out[:28], castagnoli))
+	for off := fileHeaderSize; off+blockHeaderSz <= len(out); {
+		hdr := (*[blockHeaderSz]byte)(out[off : off+blockHeaderSz])
+		n := int(le.Uint32(hdr[28:]))
+		end := off + blockHeaderSz + n
+		if n > MaxBlockBody || end > len(out) {
+			break
 		}
-		checkCounts(t, r, n)
-		if len(data) <= fileHeaderSize {
-			return
+		le.PutUint32(hdr[36:], blockCRC(hdr, out[off+blockHeaderSz:end]))
+		off = end
+	}
+	return out
+}
+
+// checkTrace reads data and, if it is a trace, checks the counts it
+// reports, and that two of its prefixes read as truncated traces with no
+// more events.
+func checkTrace(t *testing.T, data []byte) {
+	n, r, err := readEvents(t, data)
+	if err != nil {
+		return
+	}
+	checkCounts(t, r, n)
+	if len(data) <= fileHeaderSize {
+		return
+	}
+	// Two prefixes per input: one just short, one picked by the content.
+	for _, k := range []int{len(data) - 1, fileHeaderSize + int(crc32.ChecksumIEEE(data))%(len(data)-fileHeaderSize)} {
+		m, rk, err := readEvents(t, data[:k])
+		switch {
+		case err != nil:
+			t.Fatalf("prefix of %d of %d bytes: %v", k, len(data), err)
+		case !rk.Truncated() || !errors.Is(rk.Truncation(), ErrTruncated):
+			t.Fatalf("prefix of %d of %d bytes: not truncated (%v)", k, len(data), rk.Truncation())
+		case m > n:
+			t.Fatalf("prefix of %d of %d bytes: %d events, the whole had %d", k, len(data), m, n)
 		}
-		// Two prefixes per input: one just short, one picked by the content.
-		for _, k := range []int{len(data) - 1, fileHeaderSize + int(crc32.ChecksumIEEE(data))%(len(data)-fileHeaderSize)} {
-			m, rk, err := readEvents(t, data[:k])
-			switch {
-			case err != nil:
-				t.Fatalf("prefix of %d of %d bytes: %v", k, len(data), err)
-			case !rk.Truncated() || !errors.Is(rk.Truncation(), ErrTruncated):
-				t.Fatalf("prefix of %d of %d bytes: not truncated (%v)", k, len(data), rk.Truncation())
-			case m > n:
-				t.Fatalf("prefix of %d of %d bytes: %d events, the whole had %d", k, len(data), m, n)
-			}
-			checkCounts(t, rk, m)
-		}
-	})
+		checkCounts(t, rk, m)
+	}
 }
 
 // readEvents reads data to io.EOF and returns the number of events. A
