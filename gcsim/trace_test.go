@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -252,4 +253,59 @@ func TestChromeTracksWorkerTracks(t *testing.T) {
 		p := ChromeTracks{}.Place(trace.Event{Kind: TraceJobStart, Arg: arg})
 		assert.Equal(t, trace.ChromeTrack{PID: chromePoolPID, TID: tid}, p.Track, "worker %d", int64(arg))
 	}
+}
+
+// FuzzChromeTracksExport writes the events a fuzz input spells (kind,
+// argument, payload length, and the writer, each from a few bytes) through
+// a real session and exports the trace with ChromeTracks, gcbench trace
+// --perfetto's mapping: it must give one valid JSON document, or an error
+// wrapping a sentinel (too many tracks), never a panic.
+func FuzzChromeTracksExport(f *testing.F) {
+	f.Add([]byte{2, 0, 4, 1, 5, 1, 6, 65, 3, 0})                  // a collection, a job, an enqueue
+	f.Add([]byte{4, 255, 5, 255, 7, 3, 8, 3, 99, 7})              // jobs on the inline worker, wakes, an unknown kind
+	f.Add([]byte{3, 0, 5, 2, 2, 9, 2, 9, 4, 0, 4, 0, 6, 0, 1, 1}) // ends before begins, nested begins
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var file bytes.Buffer
+		s, err := trace.NewSession(&file, trace.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws := make([]*trace.Writer, 3)
+		for i := range ws {
+			if ws[i], err = s.NewWriter(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		payload := make([]byte, 64)
+		for i := 0; i+1 < len(data); i += 2 {
+			kind, b := trace.Kind(data[i]%12), data[i+1]
+			arg := uint64(b)
+			switch {
+			case b == 255:
+				arg = math.MaxUint64 // jobs.Inline
+			case b == 254:
+				arg = math.MaxInt64
+			case b >= 200:
+				arg = uint64(b) << 40
+			}
+			ws[int(b)%len(ws)].Write(kind, arg, payload[:b%64])
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		r, err := trace.Open(bytes.NewReader(file.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if err := trace.ExportChrome(&out, r, ChromeTracks{}); err != nil {
+			if !errors.Is(err, trace.ErrTooManyTracks) {
+				t.Fatalf("export: %v", err)
+			}
+			return
+		}
+		if !json.Valid(out.Bytes()) {
+			t.Fatalf("export is not JSON:\n%s", out.Bytes())
+		}
+	})
 }
