@@ -51,10 +51,15 @@ func cmdTrace(ctx context.Context, e *env, args []string) error {
 		return exportPerfetto(e, r, name, *perfetto)
 	}
 	s, err := trace.Summarize(r)
-	if err != nil {
+	switch {
+	case errors.Is(err, trace.ErrCorrupt) && s.Events > 0:
+		// Damage part-way: what came before it is still the trace's, and
+		// is shown, marked, before the error (exit status 1).
+		return joinErrors(fmt.Errorf("%s: %w", name, err), writeTraceSummary(e.stdout, format, name, s, err))
+	case err != nil:
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	return writeTraceSummary(e.stdout, format, name, s)
+	return writeTraceSummary(e.stdout, format, name, s, nil)
 }
 
 // ctxReader stops a long read when ctx is cancelled: every Read checks it.
@@ -126,8 +131,9 @@ func exportPerfetto(e *env, r *trace.Reader, in, out string) error {
 }
 
 // writeTraceSummary writes a trace's events per kind, by gcsim's kind
-// names, and what was lost, in format f.
-func writeTraceSummary(w io.Writer, f analysis.Format, name string, s trace.Summary) error {
+// names, and what was lost, in format f; corrupt, if not nil, is the
+// damage the reading stopped at.
+func writeTraceSummary(w io.Writer, f analysis.Format, name string, s trace.Summary, corrupt error) error {
 	kinds := make([]trace.Kind, 0, len(s.ByKind))
 	for k := range s.ByKind {
 		kinds = append(kinds, k)
@@ -138,12 +144,16 @@ func writeTraceSummary(w io.Writer, f analysis.Format, name string, s trace.Summ
 		for _, k := range kinds {
 			byKind[gcsim.TraceKindName(k)] = s.ByKind[k]
 		}
-		return writeProtocolJSON(w, "trace", map[string]any{
+		doc := map[string]any{
 			"file": name, "version": s.Header.Version, "start": s.Header.Start,
 			"events": s.Events, "lost": s.Lost, "by_kind": byKind, "writers": s.Writers,
 			"first_ns": s.First.Nanoseconds(), "last_ns": s.Last.Nanoseconds(), "payload_bytes": s.Payload,
 			"truncated": s.Truncated, "truncated_at": s.TruncatedAt,
-		})
+		}
+		if corrupt != nil {
+			doc["corrupt"] = corrupt.Error()
+		}
+		return writeProtocolJSON(w, "trace", doc)
 	}
 	var rows [][]string
 	for _, k := range kinds {
@@ -160,8 +170,13 @@ func writeTraceSummary(w io.Writer, f analysis.Format, name string, s trace.Summ
 	if s.Truncated {
 		t.Facts = append(t.Facts, analysis.Fact{Key: "TRUNCATED", Value: truncationNote(s.TruncatedAt), Warning: true})
 	}
+	if corrupt != nil {
+		t.Facts = append(t.Facts, analysis.Fact{Key: "CORRUPT", Value: corrupt.Error() +
+			"; the counts cover the events before the damage, and lost is a lower bound", Warning: true})
+	}
 	return t.Write(w, f)
 }
+
 
 // truncationNote says what the counts of a trace cut at byte at mean.
 func truncationNote(at int64) string {
