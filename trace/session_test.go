@@ -358,11 +358,16 @@ func TestNewWriterStopsAtWhatAReaderTakes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.writers = slices.Repeat([]*Writer{w}, maxWriters) // as if maxWriters had registered
+	setWriters := func(ws []*Writer) { // under the lock: the reader goroutine reads them
+		s.mu.Lock()
+		s.writers = ws
+		s.mu.Unlock()
+	}
+	setWriters(slices.Repeat([]*Writer{w}, maxWriters)) // as if maxWriters had registered
 	if _, err := s.NewWriter(); !errors.Is(err, ErrTooManyWriters) {
 		t.Fatalf("writer %d: %v, want ErrTooManyWriters", maxWriters+1, err)
 	}
-	s.writers = s.writers[:1]
+	setWriters([]*Writer{w})
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
