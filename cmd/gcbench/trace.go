@@ -177,7 +177,6 @@ func writeTraceSummary(w io.Writer, f analysis.Format, name string, s trace.Summ
 	return t.Write(w, f)
 }
 
-
 // truncationNote says what the counts of a trace cut at byte at mean.
 func truncationNote(at int64) string {
 	return fmt.Sprintf("the trace ends at byte %d without its end block (its session did not finish); "+
