@@ -343,9 +343,18 @@ func TestMarkdownEscapesFileText(t *testing.T) {
 func TestPartialRunIsMarkedInEveryFormat(t *testing.T) {
 	r := fixtureReport(t)
 	r.Runs[0].Partial = "interrupted by SIGINT after 3 of 10 collections per mode"
-	for _, f := range []Format{Text, Markdown, JSON} {
+	for _, f := range []Format{Text, Markdown, JSON, CSV} {
 		if out := string(render(t, r, f)); !strings.Contains(out, r.Runs[0].Partial) {
 			t.Errorf("%v does not say the run is partial:\n%s", f, out)
+		}
+	}
+	recs, err := csv.NewReader(bytes.NewReader(render(t, r, CSV))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range recs[1:] {
+		if rec[len(rec)-1] != r.Runs[0].Partial {
+			t.Errorf("CSV record %q does not end in the partial mark", rec)
 		}
 	}
 	back, err := ReadJSON(bytes.NewReader(render(t, r, JSON)))

@@ -260,7 +260,9 @@ func (r *Report) medianCIs() string {
 // heading per column: "mode", "host/mode", "new vs base improvement %"),
 // then one record per row with unit-free numbers at fixed precision (µs to
 // 3 decimals, percent to 2, p-values to 4 significant digits); cells that
-// do not apply are empty.
+// do not apply are empty. A run that stopped early adds a last column,
+// "partial" (per host when several are merged), that says why on every
+// record.
 func (r *Report) WriteCSV(w io.Writer) error {
 	cols := r.columns()
 	head := []string{"statistic"}
@@ -288,6 +290,16 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		t.Rows = append(t.Rows, rec)
 	}
 	t.Rows = append(t.Rows, r.anatomyCSV(cols)...)
+	for _, run := range r.Runs { // a column "partial" (per host when merged) on every record
+		if run.Partial == "" {
+			continue
+		}
+		key := "PARTIAL"
+		if len(r.Runs) > 1 {
+			key += " " + run.Host.Label()
+		}
+		t.Facts = append(t.Facts, Fact{Key: key, Value: run.Partial, Warning: true})
+	}
 	return t.Write(w, CSV)
 }
 
