@@ -24,9 +24,11 @@ import (
 //
 // Load imbalance is max over workers of their busy time divided by the mean
 // busy time of the workers that ran at least one job, where a worker's busy
-// time is the sum of the durations of the jobs it ran. 1.0 is a perfectly
-// even split; W workers of which one did all the work while the others ran
-// jobs that took no time approaches W. Serial collections run every job on
+// time is the sum of the durations of the jobs it ran. 1.0 is an even
+// split among the workers that ran jobs — a single worker that ran them
+// all included, which JobWorkers = 1 tells apart; W workers of which one
+// did all the work while the others ran jobs that took no time approaches
+// W. Serial collections run every job on
 // one worker (jobs.Inline), so their imbalance is 1 by definition. Time a
 // worker spent waking, parking or waiting for the queue lock is not busy
 // time: imbalance says how evenly the jobs' own work was split, the pause

@@ -108,7 +108,7 @@ func TestAnatomyAddsUpToThePause(t *testing.T) {
 		cfg.Backend, cfg.Verify = backend, false
 		s := newSim(t, cfg)
 		for i := 0; i < 6; i++ {
-			for _, mode := range []Mode{Serial, PerJob, Batch} {
+			for _, mode := range Modes() {
 				if err := s.Mutate(); err != nil {
 					t.Fatal(err)
 				}

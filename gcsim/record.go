@@ -32,8 +32,9 @@ type Record struct {
 	JobWorkers int
 	// Imbalance is the load imbalance among JobWorkers: the busiest
 	// worker's busy time (the sum of its jobs' durations) divided by the
-	// mean busy time of the workers that ran jobs. 1.0 is a perfectly even
-	// split; it is 1 for Serial.
+	// mean busy time of the workers that ran jobs. 1.0 is an even split
+	// among those workers, however few: one worker that ran every job also
+	// gives 1.0, so read it with JobWorkers. It is 1 for Serial.
 	Imbalance float64
 	// PromotedObjects and PromotedBytes count the survivors copied to the major heap.
 	PromotedObjects, PromotedBytes int64

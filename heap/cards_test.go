@@ -142,8 +142,10 @@ func TestScanLOSCardsVisitsOnlyMarkedCards(t *testing.T) {
 
 // TestWriteBarrierMarksEveryNurseryStore builds random object graphs
 // through the write barrier: after any sequence of stores, every old or
-// root slot holding a nursery reference has its card marked, and
-// PrepareCards moves exactly those marks (and no others) into the shadow.
+// root slot holding a nursery reference has its card marked, and after
+// PrepareCards the card scans visit each such slot once and the live
+// cards are clear. (That the shadow holds no other marks is
+// TestCardsShadowCopyAndClear's and TestScanLOSCardsVisitsOnlyMarkedCards'.)
 func TestWriteBarrierMarksEveryNurseryStore(t *testing.T) {
 	// The LOS holds the largest draw: 20 objects of at most 10 pages each.
 	cfg := Config{MajorHeap: 64 * BlockSize, LOS: 256 * PageSize, Nursery: MinNursery, Roots: 128, Seed: 1}
