@@ -246,7 +246,7 @@ func cdfPanel(ss []series, lo, hi float64, logScale bool) (*plot.Plot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("analysis: CDF of %s: %w", s.label, err)
 		}
-		l.StepStyle = plotter.PreStep
+		l.StepStyle = plotter.PostStep // F(x) = k/n on [x_k, x_{k+1}): the step up comes at each sample, not before it
 		l.Color = seriesColor(i, 0xff)
 		l.Width = vg.Points(1)
 		l.Dashes = plotutil.Dashes(i)
