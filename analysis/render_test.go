@@ -269,6 +269,16 @@ func TestMergeRequiresSameConfiguration(t *testing.T) {
 	if err != nil || len(m.Runs) != 2 {
 		t.Fatalf("Merge = %v, %v", m, err)
 	}
+	// One anatomy splits every host's pauses: a report with another, or
+	// none, is another experiment, whichever comes first.
+	e := fixtureReport(t)
+	e.Runs[0].Host.Hostname = "bench-c"
+	e.Anatomy = &Anatomy{Parts: []AnatomyRow{{Key: "x", Label: "x"}}}
+	for _, pair := range [][2]*Report{{a, e}, {e, a}} {
+		if _, err := Merge(pair[0], pair[1]); !errors.Is(err, ErrConfigMismatch) || !strings.Contains(err.Error(), "anatomy") {
+			t.Errorf("Merge of different anatomies = %v, want ErrConfigMismatch naming the anatomy", err)
+		}
+	}
 }
 
 func TestParseFormat(t *testing.T) {

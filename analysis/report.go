@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -238,7 +239,8 @@ func NewReport(title string, config map[string]string, run Run) *Report {
 // Merge combines reports of the same configuration (equal Config, equal
 // Title) into one whose Runs are theirs in argument order, so renderers
 // show one column group per host. It returns an error wrapping
-// ErrConfigMismatch naming the first difference otherwise, ErrDuplicateRun
+// ErrConfigMismatch naming the first difference otherwise (an anatomy that
+// differs is one), ErrDuplicateRun
 // if a run appears twice (the same file given twice, or a copy), and
 // ErrInvalidInput if a run's modes are not those ConfigModes lists.
 func Merge(reports ...*Report) (*Report, error) {
@@ -254,6 +256,10 @@ func Merge(reports ...*Report) (*Report, error) {
 		if k, ok := firstDifference(first.Config, r.Config); ok {
 			return nil, fmt.Errorf("%w: report %d has %s=%q, report 1 %s=%q",
 				ErrConfigMismatch, i+1, k, r.Config[k], k, first.Config[k])
+		}
+		if !reflect.DeepEqual(first.Anatomy, r.Anatomy) { // one split of the pause for every host's columns
+			return nil, fmt.Errorf("%w: report %d splits its pauses into other parts than report 1 (its anatomy differs)",
+				ErrConfigMismatch, i+1)
 		}
 		for _, run := range r.Runs {
 			if j := slices.IndexFunc(out.Runs, run.sameAs); j >= 0 {
