@@ -35,8 +35,8 @@ func Compare(base, new Mode) Comparison {
 	c := Comparison{Base: base.Name, New: new.Name, Improvement: make(map[string]float64), P: 1,
 		N1: len(base.Pauses), N2: len(new.Pauses)}
 	for _, st := range AllStatistics() {
-		if v := improvement(base.Summary.Value(st), new.Summary.Value(st)); !math.IsNaN(v) {
-			c.Improvement[st.Key()] = v
+		if v := improvement(base.Summary.Value(st), new.Summary.Value(st)); !math.IsNaN(v) && !math.IsInf(v, 0) {
+			c.Improvement[st.Key()] = v // a ratio that overflows is as undefined as one over zero
 		}
 	}
 	if c.N1 > 0 && c.N2 > 0 {
@@ -49,7 +49,8 @@ func Compare(base, new Mode) Comparison {
 	return c
 }
 
-// improvement is (base − new) / base × 100, NaN when base is 0.
+// improvement is (base − new) / base × 100, NaN when base is 0 (and ±Inf
+// when a subnormal base makes it overflow).
 func improvement(base, new float64) float64 {
 	if base == 0 {
 		return math.NaN()

@@ -211,6 +211,8 @@ func TestReadJSONRejects(t *testing.T) {
 func FuzzReadJSON(f *testing.F) {
 	f.Add(string(render(&testing.T{}, fixtureReport(f), JSON)))
 	f.Add(`{"schema":"` + Schema + `","unit":"µs","runs":[{"modes":[{"name":"a","pauses_us":[1,2,3],"disturbed":[0]}]}]}`)
+	// A subnormal base makes an improvement overflow to -Inf, which JSON cannot hold.
+	f.Add(`{"schema":"` + Schema + `","unit":"µs","runs":[{"modes":[{"name":"a","pauses_us":[1e-310,1e-310]},{"name":"b","pauses_us":[1e15,1e15]}]}]}`)
 	f.Fuzz(func(t *testing.T, in string) {
 		r, err := ReadJSON(strings.NewReader(in))
 		if err != nil {
