@@ -45,16 +45,19 @@ func (r *Report) AnatomyTable() *Table {
 	}
 	cols := r.columns()
 	t := &Table{Title: "pause anatomy: mean per collection (µs; counters: mean count)"}
-	head := []string{"part"}
+	hosts, head := []string{""}, []string{"part"}
 	for _, c := range cols {
-		_, top, bottom := c.headers()
+		host, top, bottom := c.headers()
 		if c.cmp != nil {
-			head = append(head, c.cmp.Base+" − "+c.cmp.New, "share")
+			hosts, head = append(hosts, host, ""), append(head, c.cmp.Base+" − "+c.cmp.New, "share")
 			continue
 		}
-		head = append(head, top+bottom)
+		hosts, head = append(hosts, host), append(head, top+bottom)
 	}
 	t.Header = [][]string{head}
+	if len(r.Runs) > 1 { // merged: which host each column is
+		t.Header = [][]string{hosts, head}
+	}
 	for _, p := range a.Parts {
 		t.Rows = append(t.Rows, anatomyRow(p.Label, cols, func(m *Mode) float64 { return m.CounterMeans[p.Key] }, true))
 	}
@@ -67,10 +70,14 @@ func (r *Report) AnatomyTable() *Table {
 	t.Notes = append(t.Notes, "The parts add up to each collection's pause; a difference column is base − new (positive: new is shorter there), "+
 		"share its part of the whole difference of the mean pauses.")
 	for _, run := range r.Runs {
+		on := ""
+		if len(r.Runs) > 1 {
+			on = " on " + run.Host.Label()
+		}
 		for _, m := range run.Modes {
 			if d := math.Abs(a.sum(&m) - m.Summary.Mean); d > anatomyTolerance {
-				t.Notes = append(t.Notes, fmt.Sprintf("WARNING: %s's parts add up to %.3f µs, not its mean pause %.3f µs.",
-					m.Name, a.sum(&m), m.Summary.Mean))
+				t.Notes = append(t.Notes, fmt.Sprintf("WARNING: %s's parts%s add up to %.3f µs, not its mean pause %.3f µs.",
+					m.Name, on, a.sum(&m), m.Summary.Mean))
 			}
 		}
 	}

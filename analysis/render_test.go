@@ -9,6 +9,7 @@ import (
 	"image/png"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -398,5 +399,32 @@ func TestCSVCarriesWarnings(t *testing.T) {
 	}
 	if len(tab.Rows[0]) != 2 {
 		t.Error("writing the CSV changed the table's rows")
+	}
+}
+
+// TestMergedAnatomyNamesTheHosts: a merged report's anatomy heads each
+// column with its host, as the pause table does, and a warning names the
+// host whose parts do not add up.
+func TestMergedAnatomyNamesTheHosts(t *testing.T) {
+	a, b := fixtureReport(t), fixtureReport(t)
+	b.Runs[0].Host.Hostname = "bench-b"
+	for _, r := range []*Report{a, b} {
+		r.Anatomy = &Anatomy{Parts: []AnatomyRow{{Key: "all", Label: "all of it"}}}
+		for i := range r.Runs[0].Modes {
+			m := &r.Runs[0].Modes[i]
+			m.CounterMeans = map[string]float64{"all": m.Summary.Mean}
+		}
+	}
+	b.Runs[0].Modes[0].CounterMeans["all"]++ // off by 1 µs
+	m, err := Merge(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := m.AnatomyTable()
+	if len(tab.Header) != 2 || !slices.Contains(tab.Header[0], "bench-b") || !slices.Contains(tab.Header[0], a.Runs[0].Host.Label()) {
+		t.Errorf("header %q: want a line of hosts above the modes", tab.Header)
+	}
+	if notes := strings.Join(tab.Notes, "\n"); !strings.Contains(notes, "on bench-b add up to") {
+		t.Errorf("notes %q: the warning should name bench-b", notes)
 	}
 }
