@@ -180,14 +180,15 @@ func TestReadJSONRejects(t *testing.T) {
 		in   string
 		want error
 	}{
-		"garbage":    {"not json", ErrSchema},
-		"empty":      {"", ErrSchema},
-		"wrong kind": {`{"schema":"other/v9","runs":[]}`, ErrSchema},
-		"wrong unit": {`{"schema":"` + Schema + `","unit":"ms","runs":[]}`, ErrSchema},
-		"no runs":    {`{"schema":"` + Schema + `","unit":"µs","runs":[]}`, ErrInvalidInput},
-		"no modes":   {`{"schema":"` + Schema + `","unit":"µs","runs":[{"modes":[]}]}`, ErrInvalidInput},
-		"empty mode": {`{"schema":"` + Schema + `","unit":"µs","runs":[{"modes":[{"name":"a","pauses_us":[]}]}]}`, ErrInvalidInput},
-		"bad index":  {`{"schema":"` + Schema + `","unit":"µs","runs":[{"modes":[{"name":"a","pauses_us":[1],"disturbed":[1]}]}]}`, ErrInvalidInput},
+		"garbage":         {"not json", ErrSchema},
+		"empty":           {"", ErrSchema},
+		"wrong kind":      {`{"schema":"other/v9","runs":[]}`, ErrSchema},
+		"a scaling table": {`{"schema":"` + ScalingSchema + `","base":"perjob","new":"batch","points":[]}`, ErrSchema},
+		"wrong unit":      {`{"schema":"` + Schema + `","unit":"ms","runs":[]}`, ErrSchema},
+		"no runs":         {`{"schema":"` + Schema + `","unit":"µs","runs":[]}`, ErrInvalidInput},
+		"no modes":        {`{"schema":"` + Schema + `","unit":"µs","runs":[{"modes":[]}]}`, ErrInvalidInput},
+		"empty mode":      {`{"schema":"` + Schema + `","unit":"µs","runs":[{"modes":[{"name":"a","pauses_us":[]}]}]}`, ErrInvalidInput},
+		"bad index":       {`{"schema":"` + Schema + `","unit":"µs","runs":[{"modes":[{"name":"a","pauses_us":[1],"disturbed":[1]}]}]}`, ErrInvalidInput},
 		"bad elapsed": {`{"schema":"` + Schema + `","unit":"µs","runs":[{"elapsed":"soon","modes":[{"name":"a","pauses_us":[1]}]}]}`,
 			ErrSchema},
 		"absurd cores": {`{"schema":"` + Schema + `","unit":"µs","runs":[{"host":{"cores":2000000000},"modes":[{"name":"a","pauses_us":[1]}]}]}`,

@@ -333,6 +333,9 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("%w: more data after the report's JSON document (at byte %d)", ErrSchema, dec.InputOffset())
 	}
+	if r.Schema == ScalingSchema {
+		return nil, fmt.Errorf("%w: a scaling table (report DIR --format json), which is rebuilt from its points: give report their directory", ErrSchema)
+	}
 	if r.Schema != Schema {
 		return nil, fmt.Errorf("%w: schema %q, want %q", ErrSchema, r.Schema, Schema)
 	}

@@ -19,14 +19,21 @@ import (
 // chosen counters for both modes. A ratio below 1 means New's pauses are
 // shorter.
 type Scaling struct {
-	Base string `json:"base"`
-	New  string `json:"new"`
+	// Schema is ScalingSchema in a Scaling this package made: a scaling
+	// table is an output, rebuilt from its points, and ReadJSON says so
+	// when it is given one.
+	Schema string `json:"schema"`
+	Base   string `json:"base"`
+	New    string `json:"new"`
 	// Keys are the configuration keys whose values differ between points,
 	// in column order; rows are sorted by them (numbers as numbers).
 	Keys     []string         `json:"keys"`
 	Counters []ScalingCounter `json:"counters"`
 	Points   []ScalingPoint   `json:"points"`
 }
+
+// ScalingSchema marks a Scaling's JSON.
+const ScalingSchema = "gcbench/scaling/v1"
 
 // A ScalingCounter is a counter the scaling table shows for both modes.
 type ScalingCounter struct {
@@ -58,7 +65,7 @@ func NewScaling(reports []*Report, base, new string, counters []ScalingCounter) 
 // point's bootstrap takes a good part of a second at a few thousand
 // samples): it then returns ctx's cause.
 func NewScalingContext(ctx context.Context, reports []*Report, base, new string, counters []ScalingCounter) (*Scaling, error) {
-	s := &Scaling{Base: base, New: new, Counters: counters}
+	s := &Scaling{Schema: ScalingSchema, Base: base, New: new, Counters: counters}
 	seen := map[string]bool{}
 	for i, r := range reports {
 		for _, run := range r.Runs {
