@@ -164,8 +164,36 @@ func varyingKeys(points []ScalingPoint) []string {
 			keys = append(keys, k)
 		}
 	}
+	if !configOnTwoHosts(points) {
+		// A grid sharded over machines: each point on one of them. The
+		// host then names no series: the points make one grid.
+		keys = slices.DeleteFunc(keys, func(k string) bool { return k == hostKey })
+	}
 	slices.SortStableFunc(keys, func(a, b string) int { return cmp.Compare(b2i(a == ScalingX), b2i(b == ScalingX)) })
 	return keys
+}
+
+// configOnTwoHosts reports whether some configuration was measured on
+// more than one host, which makes the host a key of the table.
+func configOnTwoHosts(points []ScalingPoint) bool {
+	host := map[string]string{}
+	for _, p := range points {
+		id := strings.Join(configPairsOf(p.Config), " ")
+		if h, ok := host[id]; ok && h != p.Host {
+			return true
+		}
+		host[id] = p.Host
+	}
+	return false
+}
+
+// hosts lists the points' hosts, sorted.
+func (s *Scaling) hosts() []string {
+	seen := map[string]bool{}
+	for _, p := range s.Points {
+		seen[p.Host] = true
+	}
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // ScalingX is the configuration key a scaling plot puts on its x axis.
@@ -242,6 +270,9 @@ func (s *Scaling) Table() *Table {
 		if p.Partial != "" {
 			t.Notes = append(t.Notes, fmt.Sprintf("PARTIAL: %s: %s", strings.Join(configPairsOf(p.Config), " "), p.Partial))
 		}
+	}
+	if hosts := s.hosts(); len(hosts) > 1 && !slices.Contains(s.Keys, hostKey) {
+		t.Notes = append(t.Notes, fmt.Sprintf("The points were measured on %d machines, each point on one: %s.", len(hosts), strings.Join(hosts, ", ")))
 	}
 	return t
 }

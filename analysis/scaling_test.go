@@ -115,3 +115,30 @@ func TestScalingRejects(t *testing.T) {
 		t.Errorf("plot without varying workers: err = %v", err)
 	}
 }
+
+// TestScalingOfAGridShardedOverMachines: each point of a grid measured on
+// one of several machines (--shard on a cluster) makes one table and one
+// line per wake policy, with the machines in a note; the same point on
+// two machines makes the host a key, so that their rows stay apart.
+func TestScalingOfAGridShardedOverMachines(t *testing.T) {
+	on := func(r *Report, host string) *Report { r.Runs[0].Host.Hostname = host; return r }
+	sharded := []*Report{on(point(t, "1", "broadcast", 1), "node0"), on(point(t, "2", "broadcast", 0.9), "node1"),
+		on(point(t, "4", "broadcast", 0.8), "node2"), on(point(t, "8", "broadcast", 0.7), "node3")}
+	s, err := NewScaling(sharded, "perjob", "batch", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(s.Keys, ","); got != "workers" {
+		t.Errorf("keys %q, want workers alone", got)
+	}
+	if notes := strings.Join(s.Table().Notes, "\n"); !strings.Contains(notes, "measured on 4 machines, each point on one: node0, node1, node2, node3") {
+		t.Errorf("notes %q: want the machines named", notes)
+	}
+	twice, err := NewScaling(append(sharded, on(point(t, "8", "broadcast", 0.6), "node0")), "perjob", "batch", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(twice.Keys, ","); got != "host,workers" {
+		t.Errorf("keys %q, want host,workers when a point was measured on two machines", got)
+	}
+}
