@@ -292,12 +292,43 @@ func (s *Scaling) fixedConfig() []string {
 func fmtRatio(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 func fmtCI(ci Interval) string  { return "[" + fmtRatio(ci.Lo) + ", " + fmtRatio(ci.Hi) + "]" }
 
-// Write renders the scaling table in f; JSON is the Scaling itself.
+// Write renders the scaling table in f; JSON is the Scaling itself, and
+// CSV has a machine's cells: each interval as two columns, numbers unit-
+// free and not rounded for reading (ratios and p-values to 4 significant
+// digits, counters to 3 decimals).
 func (s *Scaling) Write(w io.Writer, f Format) error {
-	if f == JSON {
+	switch f {
+	case JSON:
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(s)
+	case CSV:
+		return s.csvTable().Write(w, f)
 	}
 	return s.Table().Write(w, f)
+}
+
+// csvTable is the scaling table for CSV.
+func (s *Scaling) csvTable() *Table {
+	head := slices.Clone(s.Keys)
+	ratio := s.New + "/" + s.Base
+	head = append(head, "trimmean10 "+ratio, "ci lo", "ci hi", "median "+ratio, "ci lo", "ci hi", "p", "partial")
+	for _, c := range s.Counters {
+		head = append(head, c.Label+" "+s.Base, c.Label+" "+s.New)
+	}
+	t := &Table{Header: [][]string{head}}
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
+	for _, p := range s.Points {
+		row := make([]string, 0, len(head))
+		for _, k := range s.Keys {
+			row = append(row, configValue(p, k))
+		}
+		row = append(row, g(p.TrimMean10.Value), g(p.TrimMean10.CI.Lo), g(p.TrimMean10.CI.Hi),
+			g(p.Median.Value), g(p.Median.CI.Lo), g(p.Median.CI.Hi), g(p.P), p.Partial)
+		for _, c := range s.Counters {
+			row = append(row, machineStyle.value(p.BaseMeans[c.Key]), machineStyle.value(p.NewMeans[c.Key]))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
 }

@@ -2,8 +2,11 @@ package analysis
 
 import (
 	"bytes"
+	"encoding/csv"
 	"errors"
 	"image/png"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -140,5 +143,42 @@ func TestScalingOfAGridShardedOverMachines(t *testing.T) {
 	}
 	if got := strings.Join(twice.Keys, ","); got != "host,workers" {
 		t.Errorf("keys %q, want host,workers when a point was measured on two machines", got)
+	}
+}
+
+// TestScalingCSVIsForMachines: every number of the scaling CSV parses as
+// one, each interval in two columns, and a partial point says so.
+func TestScalingCSVIsForMachines(t *testing.T) {
+	s, err := NewScaling([]*Report{point(t, "2", "broadcast", 0.8), point(t, "8", "broadcast", 0.5)}, "perjob", "batch",
+		[]ScalingCounter{{Key: "futex", Label: "futex calls"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Points[1].Partial = "interrupted"
+	var b bytes.Buffer
+	if err := s.Write(&b, CSV); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := recs[0]
+	if want := []string{"workers", "trimmean10 batch/perjob", "ci lo", "ci hi", "median batch/perjob", "ci lo", "ci hi", "p", "partial",
+		"futex calls perjob", "futex calls batch"}; !slices.Equal(head, want) {
+		t.Fatalf("header %q, want %q", head, want)
+	}
+	for _, rec := range recs[1:] {
+		for i, cell := range rec {
+			if head[i] == "partial" {
+				continue
+			}
+			if _, err := strconv.ParseFloat(cell, 64); err != nil {
+				t.Errorf("%s = %q is not a number", head[i], cell)
+			}
+		}
+	}
+	if recs[2][8] != "interrupted" {
+		t.Errorf("the partial point's record %q does not say so", recs[2])
 	}
 }

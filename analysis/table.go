@@ -313,8 +313,8 @@ func (r *Report) anatomyCSV(cols []column) [][]string {
 	rows := append(append([]AnatomyRow{}, r.Anatomy.Parts...), r.Anatomy.Counters...)
 	for i, a := range rows {
 		unit := " (µs; comparisons: base − new)"
-		if i >= len(r.Anatomy.Parts) {
-			unit = " (mean count; comparisons: base − new)"
+		if i >= len(r.Anatomy.Parts) { // a counter's label says its unit
+			unit = " (mean per collection; comparisons: base − new)"
 		}
 		rec := []string{"anatomy: " + a.Label + unit}
 		for ci, c := range cols {
