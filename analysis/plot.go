@@ -148,7 +148,8 @@ func seriesColor(i int, alpha uint8) color.Color {
 // spanning [lo, hi]; samples above hi are left out (counted in the title).
 func histogramPanel(ss []series, lo, hi float64) (*plot.Plot, error) {
 	p := plot.New()
-	if hi <= lo {
+	p99 := hi
+	if hi <= lo { // every pause the same: widen the bins' span, not the p99 it is labelled with
 		hi = lo + 1
 	}
 	width := (hi - lo) / histogramBins
@@ -173,7 +174,7 @@ func histogramPanel(ss []series, lo, hi float64) (*plot.Plot, error) {
 		p.Legend.Add(s.label, h)
 	}
 	p.Title.Text = "histograms over shared bins"
-	p.X.Label.Text = fmt.Sprintf("pause (µs); %d samples above the pooled p99 (%.1f) not shown", beyond, hi)
+	p.X.Label.Text = fmt.Sprintf("pause (µs); %d samples above the pooled p99 (%.1f) not shown", beyond, p99)
 	p.Y.Label.Text = "collections"
 	p.X.Min, p.X.Max = lo, hi
 	p.Y.Max *= 1.3 // headroom for the legend
