@@ -162,5 +162,7 @@ func (r *Report) anatomyPanel() (*plot.Plot, error) {
 		names[j] = s.label
 	}
 	p.NominalX(names...)
+	// Headroom above the tallest bar for the legend, one line per part.
+	p.Y.Min, p.Y.Max = 0, p.Y.Max*(1+0.12*float64(len(a.Parts)))
 	return p, nil
 }
