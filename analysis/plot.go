@@ -174,7 +174,11 @@ func histogramPanel(ss []series, lo, hi float64) (*plot.Plot, error) {
 		p.Legend.Add(s.label, h)
 	}
 	p.Title.Text = "histograms over shared bins"
-	p.X.Label.Text = fmt.Sprintf("pause (µs); %d samples above the pooled p99 (%.1f) not shown", beyond, p99)
+	samples := "samples"
+	if beyond == 1 {
+		samples = "sample"
+	}
+	p.X.Label.Text = fmt.Sprintf("pause (µs); %d %s above the pooled p99 (%.1f) not shown", beyond, samples, p99)
 	p.Y.Label.Text = "collections"
 	p.X.Min, p.X.Max = lo, hi
 	p.Y.Max *= 1.3 // headroom for the legend
