@@ -18,9 +18,13 @@ var (
 	// ErrJobPanicked is wrapped by the error Join returns for a job that
 	// panicked; errors.As with *PanicError gives the value.
 	ErrJobPanicked = errors.New("workerpool: job panicked")
+	// ErrJobGoexit is the Value of the *PanicError Join reports for a job
+	// that called runtime.Goexit (the worker is replaced): test for it
+	// with errors.Is on Join's error.
+	ErrJobGoexit = errors.New("job called runtime.Goexit")
 	// ErrNilJob is returned by Enqueue, EnqueueBatch and StartBatch for a
-	// nil job, and by EnqueueFunc for a nil func; a batch containing one is
-	// rejected whole.
+	// nil job (a nil jobs.Func too), and by EnqueueFunc for a nil func; a
+	// batch containing one is rejected whole.
 	ErrNilJob = errors.New("workerpool: nil job")
 	// ErrNotInitialized is returned by Enqueue, EnqueueFunc, EnqueueBatch,
 	// StartBatch, Join and Close of a Pool that New did not make: the zero

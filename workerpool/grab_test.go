@@ -95,7 +95,7 @@ func TestPanicAndGoexitInsideAGrab(t *testing.T) {
 		assert.Equal(t, 8, grabSize(16, 1), "the first grab holds both")
 		p.Start()
 		err := p.Join(timeoutCtx(t))
-		assert.ErrorIs(t, err, errGoexit)
+		assert.ErrorIs(t, err, ErrJobGoexit)
 		assert.ErrorContains(t, err, "in a grab")
 		assert.EqualValues(t, 14, j.runs.Load())
 		assert.EqualValues(t, 16, p.Stats().TotalJobsRun())

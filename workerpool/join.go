@@ -49,9 +49,17 @@ func (p *Pool) targetNow(buf *[stackShards]uint64) target {
 //
 // On a gated pool Join opens the gate if it is closed and jobs it waits for
 // are queued (it would otherwise wait for jobs that may not run), and the
-// gate closes again when the last concurrent Join returns, so that the next
-// round's enqueues wait for the next Start. After Close, Join returns at
+// gate closes again when the last concurrent Join returns — whether it
+// returns nil, panics or ctx's error — so that the next round's enqueues
+// wait for the next Start. Jobs still queued then (those a failed Join left,
+// those a job enqueued that no Join was waiting for) wait behind the gate
+// for the next Start, Join or Close. Panics belong to the pool, not to a
+// caller: with several goroutines using one pool, the next Join to return
+// reports them, whoever's jobs they were. After Close, Join returns at
 // once. A job must not call Join: it would wait for itself.
+//
+// Join keeps at most 64 panics between two Joins; beyond that it reports
+// how many it dropped, as one more error that is not a *PanicError.
 func (p *Pool) Join(ctx context.Context) error {
 	if !p.initialized() {
 		return ErrNotInitialized

@@ -14,7 +14,10 @@ const (
 	Goroutines Backend = iota
 	// Threads locks each worker to its own OS thread and builds the queue
 	// mutex and every park/wake on the Linux futex syscall, so a wake is a
-	// kernel wake of a thread, as in a pthread pool. Linux only.
+	// kernel wake of a thread, as in a pthread pool. Linux only. A job may
+	// lock and unlock its thread in pairs, but must not leave it unlocked
+	// (runtime.UnlockOSThread without its LockOSThread): Close waits for
+	// the worker's thread to end, and an unlocked one does not.
 	Threads
 )
 

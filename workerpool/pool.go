@@ -259,7 +259,7 @@ func (p *Pool) Enqueue(j jobs.Job) error {
 	if !p.initialized() {
 		return ErrNotInitialized
 	}
-	if j == nil {
+	if isNil(j) {
 		return ErrNilJob
 	}
 	if p.shards != nil {
@@ -296,11 +296,18 @@ func (p *Pool) EnqueueFunc(f func(worker int)) error {
 	return p.Enqueue(jobs.Func(f))
 }
 
+// isNil reports whether j is no job: nil, or a nil jobs.Func, which would
+// only panic when a worker ran it.
+func isNil(j jobs.Job) bool {
+	f, isFunc := j.(jobs.Func)
+	return j == nil || isFunc && f == nil
+}
+
 // EnqueueBatch queues every job of js, in order, under one lock acquisition
 // and with one wake decision for the whole batch. The pool copies the job
 // values into its own storage: the caller may reuse js when it returns. It
 // returns ErrClosed after Close and ErrNilJob, queuing nothing, if any job
-// is nil. An empty batch is a no-op.
+// is nil. An empty batch is a no-op (ErrClosed after Close).
 func (p *Pool) EnqueueBatch(js []jobs.Job) error { return p.enqueueBatch(js, false) }
 
 // StartBatch is EnqueueBatch followed by Start under the same lock
@@ -326,9 +333,12 @@ func (p *Pool) enqueueBatch(js []jobs.Job, start bool) error {
 		return ErrNotInitialized
 	}
 	for _, j := range js {
-		if j == nil {
+		if isNil(j) {
 			return ErrNilJob
 		}
+	}
+	if len(js) == 0 && p.closed.Load() {
+		return ErrClosed
 	}
 	start = start && p.opts.Gated
 	if len(js) == 0 || p.shards != nil {

@@ -257,7 +257,7 @@ func TestJobCallingGoexitIsReportedAndReplaced(t *testing.T) {
 		require.NoError(t, p.Enqueue(jobs.Func(func(int) { runtimeGoexit() })))
 		err := p.Join(timeoutCtx(t))
 		assert.ErrorIs(t, err, ErrJobPanicked)
-		assert.ErrorIs(t, err, errGoexit)
+		assert.ErrorIs(t, err, ErrJobGoexit)
 		var j countJob
 		require.NoError(t, p.Enqueue(&j))
 		require.NoError(t, p.Join(timeoutCtx(t)))
@@ -414,4 +414,22 @@ func TestRoundsDoNotAllocate(t *testing.T) {
 		round() // allocate the queue's first block
 		assert.Zero(t, testing.AllocsPerRun(50, round))
 	})
+}
+
+// TestEdgeContracts: an empty batch after Close is refused as any batch
+// is; a nil jobs.Func is a nil job, refused at the door rather than a
+// panic on a worker; a job's Goexit is reported as ErrJobGoexit.
+func TestEdgeContracts(t *testing.T) {
+	p := newPool(t, Options{Workers: 1})
+	require.ErrorIs(t, p.Enqueue(jobs.Func(nil)), ErrNilJob)
+	require.ErrorIs(t, p.EnqueueBatch([]jobs.Job{jobs.Func(func(int) {}), jobs.Func(nil)}), ErrNilJob)
+	require.NoError(t, p.Join(timeoutCtx(t)))
+	assert.Zero(t, p.Stats().TotalJobsRun(), "a batch with a nil job is refused whole")
+
+	require.NoError(t, p.Enqueue(jobs.Func(func(int) { runtimeGoexit() })))
+	require.ErrorIs(t, p.Join(timeoutCtx(t)), ErrJobGoexit)
+
+	require.NoError(t, p.Close())
+	require.ErrorIs(t, p.EnqueueBatch(nil), ErrClosed)
+	require.ErrorIs(t, p.StartBatch(nil), ErrClosed)
 }

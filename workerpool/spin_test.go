@@ -200,7 +200,7 @@ func TestGoexitInAHandedGrabGivesTheSpinnerSlotBack(t *testing.T) {
 				}
 				before := p.Stats()
 				require.NoError(t, p.Enqueue(exits))
-				require.ErrorIs(t, p.Join(timeoutCtx(t)), errGoexit)
+				require.ErrorIs(t, p.Join(timeoutCtx(t)), ErrJobGoexit)
 				handed = p.Stats().Sub(before).Handoffs == 1
 			}
 			require.True(t, handed, "no Goexit job was handed to the listener")

@@ -71,7 +71,7 @@ func TestThreadsGoexitReplacesThread(t *testing.T) {
 	require.NoError(t, err)
 	old := int(p.workers[0].tid.Load())
 	require.NoError(t, p.Enqueue(jobs.Func(func(int) { runtimeGoexit() })))
-	assert.ErrorIs(t, p.Join(timeoutCtx(t)), errGoexit)
+	assert.ErrorIs(t, p.Join(timeoutCtx(t)), ErrJobGoexit)
 	require.NoError(t, p.Close())
 	ids := threadIDs(t)
 	assert.False(t, ids[old])
@@ -92,7 +92,7 @@ func TestThreadIDs(t *testing.T) {
 		assert.True(t, live[id], "thread %d is not in /proc/self/task", id)
 	}
 	require.NoError(t, p.EnqueueFunc(func(int) { runtimeGoexit() }))
-	assert.ErrorIs(t, p.Join(timeoutCtx(t)), errGoexit)
+	assert.ErrorIs(t, p.Join(timeoutCtx(t)), ErrJobGoexit)
 	replaced := func() bool { // the replacement publishes its id once it runs
 		after := p.ThreadIDs()
 		changed := 0

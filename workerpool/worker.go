@@ -1,7 +1,6 @@
 package workerpool
 
 import (
-	"errors"
 	"runtime"
 	"runtime/debug"
 )
@@ -150,10 +149,6 @@ func (p *Pool) keepPanicLocked(pe *PanicError) {
 	p.npanics.Add(1)
 }
 
-// errGoexit is the value of the PanicError reported for a job that called
-// runtime.Goexit.
-var errGoexit = errors.New("job called runtime.Goexit")
-
 // runJobs runs w's grab from w.next on, in order, until it is done or a
 // job panics; the panic is recovered into a *PanicError kept in w.panics,
 // and runGrab calls again for the jobs after it. One deferred recover
@@ -183,7 +178,7 @@ func (p *Pool) runJobs(w *worker) {
 			p.unlock(&w.c)
 		}
 		p.wg.Add(1) // before this goroutine's own Done, so Close keeps waiting
-		goexit := &PanicError{Worker: w.id, Value: errGoexit, Stack: debug.Stack()}
+		goexit := &PanicError{Worker: w.id, Value: ErrJobGoexit, Stack: debug.Stack()}
 		p.kit.startWorker(func() { p.serve(w, goexit) }, &w.tid)
 	}()
 	obs := p.obs

@@ -27,7 +27,7 @@ func TestREADMELibrarySnippetIsTheRunnableExample(t *testing.T) {
 	require.True(t, ok, "the README has the library section")
 	snippet, _, ok := strings.Cut(rest, "```")
 	require.True(t, ok)
-	example, err := os.ReadFile("../../workerpool/readme_example_test.go")
+	example, err := os.ReadFile("../../workerpool/readme_example_linux_test.go")
 	require.NoError(t, err)
 	// The example wraps the snippet in a function returning error; the
 	// snippet's one-line error checks are gofmt'ed there.
