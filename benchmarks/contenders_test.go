@@ -240,10 +240,10 @@ func newAnts(w int) (runner, error) {
 func (r antsRunner) run(n int, t task) error {
 	var wg sync.WaitGroup
 	f := func() { t.do(); wg.Done() }
-	for range n {
-		wg.Add(1)
+	wg.Add(n) // once: the count per task is the task's Done, as the pool's own count is gcbench's
+	for i := range n {
 		if err := r.p.Submit(f); err != nil {
-			wg.Done()
+			wg.Add(-(n - i))
 			return fmt.Errorf("ants: %w", err)
 		}
 	}
@@ -254,10 +254,10 @@ func (r antsRunner) runFrom(users, perUser int, t task) error {
 	var wg sync.WaitGroup
 	f := func() { t.do(); wg.Done() }
 	err := fromUsers(users, perUser, func(n int) error {
-		for range n {
-			wg.Add(1)
+		wg.Add(n)
+		for i := range n {
 			if err := r.p.Submit(f); err != nil {
-				wg.Done()
+				wg.Add(-(n - i))
 				return fmt.Errorf("ants: %w", err)
 			}
 		}
@@ -279,10 +279,10 @@ func newPond(w int) (runner, error) { return pondRunner{pond.NewPool(w)}, nil }
 func (r pondRunner) run(n int, t task) error {
 	var wg sync.WaitGroup
 	f := func() { t.do(); wg.Done() }
-	for range n {
-		wg.Add(1)
+	wg.Add(n) // once: the count per task is the task's Done, as the pool's own count is gcbench's
+	for i := range n {
 		if err := r.p.Go(f); err != nil {
-			wg.Done()
+			wg.Add(-(n - i))
 			return fmt.Errorf("pond: %w", err)
 		}
 	}
@@ -293,10 +293,10 @@ func (r pondRunner) runFrom(users, perUser int, t task) error {
 	var wg sync.WaitGroup
 	f := func() { t.do(); wg.Done() }
 	err := fromUsers(users, perUser, func(n int) error {
-		for range n {
-			wg.Add(1)
+		wg.Add(n)
+		for i := range n {
 			if err := r.p.Go(f); err != nil {
-				wg.Done()
+				wg.Add(-(n - i))
 				return fmt.Errorf("pond: %w", err)
 			}
 		}
