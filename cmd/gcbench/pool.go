@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,7 +28,7 @@ func cmdPool(ctx context.Context, e *env, args []string) error {
 		"runs of each contender and protocol (interleaved)")
 	fs.Var(newIntValue(&opt.Workers, runtime.GOMAXPROCS(0), 1, workerpool.MaxWorkers), "workers", "pool workers")
 	fs.Var(newIntValue(&procs, 0, 0, maxGOMAXPROCS), "gomaxprocs",
-		"GOMAXPROCS for the run (0: the runtime's default); on the threads backend, workers+1 models dedicated pthreads")
+		"GOMAXPROCS for the run (0: workers+1 when the threads backend runs, which models dedicated pthreads; else the runtime's default)")
 	fs.Var(&batchSizeValue{&opt.BatchSize}, "batch-size", "items per EnqueueBatch call in the throughput protocol (-1: all in one call)")
 	opt.BatchSize = protocols.DefaultPoolBatchSize
 	fs.Var(newListValue(&opt.Protocols, []protocols.PoolProtocol{protocols.Throughput, protocols.Latency}, protocols.ParsePoolProtocol,
@@ -48,13 +49,16 @@ func cmdPool(ctx context.Context, e *env, args []string) error {
 		"thread and still needs one of the runtime's GOMAXPROCS Ps to run. With\n"+
 		"GOMAXPROCS = cores, a thread woken from its futex can wait for a P that a\n"+
 		"futex-blocked thread holds until sysmon retakes it (20 µs to 10 ms).\n"+
-		"--gomaxprocs N sets it for the run (shown in the host line and the JSON);\n"+
-		"--gomaxprocs = workers+1 models dedicated pthreads, which only the kernel\n"+
-		"schedules.\n\nflags:\n"); done {
+		"So when the threads backend runs, GOMAXPROCS is workers+1 for the run,\n"+
+		"modelling dedicated pthreads, which only the kernel schedules;\n"+
+		"--gomaxprocs N sets it otherwise (shown in the host line and the JSON).\n\nflags:\n"); done {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if procs == 0 && slices.Contains(opt.Backends, workerpool.Threads) {
+		procs = opt.Workers + 1 // a woken worker thread never waits for a P
 	}
 	if procs > 0 {
 		// Process-wide, and set before any pool exists; the host line and

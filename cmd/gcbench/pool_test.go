@@ -163,6 +163,16 @@ func TestPoolGOMAXPROCSIsSetAndRecorded(t *testing.T) {
 	assert.Equal(t, 1, doc.Host.GOMAXPROCS)
 	assert.Equal(t, 1, doc.Report.GOMAXPROCS)
 
+	// With the threads backend and no --gomaxprocs, workers+1: a woken
+	// worker thread must not wait for a P.
+	cmd = exec.Command(gcbenchBin, "pool", "--protocols", "latency", "--round-trips", "5", "--repetitions", "1",
+		"--workers", "2", "--backends", "threads", "--wakes", "spin", "--format", "json")
+	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+	out, err = cmd.Output()
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(out, &doc), string(out))
+	assert.Equal(t, 3, doc.Report.GOMAXPROCS)
+
 	stdout, stderr, code = runBinary(t, "pool", "--gomaxprocs", "-2")
 	assert.Equal(t, 2, code)
 	assert.Empty(t, stdout)
