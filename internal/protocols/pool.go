@@ -185,11 +185,15 @@ func runOurPool(ctx context.Context, r PoolRun, job *countJob) (time.Duration, e
 		p.Discard() // nothing is left after a whole run; after a stop, the rest need not run
 		p.Close()
 	}()
+	var batch []jobs.Job
+	if r.Protocol != Latency && r.Contender.Batch {
+		batch = batchOf(r, job) // before the clock: the per-item contenders build nothing
+	}
 	start := time.Now()
 	if r.Protocol == Latency {
 		err = roundTrips(ctx, p, r, job)
 	} else {
-		err = queueAll(ctx, p, r, job)
+		err = queueAll(ctx, p, r, job, batch)
 	}
 	if err == nil {
 		err = p.Join(ctx)
@@ -227,9 +231,24 @@ func roundTrips(ctx context.Context, p *workerpool.Pool, r PoolRun, job *countJo
 	return nil
 }
 
+// batchOf is the slice a batch contender submits, BatchSize jobs (all of
+// them for -1 or a size above Items) at a time.
+func batchOf(r PoolRun, job *countJob) []jobs.Job {
+	size := r.BatchSize
+	if size == 0 || size > r.Items {
+		size = r.Items
+	}
+	batch := make([]jobs.Job, size)
+	for i := range batch {
+		batch[i] = job
+	}
+	return batch
+}
+
 // queueAll is the Throughput protocol's submission: every item, one at a
-// time or BatchSize at a time, looking at ctx every 1024 items (or batch).
-func queueAll(ctx context.Context, p *workerpool.Pool, r PoolRun, job *countJob) error {
+// time or BatchSize at a time from batch, looking at ctx every 1024 items
+// (or every batch).
+func queueAll(ctx context.Context, p *workerpool.Pool, r PoolRun, job *countJob, batch []jobs.Job) error {
 	if !r.Contender.Batch {
 		for i := range r.Items {
 			if i%stopEvery == 0 && ctx.Err() != nil {
@@ -241,14 +260,7 @@ func queueAll(ctx context.Context, p *workerpool.Pool, r PoolRun, job *countJob)
 		}
 		return nil
 	}
-	size := r.BatchSize
-	if size == 0 || size > r.Items {
-		size = r.Items
-	}
-	batch := make([]jobs.Job, size)
-	for i := range batch {
-		batch[i] = job
-	}
+	size := len(batch)
 	for left := r.Items; left > 0; left -= size {
 		if err := ctx.Err(); err != nil {
 			return err
