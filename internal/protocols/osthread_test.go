@@ -105,5 +105,10 @@ func TestStressActorsOwnThreads(t *testing.T) {
 		share := run.ReaderCPUShare()
 		assert.True(t, share > 0 && share <= 100, "%v: reader CPU share %.1f%%", run.Policy, share)
 		assert.Positive(t, run.Session.Flushes, "%v", run.Policy)
+		// The flushes made while the writers wrote cannot be more than the
+		// reader's pause allows (and one in flight at each end), nor more
+		// than the session's, which add its first flush and Close's drain.
+		assert.LessOrEqual(t, float64(run.FlushesMade), run.FlushesAsked+2, "%v", run.Policy)
+		assert.Less(t, run.FlushesMade, run.Session.Flushes, "%v", run.Policy)
 	}
 }

@@ -144,9 +144,13 @@ type TraceStressRun struct {
 	HeapAlloc uint64      // bytes allocated on the Go heap
 	Session   trace.Stats // the session's counters at Close
 	// FlushesAsked is how many flushes the reader's pause allows in
-	// Duration (Duration / FlushInterval): Session.Flushes falls short of
-	// it when the reader does not get the CPU it asks for.
+	// Duration (Duration / FlushInterval): FlushesMade falls short of it
+	// when the reader does not get the CPU it asks for.
 	FlushesAsked float64
+	// FlushesMade is how many flushes the reader made while the writers
+	// wrote: Session.Flushes also counts the session's first flush, before
+	// any writer, and the drain in Close.
+	FlushesMade uint64
 	// ReaderCPU is the CPU time of the reader's OS thread over ReaderWall,
 	// the reader's life (the session's, from NewSession to Close): their
 	// ratio is the share of one CPU the reader got.
@@ -219,7 +223,7 @@ var metricDefs = []struct {
 	{"Event Throughput", "events/s", func(x TraceStressRun, _ float64) float64 { return x.EventThroughput() }},
 	{"Data Throughput", "bytes/s", func(x TraceStressRun, size float64) float64 { return x.EventThroughput() * size }},
 	{"Duration", "s", func(x TraceStressRun, _ float64) float64 { return x.Duration.Seconds() }},
-	{"Reader flushes made", "flushes", func(x TraceStressRun, _ float64) float64 { return float64(x.Session.Flushes) }},
+	{"Reader flushes made", "flushes", func(x TraceStressRun, _ float64) float64 { return float64(x.FlushesMade) }},
 	{"Reader flushes asked", "duration / flush interval", func(x TraceStressRun, _ float64) float64 { return x.FlushesAsked }},
 	{"Reader CPU share", "% of one CPU", func(x TraceStressRun, _ float64) float64 { return x.ReaderCPUShare() }},
 	{"Manager lock waits", "acquisitions that found it held", func(x TraceStressRun, _ float64) float64 {
@@ -382,7 +386,9 @@ func (run *TraceStressRun) record(ctx context.Context, opt TraceStressOptions, f
 	if err != nil {
 		return err
 	}
+	flushes := s.Stats().Flushes
 	t0, err := writeFor(ctx, s, opt, tids[:opt.Writers])
+	run.FlushesMade = s.Stats().Flushes - flushes // while the writers wrote, not the drain in Close
 	closeErr := s.Close()
 	run.Duration = time.Since(t0)
 	run.FlushesAsked = float64(opt.Duration) / float64(opt.FlushInterval)
