@@ -200,7 +200,7 @@ func stressRows(res *protocols.TraceStressResult, p trace.Policy) [][]string {
 	var rows [][]string
 	for _, m := range res.Metrics(p) {
 		prec := 0
-		if m.Unit == "%" || m.Unit == "s" {
+		if strings.HasPrefix(m.Unit, "%") || m.Unit == "s" || strings.HasPrefix(m.Unit, "s,") { // shares and seconds, whatever follows
 			prec = 2
 		}
 		s := m.Summary
