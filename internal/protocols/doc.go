@@ -95,8 +95,10 @@
 //     an error wrapping ErrInvalidOptions; a pool's backend and wake policy
 //     are checked by package workerpool when the pool is made.
 //   - Cancellation: every run looks at its context at least every 1024
-//     events, polls, items or round trips (a trace read-back every 4096
-//     events) and returns within milliseconds of a cancel. A cancelled
+//     events, polls, items or round trips (a pool's batch contender once
+//     per batch, so once in all with --batch-size -1; a trace read-back
+//     every 4096 events) and returns within milliseconds of a cancel, a
+//     whole-run batch within its one EnqueueBatch call. A cancelled
 //     comparison returns its error and what it completed — the complete
 //     repetitions, or the complete trace-stress runs — marked Partial.
 package protocols

@@ -54,9 +54,11 @@ func TestReadyWaiterSleepsUntilWoken(t *testing.T) {
 // found nothing is a park's first look or its recheck (so at most two per
 // park), every park that did not find work on its recheck was ended by a
 // producer's wake, and FUTEX_WAITs are no more than the wakes (a few
-// spurious returns aside). A consumer that polled, or yielded and looked
-// again, would fail the first check; one that slept without being woken,
-// the second.
+// spurious returns aside). The first two hold by how consume and park
+// count their looks; what catches a consumer that polled (looked again
+// without sleeping) is the third — its extra empty looks outnumber the
+// wakes — and one that slept in FUTEX_WAIT without being woken fails the
+// fourth.
 func TestReadyListConsumerNeverPolls(t *testing.T) {
 	for _, variant := range []ReadyVariant{Transition, Callback} {
 		for _, kind := range []ListKind{MPSC, Mutex} {
