@@ -152,24 +152,16 @@ func (p *Pool) keepPanicLocked(pe *PanicError) {
 // runJobs runs w's grab from w.next on, in order, until it is done or a
 // job panics; the panic is recovered into a *PanicError kept in w.panics,
 // and runGrab calls again for the jobs after it. One deferred recover
-// serves the whole grab, not one per job. next moves past a job before it
+// serves the whole grab, not one per job (runJobsRecovering's). next moves past a job before it
 // runs, so that the goroutine replacing a worker ended by runtime.Goexit
 // goes on with the job after it: a job that calls runtime.Goexit ends this
 // goroutine (and, for Threads, its thread), and the worker is replaced by a
 // new goroutine so that the pool keeps its size, the job is still
 // accounted for and the rest of its grab still runs.
 func (p *Pool) runJobs(w *worker) {
-	returned := false
+	exited := true // until runJobsRecovering returns, which a Goexit never lets it do
 	defer func() {
-		if returned {
-			return
-		}
-		r := recover()
-		if p.obs != nil {
-			p.obs.JobEnd(w.id)
-		}
-		if r != nil {
-			w.panics = append(w.panics, &PanicError{Worker: w.id, Value: r, Stack: debug.Stack()})
+		if !exited {
 			return
 		}
 		if tid := int(w.tid.Load()); tid != 0 { // this thread ends with this goroutine; Close waits for it too
@@ -180,6 +172,29 @@ func (p *Pool) runJobs(w *worker) {
 		p.wg.Add(1) // before this goroutine's own Done, so Close keeps waiting
 		goexit := &PanicError{Worker: w.id, Value: ErrJobGoexit, Stack: debug.Stack()}
 		p.kit.startWorker(func() { p.serve(w, goexit) }, &w.tid)
+	}()
+	if pe := p.runJobsRecovering(w); pe != nil {
+		w.panics = append(w.panics, pe)
+	}
+	exited = false
+}
+
+// runJobsRecovering runs the jobs under the grab's one deferred recover. A
+// panic stops there, whatever its value — nil too, which recover returns
+// for panic(nil) under GODEBUG=panicnil=1 — and the function returns; a
+// Goexit runs the same deferred call but goes on unwinding, so that only
+// runJobs, after it, can tell the two apart.
+func (p *Pool) runJobsRecovering(w *worker) (panicked *PanicError) {
+	returned := false
+	defer func() {
+		if returned {
+			return
+		}
+		r := recover()
+		if p.obs != nil {
+			p.obs.JobEnd(w.id)
+		}
+		panicked = &PanicError{Worker: w.id, Value: r, Stack: debug.Stack()} // dropped by a Goexit's unwinding
 	}()
 	obs := p.obs
 	for w.next < len(w.held) {
@@ -194,6 +209,7 @@ func (p *Pool) runJobs(w *worker) {
 		}
 	}
 	returned = true
+	return nil
 }
 
 // waitLocked parks w as the wake policy prescribes and returns with the
