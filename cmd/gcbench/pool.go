@@ -98,6 +98,24 @@ func (v *batchSizeValue) Type() string   { return "int" }
 // the submitting goroutine is the most a pool run can use.
 const maxGOMAXPROCS = workerpool.MaxWorkers + 1
 
+// protocolItems is how many items (or round trips) one run of protocol p
+// handles.
+func protocolItems(rep *protocols.PoolReport, p protocols.PoolProtocol) int {
+	if p == protocols.Latency {
+		return rep.RoundTrips
+	}
+	return rep.Items
+}
+
+// spread is the range of xs, "lo–hi" at prec decimals: the run-to-run
+// spread beside a median.
+func spread(xs []float64, prec int) string {
+	if len(xs) == 0 {
+		return ""
+	}
+	return fmtFloat(slices.Min(xs), prec) + "–" + fmtFloat(slices.Max(xs), prec)
+}
+
 func writePoolTable(w io.Writer, f analysis.Format, rep *protocols.PoolReport, protos []protocols.PoolProtocol) error {
 	header := []string{"contender"}
 	for _, p := range protos {
@@ -105,7 +123,7 @@ func writePoolTable(w io.Writer, f analysis.Format, rep *protocols.PoolReport, p
 		if p == protocols.Latency {
 			unit = "ns/trip"
 		}
-		header = append(header, p.String()+" s", unit, "speedup")
+		header = append(header, p.String()+" s", unit, "range", "speedup")
 	}
 	var rows [][]string
 	for _, r := range rep.Rows {
@@ -115,7 +133,11 @@ func writePoolTable(w io.Writer, f analysis.Format, rep *protocols.PoolReport, p
 			if p == protocols.Latency {
 				st = r.Latency
 			}
-			row = append(row, fmtFloat(st.Seconds, 3), fmtFloat(st.PerItemNs, 0), fmtFloat(st.Speedup, 2)+"x")
+			perItem := make([]float64, len(st.Samples))
+			for i, sec := range st.Samples {
+				perItem[i] = sec * 1e9 / float64(protocolItems(rep, p))
+			}
+			row = append(row, fmtFloat(st.Seconds, 3), fmtFloat(st.PerItemNs, 0), spread(perItem, 0), fmtFloat(st.Speedup, 2)+"x")
 		}
 		rows = append(rows, row)
 	}

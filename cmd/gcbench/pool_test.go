@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -34,18 +35,27 @@ func TestPoolTextTable(t *testing.T) {
 	assert.Contains(t, lines[0], "throughput = 2000 items")
 	assert.Contains(t, lines[0], "latency = 40 sequential")
 	assert.Contains(t, lines[0], "2 workers, EnqueueBatch of 100; medians of 2 interleaved runs")
-	assert.Equal(t, []string{"contender", "throughput", "s", "ns/item", "speedup", "latency", "s", "ns/trip", "speedup"}, strings.Fields(lines[3]))
+	assert.Equal(t, []string{"contender", "throughput", "s", "ns/item", "range", "speedup", "latency", "s", "ns/trip", "range", "speedup"}, strings.Fields(lines[3]))
 	for i, name := range poolTinyContenders {
 		f := strings.Fields(lines[4+i])
-		require.Len(t, f, 7, lines[4+i])
+		require.Len(t, f, 9, lines[4+i])
 		assert.Equal(t, name, f[0])
-		for _, cell := range f[1:] {
+		for j, cell := range f[1:] {
+			if j == 2 || j == 6 { // the runs' range, lo–hi
+				lo, hi, ok := strings.Cut(cell, "–")
+				require.True(t, ok, "range %q", cell)
+				l, err1 := strconv.ParseFloat(lo, 64)
+				h, err2 := strconv.ParseFloat(hi, 64)
+				require.NoError(t, errors.Join(err1, err2), "range %q", cell)
+				assert.LessOrEqual(t, l, h, "range %q", cell)
+				continue
+			}
 			v, err := strconv.ParseFloat(strings.TrimSuffix(cell, "x"), 64)
 			require.NoError(t, err, "cell %q", cell)
 			assert.GreaterOrEqual(t, v, 0.0)
 		}
 	}
-	assert.Equal(t, "1.00x", strings.Fields(lines[4])[3], "the baseline's speedup over itself")
+	assert.Equal(t, "1.00x", strings.Fields(lines[4])[4], "the baseline's speedup over itself")
 	assert.Empty(t, lines[len(lines)-2])
 	assert.True(t, strings.HasPrefix(lines[len(lines)-1], "best throughput batch: "), lines[len(lines)-1])
 }
@@ -97,7 +107,7 @@ func TestPoolOneProtocolCSV(t *testing.T) {
 	records, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
 	require.NoError(t, err)
 	require.Len(t, records, 6)
-	assert.Equal(t, []string{"contender", "latency s", "ns/trip", "speedup"}, records[0])
+	assert.Equal(t, []string{"contender", "latency s", "ns/trip", "range", "speedup"}, records[0])
 	assert.Equal(t, "goroutines/broadcast/batch", records[5][0])
 }
 

@@ -74,12 +74,24 @@ func readyListProcs(producers []int) int {
 	return slices.Max(producers) + 2
 }
 
+// pairedRatios are a/b repetition by repetition (the kinds run
+// interleaved, so each pair shared the machine's state).
+func pairedRatios(a, b []float64) []float64 {
+	var rs []float64
+	for i := range min(len(a), len(b)) {
+		if b[i] > 0 {
+			rs = append(rs, a[i]/b[i])
+		}
+	}
+	return rs
+}
+
 func writeReadyList(stdout io.Writer, format analysis.Format, rep *protocols.ReadyListReport) error {
 	if format == analysis.JSON {
 		return writeProtocolJSON(stdout, "readylist", rep)
 	}
 	header := []string{"variant", "threads", "mpsc events/ms", "mpsc run-time ms", "mutex events/ms", "mutex run-time ms", "ratio mpsc/mutex",
-		"mpsc pushes/ms", "mutex pushes/ms"}
+		"ratio range", "mpsc pushes/ms", "mutex pushes/ms"}
 	var rows [][]string
 	for _, r := range rep.Rows {
 		rows = append(rows, []string{
@@ -87,7 +99,7 @@ func writeReadyList(stdout io.Writer, format analysis.Format, rep *protocols.Rea
 			strconv.Itoa(r.Producers),
 			fmtFloat(r.MPSC.EventsPerMs, 0), fmtFloat(r.MPSC.RunTimeMs, 2),
 			fmtFloat(r.Mutex.EventsPerMs, 0), fmtFloat(r.Mutex.RunTimeMs, 2),
-			fmtFloat(r.Ratio, 2),
+			fmtFloat(r.Ratio, 2), spread(pairedRatios(r.MPSC.Samples, r.Mutex.Samples), 2),
 			fmtFloat(r.MPSC.PushesPerMs, 0), fmtFloat(r.Mutex.PushesPerMs, 0),
 		})
 	}

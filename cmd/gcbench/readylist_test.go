@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,12 +24,18 @@ func TestReadylistTextTable(t *testing.T) {
 	assert.True(t, strings.HasPrefix(lines[1], "host: "), lines[1])
 	assert.Empty(t, lines[2])
 	assert.Equal(t, []string{"variant", "threads", "mpsc", "events/ms", "mpsc", "run-time", "ms", "mutex", "events/ms", "mutex", "run-time", "ms", "ratio", "mpsc/mutex",
-		"mpsc", "pushes/ms", "mutex", "pushes/ms"}, strings.Fields(lines[3]))
+		"ratio", "range", "mpsc", "pushes/ms", "mutex", "pushes/ms"}, strings.Fields(lines[3]))
 	for i, want := range [][2]string{{"transition", "2"}, {"transition", "3"}, {"callback", "2"}, {"callback", "3"}} {
 		f := strings.Fields(lines[4+i])
-		require.Len(t, f, 9, lines[4+i])
+		require.Len(t, f, 10, lines[4+i])
 		assert.Equal(t, want[:], f[:2])
-		for _, cell := range f[2:] {
+		lo, hi, ok := strings.Cut(f[7], "–")
+		require.True(t, ok, "the ratios' range %q", f[7])
+		l, err1 := strconv.ParseFloat(lo, 64)
+		h, err2 := strconv.ParseFloat(hi, 64)
+		require.NoError(t, errors.Join(err1, err2))
+		assert.True(t, l <= h && l > 0, "range %q", f[7])
+		for _, cell := range append(f[2:7:7], f[8:]...) {
 			v, err := strconv.ParseFloat(cell, 64)
 			require.NoError(t, err, "cell %q", cell)
 			assert.GreaterOrEqual(t, v, 0.0)
@@ -92,7 +99,7 @@ func TestReadylistCSVAndMarkdown(t *testing.T) {
 	}
 	require.Len(t, table, 6, stdout) // header, rule, 4 rows
 	for _, l := range table {
-		assert.Equal(t, 10, strings.Count(l, "|"), l)
+		assert.Equal(t, 11, strings.Count(l, "|"), l)
 	}
 }
 
