@@ -227,7 +227,7 @@ func measureWakeCall(ctx context.Context, workers, self, to int) (wakeCall, erro
 		}
 		spent := threadCPU() - self
 		calls := 1 + min(1, preemptions()-switches)
-		if p.Stats().Sub(before).EnqueueWakeCalls > 0 { // the workers were asleep: the call woke them
+		if p.Stats().Sub(before).FutexCalls > 0 { // the workers were asleep: the call woke them (Broadcast counts a wake call either way)
 			byCalls[calls] = append(byCalls[calls], spent)
 		}
 		return nil
