@@ -95,12 +95,26 @@ func TestLineProgressIsClearedWhenStopped(t *testing.T) {
 	update(3, 10) // stopped here
 	clear()
 	clear()
-	buf := make([]byte, 256)
-	n, err := master.Read(buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := string(buf[:n]), "\rpool: run 3 of 10\r\033[K"; got != want {
-		t.Errorf("terminal got %q, want %q", got, want)
+	want := "\rpool: run 3 of 10\r\033[K"
+	got := make(chan string, 1)
+	go func() { // a read returns what has arrived: read until all of it has
+		var b []byte
+		buf := make([]byte, 256)
+		for len(b) < len(want) {
+			n, err := master.Read(buf)
+			if err != nil {
+				break
+			}
+			b = append(b, buf[:n]...)
+		}
+		got <- string(b)
+	}()
+	select {
+	case g := <-got:
+		if g != want {
+			t.Errorf("terminal got %q, want %q", g, want)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("the terminal did not get %q", want)
 	}
 }
