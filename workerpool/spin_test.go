@@ -85,28 +85,40 @@ func TestSpinHandsJobsToTheListener(t *testing.T) {
 		t.Run(b.String(), func(t *testing.T) {
 			p := newPool(t, Options{Workers: 1, Backend: b, Wake: Spin})
 			var j countJob
-			handed := false
-			for try := 0; try < 1000 && !handed; try++ {
-				require.NoError(t, p.Enqueue(&j)) // the worker runs it, then listens
-				require.NoError(t, p.Join(timeoutCtx(t)))
-				if mailOf(p.workers[0].state.Load()) != mailListening {
-					continue
-				}
+			handed := handToListener(t, p, &j, func() bool {
 				before := p.Stats()
 				require.NoError(t, p.Enqueue(&j))
 				require.NoError(t, p.Join(timeoutCtx(t)))
 				d := p.Stats().Sub(before)
-				if handed = d.Handoffs == 1; handed {
-					assert.EqualValues(t, 1, d.Grabs)
-					assert.EqualValues(t, 1, d.EnqueueWakeCalls)
-					assert.GreaterOrEqual(t, d.SpinWakeups, uint64(1))
+				if d.Handoffs != 1 {
+					return false
 				}
-			}
+				assert.EqualValues(t, 1, d.Grabs)
+				assert.EqualValues(t, 1, d.EnqueueWakeCalls)
+				assert.GreaterOrEqual(t, d.SpinWakeups, uint64(1))
+				return true
+			})
 			assert.True(t, handed, "no round trip was handed to the listener")
 			require.NoError(t, p.Join(timeoutCtx(t)))
 			assert.EqualValues(t, p.Stats().TotalJobsRun(), j.runs.Load())
 		})
 	}
+}
+
+// handToListener runs prime on p's one Spin worker, after which it
+// listens, then calls send, which enqueues a job, joins it and reports
+// whether it was handed to the listener. Whether the worker still listens
+// is timing (it stops after spinFor), so it tries up to 1000 times and
+// reports whether send ever succeeded.
+func handToListener(t *testing.T, p *Pool, prime jobs.Job, send func() bool) bool {
+	for range 1000 {
+		require.NoError(t, p.Enqueue(prime))
+		require.NoError(t, p.Join(timeoutCtx(t)))
+		if mailOf(p.workers[0].state.Load()) == mailListening && send() {
+			return true
+		}
+	}
+	return false
 }
 
 // A listener that hears nothing for spinFor stops spinning and sleeps on
@@ -191,18 +203,12 @@ func TestGoexitInAHandedGrabGivesTheSpinnerSlotBack(t *testing.T) {
 			p := newPool(t, Options{Workers: 1, Backend: b, Wake: Spin})
 			var j countJob
 			exits := jobs.Func(func(int) { runtimeGoexit() })
-			handed := false
-			for try := 0; try < 1000 && !handed; try++ {
-				require.NoError(t, p.Enqueue(&j)) // the worker runs it, then listens
-				require.NoError(t, p.Join(timeoutCtx(t)))
-				if mailOf(p.workers[0].state.Load()) != mailListening {
-					continue
-				}
+			handed := handToListener(t, p, &j, func() bool {
 				before := p.Stats()
 				require.NoError(t, p.Enqueue(exits))
 				require.ErrorIs(t, p.Join(timeoutCtx(t)), ErrJobGoexit)
-				handed = p.Stats().Sub(before).Handoffs == 1
-			}
+				return p.Stats().Sub(before).Handoffs == 1
+			})
 			require.True(t, handed, "no Goexit job was handed to the listener")
 			// The old goroutine gives the slot back as it unwinds, which
 			// may be after its replacement has gone to sleep.
