@@ -48,18 +48,23 @@
 //     Broadcast wakes under the queue lock, at every enqueue and at Start,
 //     as SGen's pool does, a collector preempted there still holds the
 //     lock.
-//   - The lock. A thread that finds the queue lock taken sleeps; each
-//     release wakes the longest sleeper (a wake call of one thread on the
-//     releaser's CPU), which tries again once it runs; a running thread
-//     takes a free lock at once even while others sleep on it (as a futex
-//     mutex allows). A call of the collector on the queue (an enqueue, a
-//     batch, Start) costs it Enqueue, its lock round trip and one push,
-//     plus Push for each further job; a worker's look at the queue, and
-//     the grab it takes, costs Take.
+//   - The lock is workerpool's futex mutex (Drepper's "Futexes Are
+//     Tricky", mutex 3). A thread that finds it taken marks it contended
+//     and sleeps; a release of a contended lock is a wake call, which
+//     wakes the longest sleeper, if any, on the releaser's CPU; that one
+//     tries again once it runs and takes the lock marked contended. A
+//     running thread takes a free lock at once even while others sleep on
+//     it, and marks it held without sleepers, so that its own release
+//     wakes nobody: while woken sleepers are on their way, a collector
+//     that barges in enqueues without a wake call. A call of the
+//     collector on the queue (an enqueue, a batch, Start) costs it
+//     Enqueue, its lock round trip and one push, plus Push for each
+//     further job; a worker's look at the queue, and the grab it takes,
+//     costs Take.
 //   - Futile wake-ups. A worker woken while the gate is closed, or that
 //     finds the queue empty, takes the lock, looks (Take), registers as a
-//     waiter, releases the lock (waking the longest sleeper on it, if
-//     any) and goes back to sleep, Futile in all: Calibrate measures
+//     waiter, releases the lock (a wake call if it is marked contended)
+//     and goes back to sleep, Futile in all: Calibrate measures
 //     Futile as every CPU the workers ran in gated rounds, their lock
 //     hand-offs included, divided by their futile wake-ups. A wake in
 //     that window makes it look again at once.

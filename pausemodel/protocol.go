@@ -218,10 +218,7 @@ func (m *machine) sleep(w *thread, justWoke bool) {
 	}
 	m.parked = append(m.parked, w)
 	w.parking = true
-	var handoff time.Duration
-	if len(m.lockWaiters) > 0 {
-		handoff = m.wakeCost(w, m.lockWaiters[0].t)
-	}
+	handoff := m.unlockCost(w)
 	m.unlock(w, func() {
 		m.cpu(w, max(0, m.c.Futile-m.c.Take-handoff), func() {
 			w.parking = false

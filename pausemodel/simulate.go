@@ -169,6 +169,7 @@ type machine struct {
 	yield     bool // a woken worker waits at the head of the collector's core: it yields at its burst's end
 
 	lockHeld    bool
+	contended   bool // the lock word says sleepers may wait: its unlock makes a wake call
 	lockWaiters []pending
 
 	gate, finished bool
@@ -387,33 +388,54 @@ func (m *machine) wakeThread(t *thread, then func()) {
 // running thread takes a free lock even while others sleep on it, as a
 // futex mutex lets it), else after t has slept until an unlock woke it
 // and it found the lock free. t must be running.
-func (m *machine) lock(t *thread, then func()) {
+func (m *machine) lock(t *thread, then func()) { m.lockAs(t, false, then) }
+
+// lockAs is lock; retry says t was woken from a sleep on the lock, and so
+// takes it marked contended, as Drepper's mutex does (Swap(2)).
+func (m *machine) lockAs(t *thread, retry bool, then func()) {
 	if !m.lockHeld {
-		m.lockHeld = true
+		m.lockHeld, m.contended = true, retry
 		then()
 		return
 	}
+	m.contended = true
 	m.lockWaiters = append(m.lockWaiters, pending{t: t, then: then})
 	m.block(t)
 }
 
-// unlock frees the lock held by t, then calls then. If threads sleep on
-// the lock, t first wakes the longest sleeper (a wake call), which tries
-// again once it runs.
+// unlock frees the lock held by t, then calls then. If the lock is marked
+// contended, t first makes a wake call (unlockCost), which wakes the
+// longest sleeper if any; that one tries again once it runs.
 func (m *machine) unlock(t *thread, then func()) {
-	m.lockHeld = false
-	if len(m.lockWaiters) == 0 {
+	cost, contended := m.unlockCost(t), m.contended
+	m.lockHeld, m.contended = false, false
+	if !contended {
 		then()
 		return
 	}
-	next := m.lockWaiters[0]
-	m.lockWaiters = m.lockWaiters[1:]
-	// The sleeper is woken once the call has reached it, as wakeAll
-	// wakes (an interrupt to bring its core out of idle comes after, on
-	// the waker's CPU), before t's next burst: a woken worker can take t's
-	// core before t takes the lock again.
-	m.after(m.c.WakeCall+m.c.WakePer, func() { m.wakeThread(next.t, func() { m.lock(next.t, next.then) }) })
-	m.cpu(t, m.wakeCost(t, next.t), then)
+	if len(m.lockWaiters) > 0 {
+		next := m.lockWaiters[0]
+		m.lockWaiters = m.lockWaiters[1:]
+		// The sleeper is woken once the call has reached it, as wakeAll
+		// wakes (an interrupt to bring its core out of idle comes after,
+		// on the waker's CPU), before t's next burst: a woken worker can
+		// take t's core before t takes the lock again.
+		m.after(m.c.WakeCall+m.c.WakePer, func() { m.wakeThread(next.t, func() { m.lockAs(next.t, true, next.then) }) })
+	}
+	m.cpu(t, cost, then)
+}
+
+// unlockCost is t's time to release the lock as it stands: nothing if it
+// is not marked contended, else a wake call, of the longest sleeper if
+// there is one.
+func (m *machine) unlockCost(t *thread) time.Duration {
+	switch {
+	case !m.contended:
+		return 0
+	case len(m.lockWaiters) == 0:
+		return m.c.WakeCall
+	}
+	return m.wakeCost(t, m.lockWaiters[0].t)
 }
 
 // wakeCost is the waker's time for a wake call that wakes the threads ws:

@@ -257,7 +257,7 @@ func TestFutileWakeupCostsFutileHandoffIncluded(t *testing.T) {
 		// w has just taken the lock and looked (Take) behind the closed gate.
 		w.core.running, w.onCore, w.ran, m.lockHeld = w, true, c.Take, true
 		if waiter {
-			m.lockWaiters = []pending{{t: other, then: func() {}}}
+			m.lockWaiters, m.contended = []pending{{t: other, then: func() {}}}, true
 		}
 		m.sleep(w, true)
 		m.run()
@@ -267,6 +267,47 @@ func TestFutileWakeupCostsFutileHandoffIncluded(t *testing.T) {
 		if w.onCore || w.parking || len(m.parked) != 1 || m.parked[0] != w {
 			t.Errorf("a sleeper on the lock: %v; the futile worker is not asleep in its wait", waiter)
 		}
+	}
+}
+
+// TestBargerWakesNobody: workerpool's futex mutex marks its word
+// contended only when a thread finds it held or comes back from sleeping
+// on it; a thread that takes it free marks it held without sleepers, so
+// its unlock makes no wake call even while others still sleep on the
+// lock (they wait for the thread woken before, which marks it contended
+// again). A contended unlock calls even if nobody sleeps.
+func TestBargerWakesNobody(t *testing.T) {
+	c := Costs{WakeCall: 3 * us, WakePer: 1500 * time.Nanosecond, Futile: 8 * us, Take: us}
+	for _, tc := range []struct {
+		contended, sleeper bool
+		wakes              int
+		ran                time.Duration
+	}{
+		{false, true, 0, 0},
+		{true, true, 1, c.WakeCall + c.WakePer},
+		{true, false, 0, c.WakeCall},
+	} {
+		m := newMachine(c, Shape{Cores: 2, Workers: 1, Protocol: PerJob, Wake: Broadcast, Jobs: jobsOf(1, us)})
+		sleeper := m.parked[0] // on the other core: the unlocker is not preempted
+		m.parked = nil
+		col := m.collector
+		m.lockHeld, m.contended = true, tc.contended
+		if tc.sleeper {
+			m.lockWaiters = []pending{{t: sleeper, then: func() {}}}
+		}
+		unlocked := false
+		m.unlock(col, func() { unlocked = true })
+		m.run()
+		if !unlocked || m.res.Wakes != tc.wakes || col.ran != tc.ran {
+			t.Errorf("contended %v, a sleeper %v: unlocked %v, %d wakes, the unlocker ran %v; want %d wakes and %v",
+				tc.contended, tc.sleeper, unlocked, m.res.Wakes, col.ran, tc.wakes, tc.ran)
+		}
+	}
+	// A thread woken from the lock takes it marked contended.
+	m := newMachine(c, Shape{Cores: 1, Workers: 1, Protocol: PerJob, Wake: Broadcast, Jobs: jobsOf(1, us)})
+	m.lockAs(m.collector, true, func() {})
+	if !m.lockHeld || !m.contended {
+		t.Errorf("a thread back from sleeping on the lock holds it %v, marked contended %v; want both", m.lockHeld, m.contended)
 	}
 }
 
