@@ -352,16 +352,24 @@ func (m *machine) schedule(c *core) {
 // Wakes.
 
 // wakeThread makes the sleeping thread t runnable and calls then once it
-// runs. Linux puts it on the core it last ran on: if that core is idle, it
-// runs there WakeToRun later, when the core has come up; else it waits in
-// that core's run queue, except that a worker woken onto the collector's
-// core goes to the head and the collector yields to it when its current
-// burst ends (wakeup preemption: the worker has slept, the collector has
-// run). A core that runs out of work takes queued threads from the others
-// (schedule), so a thread is not stuck behind a busy core for long.
+// runs. Linux puts it on the core it last ran on if that core is idle,
+// else on an idle core if there is one, where it runs WakeToRun later,
+// when the core has come up (without that, a thread woken behind a busy
+// core's long burst waits it out while other cores idle, and a chain of
+// lock hand-offs runs one grab at a time); with no core idle it waits in
+// the run queue of the core it last ran on, except that a worker woken
+// onto the collector's core goes to the head and the collector yields to
+// it when its current burst ends (wakeup preemption: the worker has
+// slept, the collector has run). A core that runs out of work takes
+// queued threads from the others (schedule).
 func (m *machine) wakeThread(t *thread, then func()) {
 	m.res.Wakes++
 	c := t.core
+	if !c.idle() {
+		if i := slices.IndexFunc(m.cores, (*core).idle); i >= 0 {
+			c = m.cores[i]
+		}
+	}
 	if c.idle() {
 		c.reserved = true
 		m.after(m.c.WakeToRun, func() {

@@ -50,18 +50,23 @@ func TestOneJobByHand(t *testing.T) {
 	}
 }
 
-// TestStartBatchWakesNobodyBehindTheGate: four sleeping workers on four
-// cores, one job each. Batch's first wake comes behind the closed gate, so
-// each worker it reaches wakes for nothing; StartBatch opens the gate
-// before its one wake, so each worker finds its job.
+// TestStartBatchWakesNobodyBehindTheGate: four sleeping workers on the
+// collector's one core, one job each. Batch's first wake comes behind the
+// closed gate, under the lock: a woken worker preempts the collector,
+// sleeps on the lock, is woken by its release and takes the lock before
+// Start does, for nothing. StartBatch opens the gate before its one wake,
+// so the workers it wakes find jobs (on one core, those that run after
+// the first has taken every job find none: those futile wake-ups both
+// protocols have). (On idle cores the woken workers come up after the
+// collector has barged back in for Start, and find the gate open.)
 func TestStartBatchWakesNobodyBehindTheGate(t *testing.T) {
-	shape := Shape{Cores: 4, Workers: 4, Wake: Broadcast, Jobs: jobsOf(4, 100*us)}
+	shape := Shape{Cores: 1, Workers: 4, Wake: Broadcast, Jobs: jobsOf(4, 100*us)}
 	shape.Protocol = Batch
 	batch := mustSimulate(t, hostLike, shape)
 	shape.Protocol = StartBatch
 	start := mustSimulate(t, hostLike, shape)
-	if batch.FutileWakeups == 0 || start.FutileWakeups != 0 {
-		t.Errorf("futile wake-ups: batch %d, want some; startbatch %d, want none", batch.FutileWakeups, start.FutileWakeups)
+	if batch.FutileWakeups <= start.FutileWakeups {
+		t.Errorf("futile wake-ups: batch %d, startbatch %d; want more for batch", batch.FutileWakeups, start.FutileWakeups)
 	}
 	if start.Dispatch >= batch.Dispatch {
 		t.Errorf("startbatch's dispatch %v is not shorter than batch's %v", start.Dispatch, batch.Dispatch)
@@ -308,6 +313,33 @@ func TestBargerWakesNobody(t *testing.T) {
 	m.lockAs(m.collector, true, func() {})
 	if !m.lockHeld || !m.contended {
 		t.Errorf("a thread back from sleeping on the lock holds it %v, marked contended %v; want both", m.lockHeld, m.contended)
+	}
+}
+
+// TestWakeGoesToAnIdleCore: a worker that last ran on the collector's
+// core, woken while another core idles, comes up there (WakeToRun after
+// the wake) and leaves the collector alone; and a batch of long jobs on as
+// many cores as workers runs in parallel, whichever core each hand-off of
+// the lock reaches.
+func TestWakeGoesToAnIdleCore(t *testing.T) {
+	m := newMachine(hostLike, Shape{Cores: 2, Workers: 2, Protocol: Batch, Wake: Broadcast, Jobs: jobsOf(1, us)})
+	w := m.parked[1] // on core (1+1) mod 2 = 0, the collector's
+	if w.core != m.cores[0] {
+		t.Fatal("the test's worker did not start on the collector's core")
+	}
+	m.parked = m.parked[:1]
+	ran := time.Duration(-1)
+	m.wakeThread(w, func() { ran = m.now; m.block(w) })
+	m.run()
+	if w.core != m.cores[1] || ran != hostLike.WakeToRun || m.res.Preemptions != 0 {
+		t.Errorf("woken onto core %p at %v with %d preemptions; want core 1 (%p) at %v and none",
+			w.core, ran, m.res.Preemptions, m.cores[1], hostLike.WakeToRun)
+	}
+	// A calibration of the project's VM (1 Dec 2026).
+	vm := Costs{WakeToRun: 24555, WakeCall: 1326, WakePer: 978, WakeIdle: 7104, Futile: 5625, Enqueue: 35, Push: 1, Take: 285}
+	r := mustSimulate(t, vm, Shape{Cores: 8, Workers: 8, Protocol: Batch, Wake: Broadcast, Jobs: jobsOf(64, 50*us)})
+	if r.JobSpan > 2*8*50*us {
+		t.Errorf("64 jobs of 50µs on 8 cores took %v from the first start to the last end; want about 400µs", r.JobSpan)
 	}
 }
 
