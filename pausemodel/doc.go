@@ -111,11 +111,16 @@
 //
 // The model leaves out: time-slice preemption and the rest of the
 // scheduler's fairness (a collector preempted by a woken worker always
-// resumes next), the Go runtime's own threads (in the same trace the
+// resumes next); the Go runtime's own threads (in the same trace the
 // collector's thread woke a thread of the process that is no worker, by
 // its pattern one of the runtime's, more often than it woke workers,
-// inside and outside the pauses, and that thread too preempted it), a
-// Threads worker that needs a P while GOMAXPROCS is below workers+1,
-// spinning before sleeping on the lock, the Join's brief poll before it sleeps, and memory effects of
-// parallel scans.
+// inside and outside the pauses, and that thread too preempted it); the
+// runtime's scheduling of the collector, a goroutine: the runtime
+// preempts a goroutine that has run 10 ms without being rescheduled
+// (forcePreemptNS in runtime/proc.go) and it goes on on another thread,
+// and in scheduler traces of one core that is where many of the
+// measured herds of futile wake-ups end (SGen's collector, one thread,
+// has no such thing); a Threads worker that needs a P while GOMAXPROCS
+// is below workers+1; spinning before sleeping on the lock; the Join's
+// brief poll before it sleeps; and memory effects of parallel scans.
 package pausemodel
