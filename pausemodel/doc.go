@@ -33,14 +33,18 @@
 //     idle, which on a virtual machine costs the waker several times what
 //     a thread woken onto its own run queue does); it wakes them one after
 //     another while it runs, the i-th WakeCall + i·WakePer after it began,
-//     whatever kind of wake it is (a broadcast, a lock's hand-off, Join's);
-//     a call that finds no sleeper costs nothing. A woken thread goes to
-//     the core it last ran on if that core is idle, else to an idle core
-//     if there is one (Linux's select_idle_sibling), and runs there
-//     WakeToRun later, when the core has come up; with no core idle it
-//     joins the run queue of the core it last ran on, as Linux placed
-//     the pool's threads in a scheduler trace of a two-core run. A core
-//     is not idle from the moment a thread is on its way onto it.
+//     whatever kind of wake it is (a broadcast, a lock's hand-off, Join's).
+//     A broadcast with no worker asleep costs nothing, unless a worker an
+//     earlier one woke has not yet returned from its wait: workerpool's
+//     condition variable counts it as a waiter until then, so the
+//     broadcast makes a futex call (WakeCall) that wakes nobody, as every
+//     per-job enqueue after the first does on idle cores. A woken thread
+//     goes to the core it last ran on if that core is idle, else to an
+//     idle core if there is one (Linux's select_idle_sibling), and runs
+//     there WakeToRun later, when the core has come up; with no core idle
+//     it joins the run queue of the core it last ran on, as Linux placed
+//     the pool's threads in a scheduler trace of a two-core run. A core is
+//     not idle from the moment a thread is on its way onto it.
 //   - Preemption. A worker woken onto the core the collector runs on goes
 //     to the head of that core's queue, and the collector yields the core
 //     to it at the end of its current burst (a return to user space): the

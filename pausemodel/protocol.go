@@ -64,6 +64,7 @@ func (m *machine) sleepers() []*thread {
 	switch {
 	case m.s.Wake == Broadcast:
 		ws, m.parked = m.parked, nil
+		m.unreturned += len(ws)
 	case m.gate && len(m.parked) > 0 && m.queued > 0:
 		ws = m.parked[len(m.parked)-1:]
 		m.parked = m.parked[:len(m.parked)-1]
@@ -75,6 +76,13 @@ func (m *machine) sleepers() []*thread {
 // wakeSleepers is the collector's wake call for ws, then then.
 func (m *machine) wakeSleepers(ws []*thread, then func()) {
 	if len(ws) == 0 {
+		if m.s.Wake == Broadcast && m.unreturned > 0 {
+			// workerpool's condition variable counts a woken worker as a
+			// waiter until it has returned from its wait: the broadcast
+			// makes a futex call, which finds nobody left to wake.
+			m.cpu(m.collector, m.c.WakeCall, then)
+			return
+		}
 		then()
 		return
 	}
@@ -131,9 +139,17 @@ func (m *machine) wakeWorker(w *thread) {
 		return
 	}
 	m.wakeThread(w, func() {
+		m.returned()
 		w.tookSome, w.justWoke = false, true
 		m.look(w)
 	})
+}
+
+// returned counts a worker a broadcast woke back from its wait.
+func (m *machine) returned() {
+	if m.s.Wake == Broadcast {
+		m.unreturned--
+	}
 }
 
 // look is a worker at the queue: it takes the next grab of jobs if the
@@ -223,6 +239,7 @@ func (m *machine) sleep(w *thread, justWoke bool) {
 		m.cpu(w, max(0, m.c.Futile-m.c.Take-handoff), func() {
 			w.parking = false
 			if w.rewake {
+				m.returned()
 				w.rewake = false
 				w.tookSome, w.justWoke = false, true
 				m.look(w)

@@ -177,6 +177,7 @@ type machine struct {
 	queued, next   int  // jobs pushed and not yet taken; the next job's index
 	done           int
 	parked         []*thread // workers asleep in their wait, most recent last
+	unreturned     int       // Broadcast: workers woken that have not yet returned from their wait
 	awake          int       // Targeted: workers woken that have not yet taken a job
 	firstStart     time.Duration
 	lastEnd        time.Duration

@@ -78,13 +78,41 @@ func TestStartBatchWakesNobodyBehindTheGate(t *testing.T) {
 var hostLike = Costs{WakeToRun: 6 * us, WakeCall: 3 * us, WakePer: 1500 * time.Nanosecond, Futile: 8 * us,
 	Enqueue: 400 * time.Nanosecond, Push: 100 * time.Nanosecond, Take: 200 * time.Nanosecond}
 
+// TestPerJobBroadcastCostsMoreThanBatch: perjob's 64 more enqueues each
+// make a futex call while the workers its broadcasts woke have not yet
+// returned from their wait, so it costs more on any number of cores; where
+// every worker has a core of its own to come up on while the collector is
+// still enqueueing, they also wake for nothing again and again.
 func TestPerJobBroadcastCostsMoreThanBatch(t *testing.T) {
 	for _, cores := range []int{2, 8, 64} {
 		shape := Shape{Cores: cores, Workers: 8, Wake: Broadcast, Jobs: jobsOf(65, 40*us)}
 		per, batch := perJobAndBatch(t, hostLike, shape)
-		if per.Dispatch <= batch.Dispatch || per.FutileWakeups <= batch.FutileWakeups {
-			t.Errorf("%d cores: perjob %+v, batch %+v: perjob should cost more and wake more for nothing", cores, per, batch)
+		if per.Dispatch <= batch.Dispatch || per.FutileWakeups < batch.FutileWakeups {
+			t.Errorf("%d cores: perjob %+v, batch %+v: perjob should cost more and wake no fewer for nothing", cores, per, batch)
 		}
+		if cores > shape.Workers && per.FutileWakeups <= 2*batch.FutileWakeups {
+			t.Errorf("%d cores: perjob %+v, batch %+v: a herd of futile wake-ups for perjob", cores, per, batch)
+		}
+	}
+}
+
+// TestBroadcastCallsWhileWokenWorkersAreOnTheirWay: workerpool's
+// condition variable counts a woken worker as a waiter until it returns
+// from its wait, so every broadcast until then makes a futex call that
+// wakes nobody (WakeCall). One worker, coming up on an idle core 100 µs
+// after it is woken, and three per-job enqueues: the collector's CPU is
+// three calls (Enqueue each), the first broadcast (a call, a thread, an
+// idle core), and a futile call at the second and third enqueue and at
+// Start (another Enqueue).
+func TestBroadcastCallsWhileWokenWorkersAreOnTheirWay(t *testing.T) {
+	c := Costs{WakeToRun: 100 * us, WakeCall: 3 * us, WakePer: us, WakeIdle: 5 * us, Futile: 8 * us, Enqueue: us}
+	m := newMachine(c, Shape{Cores: 2, Workers: 1, Protocol: PerJob, Wake: Broadcast, Jobs: jobsOf(3, 10*us)})
+	m.newCollection()
+	m.collect()
+	m.run()
+	want := 3*c.Enqueue + (c.WakeCall + c.WakePer + c.WakeIdle) + 2*c.WakeCall + (c.Enqueue + c.WakeCall)
+	if m.collector.ran != want || !m.finished {
+		t.Errorf("the collector ran %v (finished %v); want %v", m.collector.ran, m.finished, want)
 	}
 }
 
@@ -356,8 +384,9 @@ func TestWorkersSettleBetweenCollections(t *testing.T) {
 			m.newCollection()
 			m.collect()
 			m.run()
-			if len(m.parked) != shape.Workers {
-				t.Errorf("%d cores, collection %d: %d of %d workers asleep after it", cores, i, len(m.parked), shape.Workers)
+			if len(m.parked) != shape.Workers || m.unreturned != 0 {
+				t.Errorf("%d cores, collection %d: %d of %d workers asleep after it, %d not returned from a wake",
+					cores, i, len(m.parked), shape.Workers, m.unreturned)
 			}
 			for j, c := range m.cores {
 				if len(c.queue) > 0 {
