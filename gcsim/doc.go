@@ -80,4 +80,12 @@
 // so that every worker and the collecting goroutine can hold a P at once;
 // gcbench run sets Workers+1 for the Threads backend unless --gomaxprocs
 // says otherwise.
+//
+// The collections run on the goroutine that calls Collect or Compare, and
+// the runtime may move a goroutine to another thread, for one when it has
+// run 10 ms without being rescheduled (forcePreemptNS there). SGen's
+// collector is one thread; to have one, call from a goroutine locked to its
+// thread (runtime.LockOSThread), as gcbench run --lock-collector does. On
+// a busy core it matters: there the moves cut a per-job broadcast's herds
+// of futile wake-ups short.
 package gcsim

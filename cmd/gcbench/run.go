@@ -44,7 +44,9 @@ type runOptions struct {
 	cpuprofile string
 	trace      string
 	gomaxprocs int
-	output     outputFlags
+	// lockCollector runs the collections on one OS thread (lockThread).
+	lockCollector bool
+	output        outputFlags
 }
 
 // parseRunFlags parses run's arguments. It returns (nil, nil) after
@@ -74,6 +76,7 @@ func parseRunFlags(args []string, stdout io.Writer) (*runOptions, error) {
 		"a pool mode runs (a woken worker thread then finds a free P at once, as SGen's pthreads find a core, "+
 		"instead of waiting up to 10 ms for the runtime to retake one), else the runtime's default. "+
 		"The report's host line gives the value in force")
+	registerLockCollector(fs, &o.lockCollector)
 	fs.BoolVar(&o.cfg.Verify, "verify", false, "run the heap verifier after every collection (slow; checks, does not time)")
 	o.output.register(fs)
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof FILE)")
@@ -170,7 +173,9 @@ func cmdRun(ctx context.Context, e *env, args []string) (err error) {
 		}
 	}
 	started := time.Now()
+	release := o.lockThread()
 	res, err := gcsim.Compare(ctx, o.cfg, opt)
+	release()
 	bar.finish()
 	partial := partialReason(ctx, err, res, o.gcs)
 	measured := err == nil || partial != ""
@@ -351,14 +356,39 @@ func (o *runOptions) report(res *gcsim.Result, started time.Time, facts map[stri
 // config is the experiment's configuration as the report records it; two
 // runs merge only if these agree.
 func (o *runOptions) config() map[string]string {
-	c := o.cfg
-	return map[string]string{
-		"major_heap": formatSize(c.MajorHeap), "los": formatSize(c.LOS), "nursery": formatSize(c.Nursery),
-		"workers": strconv.Itoa(c.Workers), "gcs": strconv.Itoa(o.gcs), "warmup": strconv.Itoa(o.warmup),
-		analysis.ConfigModes: strings.Join(o.modeNames(), ","), "backend": c.Backend.String(), "wake": c.Wake.String(),
-		"seed": strconv.FormatUint(c.Seed, 10), "verify": strconv.FormatBool(c.Verify),
+	cfg := o.cfg
+	c := map[string]string{
+		"major_heap": formatSize(cfg.MajorHeap), "los": formatSize(cfg.LOS), "nursery": formatSize(cfg.Nursery),
+		"workers": strconv.Itoa(cfg.Workers), "gcs": strconv.Itoa(o.gcs), "warmup": strconv.Itoa(o.warmup),
+		analysis.ConfigModes: strings.Join(o.modeNames(), ","), "backend": cfg.Backend.String(), "wake": cfg.Wake.String(),
+		"seed": strconv.FormatUint(cfg.Seed, 10), "verify": strconv.FormatBool(cfg.Verify),
 		"gomaxprocs": o.gomaxprocsSetting(),
 	}
+	if o.lockCollector { // recorded only when set, so that earlier reports keep their configuration
+		c["collector"] = lockedCollector
+	}
+	return c
+}
+
+// lockedCollector is the configuration's "collector" for a run with
+// --lock-collector.
+const lockedCollector = "locked-thread"
+
+// registerLockCollector adds --lock-collector, shared by run and sweep.
+func registerLockCollector(fs *pflag.FlagSet, lock *bool) {
+	fs.BoolVar(lock, "lock-collector", false, "run the collections on one OS thread, as SGen's collector is one thread "+
+		"(runtime.LockOSThread on the collecting goroutine); without it the Go runtime may move that goroutine between "+
+		"threads, which on a busy core cuts herds of futile wake-ups short (README: gcbench predict)")
+}
+
+// lockThread locks the calling goroutine, which runs the collections, to
+// its OS thread if --lock-collector asks it, and returns the unlock.
+func (o *runOptions) lockThread() (release func()) {
+	if !o.lockCollector {
+		return func() {}
+	}
+	runtime.LockOSThread()
+	return runtime.UnlockOSThread
 }
 
 func (o *runOptions) modeNames() []string {

@@ -279,7 +279,7 @@ func TestRunHelpDocumentsEveryFlag(t *testing.T) {
 			"--workers int", "--gcs int", "(default 1500)", "--warmup int", "--modes list", "(default serial,perjob,batch)",
 			"--backend name", "(default threads)", "--wake name", "(default broadcast)", "--seed uint",
 			"--verify", "--format format", "(default text)", "--out FILE", "--plot FILE.png", "--cpuprofile FILE", "--trace FILE",
-			"--gomaxprocs int", "workers+1",
+			"--gomaxprocs int", "workers+1", "--lock-collector", "SGen's collector is one thread",
 			"2.5GiB, 2560MiB", "microseconds",
 		} {
 			assert.Contains(t, stdout, want, "%v", args)
@@ -406,6 +406,18 @@ func TestRunGOMAXPROCS(t *testing.T) {
 			assert.True(t, got >= 1 && got <= runtime.NumCPU(), "%v: runtime default, got %d", tt.args, got)
 		}
 	}
+}
+
+// TestRunLockCollector: --lock-collector is recorded in the report's
+// configuration, and only when given, so that reports made before it
+// existed keep merging with runs that do not use it.
+func TestRunLockCollector(t *testing.T) {
+	stdout, stderr, code := runBinary(t, tiny("--modes", "perjob,batch", "--lock-collector")...)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "collector=locked-thread")
+	stdout, stderr, code = runBinary(t, tiny("--modes", "perjob,batch")...)
+	require.Equal(t, 0, code, stderr)
+	assert.NotContains(t, stdout, "collector=")
 }
 
 // TestPartialReasonKeepsWhatAFailedRunMeasured: a run stopped by a

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -68,6 +70,7 @@ func parseSweepFlags(args []string, stdout io.Writer) (*sweepOptions, error) {
 		"modes each point compares, in column order; report compares the last two")
 	fs.Uint64Var(&o.base.cfg.Seed, "seed", def.Seed, "seed of the mutator's random choices")
 	fs.Var(newIntValue(&o.base.gomaxprocs, 0, 0, maxRunGOMAXPROCS), "gomaxprocs", "GOMAXPROCS per point; 0 = auto, as run's")
+	registerLockCollector(fs, &o.base.lockCollector)
 	fs.Var(&shardValue{&o.shardIndex, &o.shardSize}, "shard", "`i/n`: run only the points whose index is i modulo n (0 ≤ i < n), e.g. "+
 		"$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT or $JOB_COMPLETION_INDEX/N")
 	o.shardSize = 1
@@ -178,9 +181,16 @@ func pointDone(path string, config map[string]string) (bool, error) {
 	case err != nil:
 		return false, fmt.Errorf("%w (move it away, or sweep into another --dir)", err)
 	}
-	for k, v := range config {
-		if r.Config[k] != v {
-			return false, fmt.Errorf("%s was made with %s=%q, this sweep asks %q: sweep into another --dir", path, k, r.Config[k], v)
+	keys := slices.Collect(maps.Keys(config)) // and the file's own: a setting it has and this sweep lacks differs too
+	for k := range r.Config {
+		if _, ok := config[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if r.Config[k] != config[k] {
+			return false, fmt.Errorf("%s was made with %s=%q, this sweep asks %q: sweep into another --dir", path, k, r.Config[k], config[k])
 		}
 	}
 	return true, nil
@@ -196,7 +206,9 @@ func runPoint(ctx context.Context, e *env, p *runOptions, path string, bar *swee
 	opt := gcsim.CompareOptions{Modes: p.modes, GCs: p.gcs, Warmup: p.warmup,
 		Progress: func(m gcsim.Mode, done, total int) { bar.add(indexOf(p.modes, m), done) }}
 	started := time.Now()
+	release := p.lockThread()
 	res, err := gcsim.Compare(ctx, p.cfg, opt)
+	release()
 	bar.pointDone()
 	if err != nil {
 		return err // an interrupted point is not saved: resuming runs it again

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"image/png"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +24,15 @@ func sweepTiny(dir string, extra ...string) []string {
 func sweepGrid(dir, workers, wakes, gcs string, extra ...string) []string {
 	return append([]string{"sweep", "--dir", dir, "--workers", workers, "--wake", wakes,
 		"--major-heap", "64MiB", "--los", "16MiB", "--nursery", "256KiB", "--gcs", gcs, "--warmup", "1"}, extra...)
+}
+
+// gridConfig is the configuration of the first point of the sweep args
+// (as sweepGrid builds them) asks for.
+func gridConfig(t *testing.T, args []string) map[string]string {
+	t.Helper()
+	o, err := parseSweepFlags(args[1:], io.Discard)
+	require.NoError(t, err)
+	return o.points()[0].config()
 }
 
 func TestSweepWritesOnePointPerFileAndResumes(t *testing.T) {
@@ -77,6 +87,32 @@ func TestSweepNeverOverwritesWhatItCannotAccountFor(t *testing.T) {
 	assert.Equal(t, 1, code, stderr)
 	assert.Contains(t, stderr, "move it away")
 	assert.Equal(t, "not a report", readString(t, point))
+}
+
+// TestSweepTellsALockedCollectorApart: --lock-collector is part of a
+// point's configuration, recorded only when set, so a sweep with it does
+// not take a point made without it for done, nor the other way round.
+func TestSweepTellsALockedCollectorApart(t *testing.T) {
+	dir := t.TempDir()
+	_, stderr, code := runBinary(t, sweepGrid(dir, "1", "broadcast", "12", "--lock-collector")...)
+	require.Equal(t, 0, code, stderr)
+	point := filepath.Join(dir, "workers1-broadcast-threads-major64MiB-los16MiB.json")
+	r, err := readReport(point)
+	require.NoError(t, err)
+	assert.Equal(t, lockedCollector, r.Config["collector"])
+	before := snap(t, point)
+
+	_, stderr, code = runBinary(t, sweepGrid(dir, "1", "broadcast", "12")...)
+	assert.Equal(t, 1, code, stderr)
+	assert.Contains(t, stderr, `collector="locked-thread", this sweep asks ""`)
+	before.assertUnchanged(t)
+
+	plain := t.TempDir()
+	_, stderr, code = runBinary(t, sweepGrid(plain, "1", "broadcast", "12")...)
+	require.Equal(t, 0, code, stderr)
+	_, stderr, code = runBinary(t, sweepGrid(plain, "1", "broadcast", "12", "--lock-collector")...)
+	assert.Equal(t, 1, code, stderr)
+	assert.Contains(t, stderr, `collector="", this sweep asks "locked-thread"`)
 }
 
 func TestSweepBadUsage(t *testing.T) {
@@ -139,7 +175,7 @@ func TestConcurrentSweepsNeverReplaceEachOthersPoints(t *testing.T) {
 			assert.Equal(t, 1, r.code, r.stderr)
 			if kept := regexp.MustCompile(`saved in (\S+) instead`).FindStringSubmatch(r.stderr); kept != nil {
 				assert.Regexp(t, `file (already )?exists`, r.stderr, "it lost the race to save")
-				done, err := pointDone(kept[1], map[string]string{"gcs": r.gcs})
+				done, err := pointDone(kept[1], gridConfig(t, sweepGrid(dir, "1", "broadcast", r.gcs)))
 				require.NoError(t, err)
 				assert.True(t, done, "the loser's report is kept whole")
 			} else {
@@ -149,7 +185,7 @@ func TestConcurrentSweepsNeverReplaceEachOthersPoints(t *testing.T) {
 	}
 	require.Len(t, won, 1, "exactly one sweep saves the point")
 	point := filepath.Join(dir, "workers1-broadcast-threads-major64MiB-los16MiB.json")
-	done, err := pointDone(point, map[string]string{"gcs": won[0]})
+	done, err := pointDone(point, gridConfig(t, sweepGrid(dir, "1", "broadcast", won[0])))
 	require.NoError(t, err)
 	assert.True(t, done, "the point file is the winner's")
 	assert.Len(t, names(t, dir), 1, "no temporary file is left in the directory")
