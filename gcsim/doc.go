@@ -82,10 +82,12 @@
 // says otherwise.
 //
 // The collections run on the goroutine that calls Collect or Compare, and
-// the runtime may move a goroutine to another thread, for one when it has
-// run 10 ms without being rescheduled (forcePreemptNS there). SGen's
-// collector is one thread; to have one, call from a goroutine locked to its
-// thread (runtime.LockOSThread), as gcbench run --lock-collector does. On
-// a busy core it matters: there the moves cut a per-job broadcast's herds
-// of futile wake-ups short.
+// the runtime may move a goroutine to another thread, among other times
+// when it has run 10 ms without being rescheduled (forcePreemptNS in
+// runtime/proc.go). SGen's collector is one thread; to have one, call from
+// a goroutine locked to its thread (runtime.LockOSThread), as gcbench run
+// --lock-collector does. On a busy core it matters: there the moves cut a
+// per-job broadcast's herds of futile wake-ups short. The runtime still
+// preempts a locked goroutine, whose thread then sleeps until it has a P
+// again, which cuts some herds short too.
 package gcsim

@@ -37,14 +37,18 @@
 //     A broadcast with no worker asleep costs nothing, unless a worker an
 //     earlier one woke has not yet returned from its wait: workerpool's
 //     condition variable counts it as a waiter until then, so the
-//     broadcast makes a futex call (WakeCall) that wakes nobody, as every
-//     per-job enqueue after the first does on idle cores. A woken thread
-//     goes to the core it last ran on if that core is idle, else to an
-//     idle core if there is one (Linux's select_idle_sibling), and runs
-//     there WakeToRun later, when the core has come up; with no core idle
-//     it joins the run queue of the core it last ran on, as Linux placed
-//     the pool's threads in a scheduler trace of a two-core run. A core is
-//     not idle from the moment a thread is on its way onto it.
+//     broadcast makes a futex call that wakes nobody, as per-job enqueues
+//     do while the workers the first one woke are still coming up. Such a
+//     call, and the release of a lock marked contended that nobody sleeps
+//     on, is charged WakeCall, which Calibrate measures on calls that
+//     woke someone: the model takes the call's own cost to be the same.
+//     A woken thread goes to the core it last ran on if that core is idle,
+//     else to an idle core if there is one (Linux's select_idle_sibling),
+//     and runs there WakeToRun later, when the core has come up; with no
+//     core idle it joins the run queue of the core it last ran on, as
+//     Linux placed the pool's threads in a scheduler trace of a two-core
+//     run. A core is not idle from the moment a thread is on its way onto
+//     it.
 //   - Preemption. A worker woken onto the core the collector runs on goes
 //     to the head of that core's queue, and the collector yields the core
 //     to it at the end of its current burst (a return to user space): the
@@ -121,7 +125,7 @@
 // inside and outside the pauses, and that thread too preempted it); the
 // runtime's scheduling of the collector, a goroutine: the runtime
 // preempts a goroutine that has run 10 ms without being rescheduled
-// (forcePreemptNS in runtime/proc.go) and it goes on on another thread,
+// (forcePreemptNS in runtime/proc.go) and it may go on on another thread,
 // and in scheduler traces of one core that is where many of the
 // measured herds of futile wake-ups end (SGen's collector, one thread,
 // has no such thing); a Threads worker that needs a P while GOMAXPROCS

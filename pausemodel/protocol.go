@@ -46,8 +46,8 @@ func (m *machine) callCost(n int) timeN {
 }
 
 // wakeUnderLock is the collector's burst under the lock: d of its own work
-// (done is called when it ends), then the policy's wake (see sleepers); a
-// wake call that finds nobody costs nothing.
+// (done is called when it ends), then the policy's wake (see sleepers and
+// wakeSleepers).
 func (m *machine) wakeUnderLock(d timeN, done, then func()) {
 	c := m.collector
 	m.cpu(c, d, func() {
@@ -73,7 +73,9 @@ func (m *machine) sleepers() []*thread {
 	return ws
 }
 
-// wakeSleepers is the collector's wake call for ws, then then.
+// wakeSleepers is the collector's wake call for ws, then then. With ws
+// empty it costs nothing, unless a Broadcast finds workers woken before
+// that have not yet returned from their wait.
 func (m *machine) wakeSleepers(ws []*thread, then func()) {
 	if len(ws) == 0 {
 		if m.s.Wake == Broadcast && m.unreturned > 0 {

@@ -113,8 +113,9 @@ func SimulateSeries(c Costs, s Shape, series [][]time.Duration) (Result, error) 
 		if m.done != len(js) || !m.finished {
 			return Result{}, fmt.Errorf("pausemodel: simulation stalled with %d of %d jobs done", m.done, len(js))
 		}
-		if len(m.parked) != s.Workers {
-			return Result{}, fmt.Errorf("pausemodel: simulation stalled with %d of %d workers asleep after a collection", len(m.parked), s.Workers)
+		if len(m.parked) != s.Workers || m.unreturned != 0 || m.lockHeld || len(m.lockWaiters) > 0 {
+			return Result{}, fmt.Errorf("pausemodel: simulation stalled with %d of %d workers asleep after a collection "+
+				"(%d not back from a wake, lock held %v, %d asleep on it)", len(m.parked), s.Workers, m.unreturned, m.lockHeld, len(m.lockWaiters))
 		}
 		if i > 0 {
 			sum.add(m.res)
@@ -365,13 +366,8 @@ func (m *machine) schedule(c *core) {
 // queued threads from the others (schedule).
 func (m *machine) wakeThread(t *thread, then func()) {
 	m.res.Wakes++
-	c := t.core
-	if !c.idle() {
-		if i := slices.IndexFunc(m.cores, (*core).idle); i >= 0 {
-			c = m.cores[i]
-		}
-	}
-	if c.idle() {
+	c, idle := m.placement(t, nil)
+	if idle {
 		c.reserved = true
 		m.after(m.c.WakeToRun, func() {
 			c.reserved = false
@@ -450,15 +446,33 @@ func (m *machine) unlockCost(t *thread) time.Duration {
 // wakeCost is the waker's time for a wake call that wakes the threads ws:
 // WakeCall, WakePer for each, and WakeIdle for each idle core other than
 // the waker's that one of them goes to (the interrupt that brings the core
-// out of idle; the threads after the first find it awake).
+// out of idle; a core one of them is on its way to is not idle for the
+// others, which go to other idle cores or queue).
 func (m *machine) wakeCost(waker *thread, ws ...*thread) time.Duration {
 	d := m.c.WakeCall + time.Duration(len(ws))*m.c.WakePer
-	var woken []*core
+	var taken []*core
 	for _, w := range ws {
-		if c := w.core; c != waker.core && c.idle() && !slices.Contains(woken, c) {
-			woken = append(woken, c)
-			d += m.c.WakeIdle
+		if c, idle := m.placement(w, taken); idle {
+			taken = append(taken, c)
+			if c != waker.core {
+				d += m.c.WakeIdle
+			}
 		}
 	}
 	return d
+}
+
+// placement is the core a thread t woken now goes to, and whether that
+// core is idle: its last core if idle, else the first idle core, else its
+// last core. taken lists idle cores that threads woken before it in the
+// same call are on their way to.
+func (m *machine) placement(t *thread, taken []*core) (*core, bool) {
+	free := func(c *core) bool { return c.idle() && !slices.Contains(taken, c) }
+	if free(t.core) {
+		return t.core, true
+	}
+	if i := slices.IndexFunc(m.cores, free); i >= 0 {
+		return m.cores[i], true
+	}
+	return t.core, false
 }

@@ -71,6 +71,14 @@ func TestStartBatchWakesNobodyBehindTheGate(t *testing.T) {
 	if start.Dispatch >= batch.Dispatch {
 		t.Errorf("startbatch's dispatch %v is not shorter than batch's %v", start.Dispatch, batch.Dispatch)
 	}
+	// On four idle cores, one worker each.
+	shape.Cores = 4
+	for _, p := range []Protocol{Batch, StartBatch} {
+		shape.Protocol = p
+		if r := mustSimulate(t, hostLike, shape); r.FutileWakeups != 0 {
+			t.Errorf("%v on idle cores: %+v; want no futile wake-up", p, r)
+		}
+	}
 }
 
 // hostLike are costs of the order a 2-core VM shows: a broadcast to 8
@@ -78,11 +86,11 @@ func TestStartBatchWakesNobodyBehindTheGate(t *testing.T) {
 var hostLike = Costs{WakeToRun: 6 * us, WakeCall: 3 * us, WakePer: 1500 * time.Nanosecond, Futile: 8 * us,
 	Enqueue: 400 * time.Nanosecond, Push: 100 * time.Nanosecond, Take: 200 * time.Nanosecond}
 
-// TestPerJobBroadcastCostsMoreThanBatch: perjob's 64 more enqueues each
-// make a futex call while the workers its broadcasts woke have not yet
-// returned from their wait, so it costs more on any number of cores; where
-// every worker has a core of its own to come up on while the collector is
-// still enqueueing, they also wake for nothing again and again.
+// TestPerJobBroadcastCostsMoreThanBatch: perjob's further enqueues each
+// make a futex call while workers its broadcasts woke have not yet
+// returned from their wait, and where the workers come up on cores of
+// their own while the collector is still enqueueing, they wake for nothing
+// again and again: at these costs perjob costs more on 2, 8 and 64 cores.
 func TestPerJobBroadcastCostsMoreThanBatch(t *testing.T) {
 	for _, cores := range []int{2, 8, 64} {
 		shape := Shape{Cores: cores, Workers: 8, Wake: Broadcast, Jobs: jobsOf(65, 40*us)}
@@ -148,8 +156,8 @@ func TestOneCoreSerializesTheHerd(t *testing.T) {
 
 // TestWakeCostChargesEachIdleCoreOnce: a wake call pays WakeIdle once for
 // each idle core other than the waker's that it wakes a thread onto, and
-// nothing more for the threads that follow onto the same core or onto a
-// core that is running.
+// nothing for the threads that go onto a core that is running or that
+// another of them is on its way to, no idle core being left.
 func TestWakeCostChargesEachIdleCoreOnce(t *testing.T) {
 	c := Costs{WakeCall: 3 * us, WakePer: 2 * us, WakeIdle: 10 * us}
 	m := newMachine(c, Shape{Cores: 4, Workers: 5, Jobs: jobsOf(1, us)})
@@ -160,8 +168,22 @@ func TestWakeCostChargesEachIdleCoreOnce(t *testing.T) {
 	if want := 3*us + 5*2*us + 2*10*us; got != want { // cores 1 and 2 come out of idle
 		t.Errorf("wake cost %v, want %v", got, want)
 	}
-	if got, want := m.wakeCost(m.collector, m.parked[3]), 3*us+2*us; got != want { // onto the waker's own core
+	if got, want := m.wakeCost(m.collector, m.parked[3]), 3*us+2*us+10*us; got != want { // core 0 busy: to idle core 1
+		t.Errorf("wake of a worker last on the busy waker's core: %v, want %v", got, want)
+	}
+	m.cores[1].running, m.cores[2].running = busy, busy
+	if got, want := m.wakeCost(m.collector, m.parked[3]), 3*us+2*us; got != want { // no core idle: onto the waker's own
 		t.Errorf("wake onto the waker's core: %v, want %v", got, want)
+	}
+	// Two workers that last ran on idle core 1, with cores 2 and 3 idle
+	// too: the first goes to core 1, the second, finding it taken, to core
+	// 2 — two interrupts, as wakeThread places them.
+	m = newMachine(c, Shape{Cores: 4, Workers: 2, Jobs: jobsOf(1, us)})
+	for _, w := range m.parked {
+		w.core = m.cores[1]
+	}
+	if got, want := m.wakeCost(m.collector, m.parked...), 3*us+2*2*us+2*10*us; got != want {
+		t.Errorf("two workers last on one idle core, others idle: wake cost %v, want %v", got, want)
 	}
 }
 

@@ -83,7 +83,22 @@ func cmdPredict(ctx context.Context, e *env, args []string) error {
 		}
 		reports = append(reports, r)
 	}
+	if err := oneCollectorKind(reports, names); err != nil {
+		return err
+	}
 	return predict(ctx, e, o, reports)
+}
+
+// oneCollectorKind refuses points made with and without --lock-collector
+// together: one check would pool two measured systems.
+func oneCollectorKind(reports []*analysis.Report, names []string) error {
+	for i, r := range reports {
+		if got, first := r.Config["collector"], reports[0].Config["collector"]; got != first {
+			return usagef("--dir: %s was made with collector=%q, %s with %q: check points made with and without "+
+				"--lock-collector apart", names[0], first, names[i], got)
+		}
+	}
+	return nil
 }
 
 // validation is one sweep point checked: measured and predicted mean

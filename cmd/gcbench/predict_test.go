@@ -58,6 +58,22 @@ func TestPredictRefusesPointsWithoutBatchBeforeCalibrating(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
 }
 
+// TestPredictRefusesLockedAndUnlockedPointsTogether: points made with and
+// without --lock-collector measure two systems; predict will not pool
+// them in one check, and says so before calibrating.
+func TestPredictRefusesLockedAndUnlockedPointsTogether(t *testing.T) {
+	plain, locked := t.TempDir(), t.TempDir()
+	_, stderr, code := runBinary(t, sweepGrid(plain, "1", "broadcast", "3")...)
+	require.Equal(t, 0, code, stderr)
+	_, stderr, code = runBinary(t, sweepGrid(locked, "1", "broadcast", "3", "--lock-collector")...)
+	require.Equal(t, 0, code, stderr)
+	stdout, stderr, code := runBinary(t, "predict", "--dir", plain, "--dir", locked)
+	assert.Equal(t, 2, code, stderr)
+	assert.Empty(t, stdout, "refused before calibrating")
+	assert.Contains(t, stderr, "--lock-collector apart")
+	assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
+}
+
 func TestPredictBadUsage(t *testing.T) {
 	empty := t.TempDir()
 	for _, tc := range []struct {

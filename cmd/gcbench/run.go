@@ -377,8 +377,9 @@ const lockedCollector = "locked-thread"
 // registerLockCollector adds --lock-collector, shared by run and sweep.
 func registerLockCollector(fs *pflag.FlagSet, lock *bool) {
 	fs.BoolVar(lock, "lock-collector", false, "run the collections on one OS thread, as SGen's collector is one thread "+
-		"(runtime.LockOSThread on the collecting goroutine); without it the Go runtime may move that goroutine between "+
-		"threads, which on a busy core cuts herds of futile wake-ups short (README: gcbench predict)")
+		"(runtime.LockOSThread on the collecting goroutine); without it the Go runtime may move that goroutine to "+
+		"another thread, which on a busy core cuts herds of futile wake-ups short. The runtime still preempts it after "+
+		"10 ms of running, and its thread then sleeps until it has a P again")
 }
 
 // lockThread locks the calling goroutine, which runs the collections, to

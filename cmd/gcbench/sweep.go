@@ -44,7 +44,7 @@ type sweepOptions struct {
 	wakes                 []workerpool.WakePolicy
 	backends              []workerpool.Backend
 	majorHeaps, loses     []int64
-	base                  runOptions // nursery, gcs, warmup, modes, seed, gomaxprocs
+	base                  runOptions // nursery, gcs, warmup, modes, seed, gomaxprocs, lock-collector
 	shardIndex, shardSize int
 }
 
@@ -190,10 +190,19 @@ func pointDone(path string, config map[string]string) (bool, error) {
 	slices.Sort(keys)
 	for _, k := range keys {
 		if r.Config[k] != config[k] {
-			return false, fmt.Errorf("%s was made with %s=%q, this sweep asks %q: sweep into another --dir", path, k, r.Config[k], config[k])
+			return false, fmt.Errorf("%s was made with %s=%s, this sweep asks %s: sweep into another --dir",
+				path, k, settingOf(r.Config, k), settingOf(config, k))
 		}
 	}
 	return true, nil
+}
+
+// settingOf is config's value for k, quoted, or "(unset)".
+func settingOf(config map[string]string, k string) string {
+	if v, ok := config[k]; ok {
+		return strconv.Quote(v)
+	}
+	return "(unset)"
 }
 
 // runPoint runs one point as `gcbench run` would and saves its report to

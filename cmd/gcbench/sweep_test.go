@@ -104,7 +104,7 @@ func TestSweepTellsALockedCollectorApart(t *testing.T) {
 
 	_, stderr, code = runBinary(t, sweepGrid(dir, "1", "broadcast", "12")...)
 	assert.Equal(t, 1, code, stderr)
-	assert.Contains(t, stderr, `collector="locked-thread", this sweep asks ""`)
+	assert.Contains(t, stderr, `collector="locked-thread", this sweep asks (unset)`)
 	before.assertUnchanged(t)
 
 	plain := t.TempDir()
@@ -112,7 +112,7 @@ func TestSweepTellsALockedCollectorApart(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	_, stderr, code = runBinary(t, sweepGrid(plain, "1", "broadcast", "12", "--lock-collector")...)
 	assert.Equal(t, 1, code, stderr)
-	assert.Contains(t, stderr, `collector="", this sweep asks "locked-thread"`)
+	assert.Contains(t, stderr, `collector=(unset), this sweep asks "locked-thread"`)
 }
 
 func TestSweepBadUsage(t *testing.T) {
