@@ -115,6 +115,15 @@ func TestSweepTellsALockedCollectorApart(t *testing.T) {
 	assert.Contains(t, stderr, `collector=(unset), this sweep asks "locked-thread"`)
 }
 
+func TestSweepHelpDocumentsEveryFlag(t *testing.T) {
+	stdout, stderr, code := runBinary(t, "sweep", "--help")
+	require.Equal(t, 0, code, stderr)
+	for _, want := range []string{"--dir", "--workers", "--wake", "--backend", "--major-heap", "--los", "--nursery",
+		"--gcs", "--warmup", "--modes", "--seed", "--gomaxprocs", "--lock-collector", "--shard"} {
+		assert.Contains(t, stdout, want)
+	}
+}
+
 func TestSweepBadUsage(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "file")
