@@ -297,6 +297,9 @@ func sortValidations(vals []validation) {
 func validationTable(vals []validation) *analysis.Table {
 	b := vals[0].Batched
 	t := &analysis.Table{Title: fmt.Sprintf("model check: measured vs predicted mean pause (µs), perjob − %s", b)}
+	if c := vals[0].Config["collector"]; c != "" { // cmdPredict lets only one kind in
+		t.Title += fmt.Sprintf(" (points measured with collector=%s)", c)
+	}
 	t.Header = [][]string{{"wake", "workers", "cores", "perjob", b, "perjob−" + b, b + "/perjob", "predicted perjob", "predicted " + b,
 		"predicted perjob−" + b, "predicted " + b + "/perjob", "error", "futile wake-ups", "predicted futile"}}
 	for _, v := range vals {

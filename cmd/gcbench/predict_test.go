@@ -122,4 +122,9 @@ func TestValidationTableGivesTheErrorPerCoreCountAndWakePolicy(t *testing.T) {
 
 	one := validationTable([]validation{v(2, "broadcast", 1100, 1000, 1150, 1000), v(2, "broadcast", 1300, 1000, 1300, 1000)})
 	assert.Len(t, one.Notes, 1, "one core count and one policy: the overall error is the only one")
+	assert.NotContains(t, tab.Title, "collector=")
+
+	locked := v(2, "broadcast", 1100, 1000, 1150, 1000)
+	locked.Config["collector"] = lockedCollector
+	assert.Contains(t, validationTable([]validation{locked}).Title, "(points measured with collector=locked-thread)")
 }
