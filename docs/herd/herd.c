@@ -1,19 +1,24 @@
-// herd: SGen's per-job dispatch on plain pthreads, to see what the kernel
-// alone does with it. It is gcbench's perjob/broadcast protocol without the
-// Go runtime: a futex mutex (Drepper, "Futexes Are Tricky", mutex 3), a
-// futex condition variable that counts its waiters, W worker threads that
+// herd: SGen's per-job dispatch on plain threads (pthreads, as SGen's pool
+// runs on), to see what the kernel alone does with it. It is gcbench's
+// perjob/broadcast protocol without the Go runtime, on workerpool's own
+// primitives rather than glibc's: a futex mutex (Drepper, "Futexes Are
+// Tricky", mutex 3), a futex condition variable that counts a waiter until
+// it is back from its futex wait, W worker threads that
 // look at a gated queue under the lock and take grabs of jobs once the gate
 // is open (workerpool's grab size), and a collector that, per collection,
 // spins through a mutator phase, then enqueues J = 8W + 1 jobs one at a time
 // (lock, push, broadcast under the lock, unlock), opens the gate with a
 // last broadcast and waits until the jobs are done. It prints the mean
-// futile wake-ups (a worker woken that finds nothing to take) and pause per
-// collection, leaving out the first five.
+// futile wake-ups (a worker woken that finds nothing to take, counted from
+// the first enqueue to the return from the wait for the jobs) and pause per
+// collection, leaving out the first five. Jobs, mutator and knobs spin on
+// the clock: a thread preempted in a spin gets less CPU than asked.
 //
-// Two optional knobs add what a Go worker has and a pthread has not: CPU
-// spent after each return from a futex wait before the worker looks at the
-// lock (the runtime's way back from a system call), and a thread that
-// sleeps and spins periodically (the runtime's sysmon).
+// Two optional knobs add what a Go process has and plain threads have not:
+// CPU spent after each return from a futex wait (the runtime's way back
+// from a system call; a Go worker's wake calls are raw system calls and
+// have none), and a thread that sleeps and spins in a loop (the runtime's
+// sysmon, whose usleep(20) lasts 70-150 us with the kernel's timer slack).
 //
 //	gcc -O2 -pthread -o herd docs/herd/herd.c
 //	taskset -c 0 ./herd WORKERS COLLECTIONS MUTATOR_US [RETURN_US [SLEEP_US SPIN_US]]
@@ -34,6 +39,14 @@ static long futex(atomic_int *a, int op, int v) {
 	return syscall(SYS_futex, a, op | FUTEX_PRIVATE_FLAG, v, NULL, NULL, 0);
 }
 
+static double return_us; // the RETURN_US knob
+static double now_us(void);
+static void spin(double us);
+static void back_from_wait(void) {
+	if (return_us > 0)
+		spin(return_us);
+}
+
 // The queue lock: 0 free, 1 held, 2 held and maybe slept on.
 static atomic_int lockword;
 
@@ -45,6 +58,7 @@ static void lock(void) {
 		c = atomic_exchange(&lockword, 2);
 	while (c != 0) {
 		futex(&lockword, FUTEX_WAIT, 2);
+		back_from_wait();
 		c = atomic_exchange(&lockword, 2);
 	}
 }
@@ -56,13 +70,15 @@ static void unlock(void) {
 	}
 }
 
-// The pool's state; everything but the futex words is under the lock.
-static atomic_int seq;  // the condition variable's futex word
-static int waiters;     // workers registered in a wait and not yet back
-static long futile;     // wake-ups that found nothing to take
+// The pool's state: what the threads change is under the lock, but for the
+// futex words and waiters, which a worker leaves as soon as its futex wait
+// returns, before it takes the lock again (as workerpool's futex.Cond does).
+static atomic_int seq;     // the condition variable's futex word
+static atomic_int waiters; // workers registered in a wait and not yet back from it
+static long futile;        // wake-ups that found nothing to take
 static int workers, jobs, gate, queued, done;
 static atomic_int joined; // the collector's futex word: 1 when the jobs are done
-static double job_us, return_us, sleep_us, spin_us_each;
+static double job_us, sleep_us, spin_us_each;
 
 static double now_us(void) {
 	struct timespec t;
@@ -77,7 +93,7 @@ static void spin(double us) {
 }
 
 static void broadcast_locked(void) {
-	if (waiters > 0) {
+	if (atomic_load(&waiters) > 0) {
 		atomic_fetch_add(&seq, 1);
 		futex(&seq, FUTEX_WAKE, INT_MAX);
 	}
@@ -102,13 +118,12 @@ static void *worker(void *arg) {
 			continue;
 		}
 		int s = atomic_load(&seq);
-		waiters++;
+		atomic_fetch_add(&waiters, 1);
 		unlock();
 		futex(&seq, FUTEX_WAIT, s);
-		if (return_us > 0)
-			spin(return_us);
+		back_from_wait();
+		atomic_fetch_sub(&waiters, 1);
 		lock();
-		waiters--;
 		if (!(gate && queued > 0))
 			futile++;
 	}
@@ -125,21 +140,28 @@ static void *monitor(void *arg) {
 	return NULL;
 }
 
+// number parses a whole argument as a number in [lo, hi], or exits 2.
+static double number(const char *arg, const char *what, double lo, double hi) {
+	char *end;
+	double v = strtod(arg, &end);
+	if (end == arg || *end != 0 || v < lo || v > hi) {
+		fprintf(stderr, "herd: %s: want a number from %g to %g, got %s\n", what, lo, hi, arg);
+		exit(2);
+	}
+	return v;
+}
+
 int main(int argc, char **argv) {
-	if (argc < 4) {
+	if (argc != 4 && argc != 5 && argc != 7) {
 		fprintf(stderr, "usage: herd WORKERS COLLECTIONS MUTATOR_US [RETURN_US [SLEEP_US SPIN_US]]\n");
 		return 2;
 	}
-	workers = atoi(argv[1]);
-	int collections = atoi(argv[2]);
-	double mutator_us = atof(argv[3]);
-	return_us = argc > 4 ? atof(argv[4]) : 0;
-	sleep_us = argc > 5 ? atof(argv[5]) : 0;
-	spin_us_each = argc > 6 ? atof(argv[6]) : 0;
-	if (workers < 1 || workers > 512 || collections < 6 || mutator_us < 0 || return_us < 0 || sleep_us < 0 || spin_us_each < 0) {
-		fprintf(stderr, "herd: want 1-512 workers, at least 6 collections, no negative times\n");
-		return 2;
-	}
+	workers = (int)number(argv[1], "WORKERS", 1, 512);
+	int collections = (int)number(argv[2], "COLLECTIONS", 6, 1e6);
+	double mutator_us = number(argv[3], "MUTATOR_US", 0, 1e7);
+	return_us = argc > 4 ? number(argv[4], "RETURN_US", 0, 1e4) : 0;
+	sleep_us = argc > 5 ? number(argv[5], "SLEEP_US", 1, 999999) : 0;
+	spin_us_each = argc > 5 ? number(argv[6], "SPIN_US", 0, 1e4) : 0;
 	jobs = 8 * workers + 1;
 	job_us = 1900.0 / jobs; // 1.9 ms of serial work per collection, as gcbench's 512 MiB + 256 MiB heap has about
 	pthread_t t;
