@@ -12,20 +12,24 @@ import (
 
 func runtimeGoexit() { runtime.Goexit() }
 
-// settledGoroutines is runtime.NumGoroutine once it has stopped changing:
-// goroutines of pools that earlier tests closed may still be on their way
-// out, and a count taken while they leave says nothing about this test's
-// pool.
+// settledGoroutines is runtime.NumGoroutine once it has not changed for
+// 100 ms: goroutines of pools that earlier tests closed may still be on
+// their way out, and a count taken while they leave says nothing about this
+// test's pool. A count that never settles within 5 s is logged and returned
+// as it stands.
 func settledGoroutines(t *testing.T) int {
 	t.Helper()
+	const quiet, step = 100 * time.Millisecond, 5 * time.Millisecond
 	deadline := time.Now().Add(5 * time.Second)
-	n, same := runtime.NumGoroutine(), 0
-	for same < 5 && time.Now().Before(deadline) {
-		time.Sleep(2 * time.Millisecond)
-		if m := runtime.NumGoroutine(); m == n {
-			same++
-		} else {
-			n, same = m, 0
+	n, since := runtime.NumGoroutine(), time.Now()
+	for time.Since(since) < quiet {
+		if time.Now().After(deadline) {
+			t.Logf("goroutine count still changing after 5 s; using %d", n)
+			return n
+		}
+		time.Sleep(step)
+		if m := runtime.NumGoroutine(); m != n {
+			n, since = m, time.Now()
 		}
 	}
 	return n
