@@ -3,10 +3,10 @@
 // perjob/broadcast protocol without the Go runtime, on workerpool's own
 // primitives rather than glibc's: a futex mutex (Drepper, "Futexes Are
 // Tricky", mutex 3), a futex condition variable that counts a waiter until
-// it is back from its futex wait, W worker threads that
-// look at a gated queue under the lock and take grabs of jobs once the gate
-// is open (workerpool's grab size), and a collector that, per collection,
-// spins through a mutator phase, then enqueues J = 8W + 1 jobs one at a time
+// it is back from its futex wait, W worker threads that look at a gated
+// queue under the lock and take grabs of jobs once the gate is open
+// (workerpool's grab size), and a collector that, per collection, spins
+// through a mutator phase, then enqueues J = 8W + 1 jobs one at a time
 // (lock, push, broadcast under the lock, unlock), opens the gate with a
 // last broadcast and waits until the jobs are done. It prints the mean
 // futile wake-ups (a worker woken that finds nothing to take, counted from
