@@ -18,7 +18,7 @@
 // CPU spent after each return from a futex wait (the runtime's way back
 // from a system call; a Go worker's wake calls are raw system calls and
 // have none), and a thread that sleeps and spins in a loop (the runtime's
-// sysmon, whose usleep(20) lasts 70-150 us with the kernel's timer slack).
+// sysmon, whose usleep(20) lasts 90-150 us with the kernel's timer slack).
 //
 //	gcc -O2 -pthread -o herd docs/herd/herd.c
 //	taskset -c 0 ./herd WORKERS COLLECTIONS MUTATOR_US [RETURN_US [SLEEP_US SPIN_US]]
