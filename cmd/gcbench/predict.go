@@ -29,9 +29,12 @@ model against the sweep points in each --dir ('gcbench sweep' output,
 perjob and batch or startbatch on the threads backend; a sweep run under
 'taskset -c 0' checks it on one core) and prints the validation tables:
 the predicted perjob − batch difference and ratio beside the measured
-ones, point by point, and the same for startbatch's points. Then it
-predicts --cores at the seed's shape (workers = cores), beside SGen's
-published 8-core means.
+ones, point by point, and the same for startbatch's points. Give the
+same grid swept several times (one --dir each) and the check also prints
+the measurement floor: how far those sweeps disagree with each other,
+the error even an exact model would show against them. Then it predicts
+--cores at the seed's shape (workers = cores), beside SGen's published
+8-core means.
 
 flags:
 `
@@ -54,7 +57,7 @@ func cmdPredict(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("predict")
 	fs.SortFlags = false
 	avail := availableMemory()
-	fs.StringArrayVar(&o.dirs, "dir", nil, "a directory of sweep points to validate the model against (required; repeat it for several sweeps)")
+	fs.StringArrayVar(&o.dirs, "dir", nil, "a directory of sweep points to validate the model against (required; repeat it for several sweeps, and for repeated sweeps of one grid, which give the measurement floor)")
 	fs.Var(newIntValue(&o.calibrations, 3, 1, 100), "calibrations", "calibration runs; each cost is their median")
 	fs.Var(newListValue(&o.cores, []int{8, 16, 64}, boundedInt(1, workerpool.MaxWorkers), "core counts"), "cores",
 		"core counts to predict, with workers = cores")
@@ -323,7 +326,78 @@ func validationTable(vals []validation) *analysis.Table {
 	if note := errorBreakdown(vals); note != "" {
 		t.Notes = append(t.Notes, note)
 	}
+	if note := floorNote(vals); note != "" {
+		t.Notes = append(t.Notes, note)
+	}
 	return t
+}
+
+// pointKey names what makes two validations the same point measured
+// twice: everything but when it ran.
+func pointKey(v validation) string {
+	c := v.Config
+	return fmt.Sprint(v.Batched, v.Cores, c["wake"], c["workers"], c["major_heap"], c["los"], c["nursery"], c["seed"], c["collector"])
+}
+
+// measurementFloor is the error, in meanAbsError's terms, that a model
+// predicting every point's mean difference exactly would show against the
+// sweeps given: each repeated point's measured perjob − batched
+// differences against their own mean, over the points measured more than
+// once (points of them; replicas their measurements). It is how far
+// repeated sweeps of this host disagree with each other, below which no
+// model's error against one sweep can be trusted to fall.
+func measurementFloor(vals []validation) (points, replicas int, mae, rel float64) {
+	groups := map[string][]float64{}
+	for _, v := range vals {
+		groups[pointKey(v)] = append(groups[pointKey(v)], v.measuredDiff())
+	}
+	var absDev, absDiff float64
+	for _, diffs := range groups {
+		if len(diffs) < 2 {
+			continue
+		}
+		points++
+		replicas += len(diffs)
+		var mean float64
+		for _, d := range diffs {
+			mean += d / float64(len(diffs))
+		}
+		for _, d := range diffs {
+			absDev += math.Abs(d - mean)
+			absDiff += math.Abs(d)
+		}
+	}
+	if replicas == 0 {
+		return 0, 0, 0, 0
+	}
+	return points, replicas, absDev / float64(replicas), 100 * absDev / math.Max(absDiff, 1e-9)
+}
+
+// floorNote states measurementFloor when some point was measured more
+// than once (several --dir of the same grid), and nothing otherwise.
+func floorNote(vals []validation) string {
+	points, replicas, mae, rel := measurementFloor(vals)
+	if points == 0 {
+		return ""
+	}
+	perCores := ""
+	if cores := coreCounts(vals); len(cores) > 1 {
+		var parts []string
+		for _, c := range cores {
+			of := slices.DeleteFunc(slices.Clone(vals), func(v validation) bool { return v.Cores != c })
+			if n, _, _, r := measurementFloor(of); n > 0 {
+				parts = append(parts, fmt.Sprintf("%s %.0f%%", coresLabel(c), r))
+			}
+		}
+		perCores = " (" + strings.Join(parts, ", ") + ")"
+	}
+	unit := "points"
+	if points == 1 {
+		unit = "point"
+	}
+	return fmt.Sprintf("Measurement floor: %d %s measured %d times in all; each measurement's perjob−%s differs from its point's mean "+
+		"by %.0f µs on average, %.0f%%%s of the mean measured difference: the error a model that predicted every point's mean exactly "+
+		"would show against these sweeps.", points, unit, replicas, vals[0].Batched, mae, rel, perCores)
 }
 
 // errorBreakdown gives the relative error of each core count and, within
@@ -341,11 +415,7 @@ func errorBreakdown(vals []validation) string {
 	}
 	var parts []string
 	for _, c := range cores {
-		unit := "cores"
-		if c == 1 {
-			unit = "core"
-		}
-		part := fmt.Sprintf("%d %s %.0f%%", c, unit, relOf(func(v validation) bool { return v.Cores == c }))
+		part := fmt.Sprintf("%s %.0f%%", coresLabel(c), relOf(func(v validation) bool { return v.Cores == c }))
 		var byWake []string
 		for _, w := range wakes {
 			if !slices.ContainsFunc(vals, func(v validation) bool { return v.Cores == c && v.Config["wake"] == w }) {
@@ -359,6 +429,14 @@ func errorBreakdown(vals []validation) string {
 		parts = append(parts, part)
 	}
 	return "The same per core count and wake policy: " + strings.Join(parts, "; ") + "."
+}
+
+// coresLabel is "1 core", "2 cores", ...
+func coresLabel(c int) string {
+	if c == 1 {
+		return "1 core"
+	}
+	return strconv.Itoa(c) + " cores"
 }
 
 // wakePolicies lists the wake policies of vals, in order of first appearance.

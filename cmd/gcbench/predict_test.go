@@ -120,11 +120,42 @@ func TestValidationTableGivesTheErrorPerCoreCountAndWakePolicy(t *testing.T) {
 	assert.Contains(t, notes, "350 µs, 75% of the mean measured difference (goal ≤ 20%: MISSED)")
 	assert.Contains(t, notes, "The same per core count and wake policy: 2 cores 12% (broadcast 50%, targeted 0%); 1 core 100% (broadcast 100%).")
 
-	one := validationTable([]validation{v(2, "broadcast", 1100, 1000, 1150, 1000), v(2, "broadcast", 1300, 1000, 1300, 1000)})
+	other := v(2, "broadcast", 1300, 1000, 1300, 1000)
+	other.Config["workers"] = "16" // another point, not the first measured again
+	one := validationTable([]validation{v(2, "broadcast", 1100, 1000, 1150, 1000), other})
 	assert.Len(t, one.Notes, 1, "one core count and one policy: the overall error is the only one")
 	assert.NotContains(t, tab.Title, "collector=")
 
 	locked := v(2, "broadcast", 1100, 1000, 1150, 1000)
 	locked.Config["collector"] = lockedCollector
 	assert.Contains(t, validationTable([]validation{locked}).Title, "(points measured with collector=locked-thread)")
+}
+
+// TestMeasurementFloorIsTheSpreadOfRepeatedPoints: a point measured
+// twice with differences 100 and 300 deviates 100 from its mean each
+// time, 200 of 400 (50%); a point measured once is no evidence of spread
+// and is left out, and so are points that differ in anything but when
+// they ran.
+func TestMeasurementFloorIsTheSpreadOfRepeatedPoints(t *testing.T) {
+	v := func(cores int, workers string, diff float64) validation {
+		return validation{Cores: cores, Config: map[string]string{"wake": "broadcast", "workers": workers}, Batched: "batch",
+			MeasuredPerJob: 1000 + diff, MeasuredBatch: 1000}
+	}
+	points, replicas, mae, rel := measurementFloor([]validation{v(2, "8", 100), v(2, "8", 300), v(2, "16", 5000), v(1, "8", 700)})
+	assert.Equal(t, 1, points)
+	assert.Equal(t, 2, replicas)
+	assert.InDelta(t, 100, mae, 1e-9)
+	assert.InDelta(t, 50, rel, 1e-9)
+
+	points, _, _, _ = measurementFloor([]validation{v(2, "8", 100), v(1, "8", 300)})
+	assert.Zero(t, points, "one measurement per point: no floor")
+	assert.Empty(t, floorNote([]validation{v(2, "8", 100), v(2, "16", 300)}))
+
+	// One core: 1000 and 1400 (200 of 2400 each way: 400/2400); two cores as above.
+	note := floorNote([]validation{v(2, "8", 100), v(2, "8", 300), v(1, "8", 1000), v(1, "8", 1400)})
+	assert.Contains(t, note, "Measurement floor: 2 points measured 4 times in all")
+	assert.Contains(t, note, "by 150 µs on average, 21% (2 cores 50%, 1 core 17%) of the mean measured difference")
+
+	tab := validationTable([]validation{v(2, "8", 100), v(2, "8", 300)})
+	assert.Contains(t, strings.Join(tab.Notes, "\n"), "Measurement floor: 1 point measured 2 times")
 }
