@@ -117,6 +117,20 @@ type validation struct {
 	PredictedBatch  float64
 	MeasuredFutile  float64
 	PredictedFutile int
+	// MeasuredParts and PredictedParts are the perjob − batched difference
+	// (µs) of each of dispatchParts.
+	MeasuredParts, PredictedParts [len(dispatchParts)]float64
+}
+
+// dispatchParts are the parts of the pause the model simulates, as the
+// anatomy names them; they add up to its dispatch.
+var dispatchParts = [...]struct {
+	key, label string
+	of         func(pausemodel.Result) time.Duration
+}{
+	{"to_first_job_us", "to the first job", func(r pausemodel.Result) time.Duration { return r.ToFirstJob }},
+	{"job_span_us", "job span", func(r pausemodel.Result) time.Duration { return r.JobSpan }},
+	{"join_latency_us", "join", func(r pausemodel.Result) time.Duration { return r.JoinLatency }},
 }
 
 func (v validation) measuredDiff() float64  { return v.MeasuredPerJob - v.MeasuredBatch }
@@ -169,10 +183,12 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*analysis.
 		if len(of) == 0 {
 			continue
 		}
-		if err := validationTable(of).Write(e.stdout, tableFormat(o.format)); err != nil {
-			return err
+		for _, t := range []*analysis.Table{validationTable(of), partsTable(of)} {
+			if err := t.Write(e.stdout, tableFormat(o.format)); err != nil {
+				return err
+			}
+			fmt.Fprintln(e.stdout)
 		}
-		fmt.Fprintln(e.stdout)
 	}
 	cfg := gcsim.DefaultConfig()
 	cfg.MajorHeap, cfg.LOS = o.major, o.los
@@ -220,13 +236,18 @@ func validate(costs pausemodel.Costs, reports []*analysis.Report, work func(gcsi
 				if m == nil {
 					continue
 				}
-				pause, _, err := pausemodel.Predict(costs, w, run.Host.Cores, cfg.Workers, b.protocol, wake)
+				pause, res, err := pausemodel.Predict(costs, w, run.Host.Cores, cfg.Workers, b.protocol, wake)
 				if err != nil {
 					return nil, err
 				}
-				out = append(out, validation{Config: r.Config, Cores: run.Host.Cores, Batched: b.name,
+				v := validation{Config: r.Config, Cores: run.Host.Cores, Batched: b.name,
 					MeasuredPerJob: per.Summary.Mean, MeasuredBatch: m.Summary.Mean, MeasuredFutile: per.CounterMeans["pool_futile_wakeups"],
-					PredictedPerJob: micros(perPause), PredictedBatch: micros(pause), PredictedFutile: perRes.FutileWakeups})
+					PredictedPerJob: micros(perPause), PredictedBatch: micros(pause), PredictedFutile: perRes.FutileWakeups}
+				for i, part := range dispatchParts {
+					v.MeasuredParts[i] = per.CounterMeans[part.key] - m.CounterMeans[part.key]
+					v.PredictedParts[i] = micros(part.of(perRes)) - micros(part.of(res))
+				}
+				out = append(out, v)
 			}
 		}
 	}
@@ -329,6 +350,41 @@ func validationTable(vals []validation) *analysis.Table {
 	if note := floorNote(vals); note != "" {
 		t.Notes = append(t.Notes, note)
 	}
+	return t
+}
+
+// partsTable says where the check's error lies: for each core count and
+// wake policy, the perjob − batched difference of each part of the
+// dispatch, measured (the anatomy's means) and predicted, averaged over
+// its points. vals all have the same Batched.
+func partsTable(vals []validation) *analysis.Table {
+	b := vals[0].Batched
+	t := &analysis.Table{Title: fmt.Sprintf("model check by part of the pause: perjob − %s (µs, mean over the points)", b)}
+	header := []string{"cores", "wake", "points"}
+	for _, p := range dispatchParts {
+		header = append(header, p.label, "predicted")
+	}
+	t.Header = [][]string{header}
+	for _, c := range coreCounts(vals) {
+		for _, w := range wakePolicies(vals) {
+			of := slices.DeleteFunc(slices.Clone(vals), func(v validation) bool { return v.Cores != c || v.Config["wake"] != w })
+			if len(of) == 0 {
+				continue
+			}
+			row := []string{strconv.Itoa(c), w, strconv.Itoa(len(of))}
+			for i := range dispatchParts {
+				var measured, predicted float64
+				for _, v := range of {
+					measured += v.MeasuredParts[i] / float64(len(of))
+					predicted += v.PredictedParts[i] / float64(len(of))
+				}
+				row = append(row, fmtFloat(measured, 0), fmtFloat(predicted, 0))
+			}
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	t.Notes = append(t.Notes, "Measured: the anatomy's means (dispatch: to the first job's start; first-to-last job span; "+
+		"join: last job's end to resume); predicted: the same parts of pausemodel.Predict's collections.")
 	return t
 }
 

@@ -20,6 +20,7 @@ func TestPredictChecksTheModelThenPredicts(t *testing.T) {
 	for _, want := range []string{"calibration on", "median of 2 runs", "calibration runs' range", "wake-to-run", "per idle CPU woken",
 		"model check: measured vs predicted mean pause (µs), perjob − batch", "Mean absolute error of perjob−batch",
 		"model check: measured vs predicted mean pause (µs), perjob − startbatch", "Mean absolute error of perjob−startbatch",
+		"model check by part of the pause: perjob − batch", "model check by part of the pause: perjob − startbatch",
 		"prediction at the seed's shape (64MiB + 16MiB", "SGen, 8 cores"} {
 		assert.Contains(t, stdout, want)
 	}
@@ -158,4 +159,19 @@ func TestMeasurementFloorIsTheSpreadOfRepeatedPoints(t *testing.T) {
 
 	tab := validationTable([]validation{v(2, "8", 100), v(2, "8", 300)})
 	assert.Contains(t, strings.Join(tab.Notes, "\n"), "Measurement floor: 1 point measured 2 times")
+}
+
+// TestPartsTableAveragesEachPartPerCoreCountAndWake: two broadcast points
+// on two cores average part by part; the one-core point has its own row.
+func TestPartsTableAveragesEachPartPerCoreCountAndWake(t *testing.T) {
+	v := func(cores int, measured, predicted [3]float64) validation {
+		return validation{Cores: cores, Config: map[string]string{"wake": "broadcast", "workers": "8"}, Batched: "batch",
+			MeasuredParts: measured, PredictedParts: predicted}
+	}
+	tab := partsTable([]validation{v(2, [3]float64{100, 50, 0}, [3]float64{10, 20, 2}), v(2, [3]float64{300, 150, 4}, [3]float64{30, 0, 0}),
+		v(1, [3]float64{1000, 7, -3}, [3]float64{500, 0, 1})})
+	assert.Equal(t, []string{"cores", "wake", "points", "to the first job", "predicted", "job span", "predicted", "join", "predicted"}, tab.Header[0])
+	require.Len(t, tab.Rows, 2)
+	assert.Equal(t, []string{"2", "broadcast", "2", "200", "20", "100", "10", "2", "1"}, tab.Rows[0])
+	assert.Equal(t, []string{"1", "broadcast", "1", "1000", "500", "7", "0", "-3", "1"}, tab.Rows[1])
 }
