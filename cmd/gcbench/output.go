@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/internal/outfile"
@@ -132,4 +133,10 @@ func protocolTable(title string, header []string, rows [][]string) *analysis.Tab
 		Header: [][]string{header}, Rows: rows}
 }
 
-func fmtFloat(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
+func fmtFloat(v float64, prec int) string {
+	s := strconv.FormatFloat(v, 'f', prec, 64)
+	if strings.Trim(s, "-0.") == "" { // a small negative rounded to zero reads "-0": it is 0
+		return strings.TrimPrefix(s, "-")
+	}
+	return s
+}
