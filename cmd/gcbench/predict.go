@@ -118,7 +118,8 @@ type validation struct {
 	MeasuredFutile  float64
 	PredictedFutile int
 	// MeasuredParts and PredictedParts are the perjob − batched difference
-	// (µs) of each of dispatchParts.
+	// (µs) of each of dispatchParts; a measured one is NaN where the point
+	// has no anatomy.
 	MeasuredParts, PredictedParts [len(dispatchParts)]float64
 }
 
@@ -244,7 +245,12 @@ func validate(costs pausemodel.Costs, reports []*analysis.Report, work func(gcsi
 					MeasuredPerJob: per.Summary.Mean, MeasuredBatch: m.Summary.Mean, MeasuredFutile: per.CounterMeans["pool_futile_wakeups"],
 					PredictedPerJob: micros(perPause), PredictedBatch: micros(pause), PredictedFutile: perRes.FutileWakeups}
 				for i, part := range dispatchParts {
-					v.MeasuredParts[i] = per.CounterMeans[part.key] - m.CounterMeans[part.key]
+					v.MeasuredParts[i] = math.NaN() // a point from before the anatomy has none
+					p, okP := per.CounterMeans[part.key]
+					q, okQ := m.CounterMeans[part.key]
+					if okP && okQ {
+						v.MeasuredParts[i] = p - q
+					}
 					v.PredictedParts[i] = micros(part.of(perRes)) - micros(part.of(res))
 				}
 				out = append(out, v)
@@ -374,17 +380,25 @@ func partsTable(vals []validation) *analysis.Table {
 			row := []string{strconv.Itoa(c), w, strconv.Itoa(len(of))}
 			for i := range dispatchParts {
 				var measured, predicted float64
+				known := 0
 				for _, v := range of {
-					measured += v.MeasuredParts[i] / float64(len(of))
 					predicted += v.PredictedParts[i] / float64(len(of))
+					if !math.IsNaN(v.MeasuredParts[i]) {
+						measured += v.MeasuredParts[i]
+						known++
+					}
 				}
-				row = append(row, fmtFloat(measured, 0), fmtFloat(predicted, 0))
+				cell := "–" // no point of the row has an anatomy
+				if known > 0 {
+					cell = fmtFloat(measured/float64(known), 0)
+				}
+				row = append(row, cell, fmtFloat(predicted, 0))
 			}
 			t.Rows = append(t.Rows, row)
 		}
 	}
 	t.Notes = append(t.Notes, "Measured: the anatomy's means (dispatch: to the first job's start; first-to-last job span; "+
-		"join: last job's end to resume); predicted: the same parts of pausemodel.Predict's collections.")
+		"join: last job's end to resume), over the points that have one; predicted: the same parts of pausemodel.Predict's collections.")
 	return t
 }
 

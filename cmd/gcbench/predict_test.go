@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -174,4 +175,9 @@ func TestPartsTableAveragesEachPartPerCoreCountAndWake(t *testing.T) {
 	require.Len(t, tab.Rows, 2)
 	assert.Equal(t, []string{"2", "broadcast", "2", "200", "20", "100", "10", "2", "1"}, tab.Rows[0])
 	assert.Equal(t, []string{"1", "broadcast", "1", "1000", "500", "7", "0", "-3", "1"}, tab.Rows[1])
+
+	// A point from before the anatomy counts in none of the measured means.
+	nan := math.NaN()
+	old := partsTable([]validation{v(2, [3]float64{100, nan, nan}, [3]float64{10, 20, 2}), v(2, [3]float64{nan, nan, nan}, [3]float64{30, 0, 0})})
+	assert.Equal(t, []string{"2", "broadcast", "2", "100", "20", "–", "10", "–", "1"}, old.Rows[0])
 }
