@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -223,7 +224,7 @@ func TestReportRefusesItsInputAsOutput(t *testing.T) {
 }
 
 func TestFmtFloatNeverPrintsMinusZero(t *testing.T) {
-	for v, want := range map[float64]string{-0.3: "0", -0.0: "0", 0.4: "0", -0.6: "-1", -12.4: "-12", 1e-9: "0"} {
+	for v, want := range map[float64]string{-0.3: "0", math.Copysign(0, -1): "0", 0.4: "0", -0.6: "-1", -12.4: "-12", 1e-9: "0"} {
 		assert.Equal(t, want, fmtFloat(v, 0), "%v", v)
 	}
 	assert.Equal(t, "0.00", fmtFloat(-0.001, 2))
