@@ -179,12 +179,30 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*analysis.
 	if len(vals) == 0 {
 		return errNoCheckPoints(o.dirs)
 	}
+	// The model can turn on small differences between costs: what each
+	// calibration run's own costs make of the check shows how far its
+	// verdict rests on the medians.
+	var byRun [][]validation
+	if len(runs) > 1 {
+		for _, r := range runs {
+			v, err := validate(r, reports, work)
+			if err != nil {
+				return err
+			}
+			byRun = append(byRun, v)
+		}
+	}
 	for _, b := range batchedModes {
 		of := slices.DeleteFunc(slices.Clone(vals), func(v validation) bool { return v.Batched != b.name })
 		if len(of) == 0 {
 			continue
 		}
-		for _, t := range []*analysis.Table{validationTable(of), partsTable(of)} {
+		var runErrors []float64
+		for _, v := range byRun {
+			_, rel := meanAbsError(slices.DeleteFunc(v, func(v validation) bool { return v.Batched != b.name }))
+			runErrors = append(runErrors, rel)
+		}
+		for _, t := range []*analysis.Table{validationTable(of, runErrors), partsTable(of)} {
 			if err := t.Write(e.stdout, tableFormat(o.format)); err != nil {
 				return err
 			}
@@ -197,7 +215,7 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*analysis.
 	if err != nil {
 		return fmt.Errorf("measuring job costs at %s + %s: %w", formatSize(o.major), formatSize(o.los), err)
 	}
-	t, err := predictionTable(costs, w, o)
+	t, err := predictionTable(costs, runs, w, o)
 	if err != nil {
 		return err
 	}
@@ -323,8 +341,10 @@ func sortValidations(vals []validation) {
 
 // validationTable is the check of one batched mode: vals all have the
 // same Batched. Only batch's check has a goal, 20%, for it compares SGen's
-// two protocols; startbatch's reports its error alone.
-func validationTable(vals []validation) *analysis.Table {
+// two protocols; startbatch's reports its error alone. runErrors, if any,
+// are the relative errors of the same check with each calibration run's
+// own costs.
+func validationTable(vals []validation, runErrors []float64) *analysis.Table {
 	b := vals[0].Batched
 	t := &analysis.Table{Title: fmt.Sprintf("model check: measured vs predicted mean pause (µs), perjob − %s", b)}
 	if c := vals[0].Config["collector"]; c != "" { // cmdPredict lets only one kind in
@@ -352,6 +372,13 @@ func validationTable(vals []validation) *analysis.Table {
 		"Measured: each point's Avg; predicted: pausemodel.Predict from this run's calibration.", b, mae, rel, goal))
 	if note := errorBreakdown(vals); note != "" {
 		t.Notes = append(t.Notes, note)
+	}
+	if len(runErrors) > 0 {
+		errs := make([]string, len(runErrors))
+		for i, e := range runErrors {
+			errs[i] = fmt.Sprintf("%.0f%%", e)
+		}
+		t.Notes = append(t.Notes, "With each calibration run's own costs instead of their medians: "+strings.Join(errs, ", ")+".")
 	}
 	if note := floorNote(vals); note != "" {
 		t.Notes = append(t.Notes, note)
@@ -545,31 +572,82 @@ func coreCounts(vals []validation) []int {
 	return cores
 }
 
-func predictionTable(costs pausemodel.Costs, w pausemodel.Work, o predictOptions) (*analysis.Table, error) {
+// predictionTable predicts each of o.cores (workers = cores) with the
+// median costs and, given several calibration runs, gives the range of
+// batch/perjob and startbatch/perjob over each run's own costs: how far
+// the prediction rests on the medians.
+func predictionTable(costs pausemodel.Costs, runs []pausemodel.Costs, w pausemodel.Work, o predictOptions) (*analysis.Table, error) {
 	t := &analysis.Table{Title: fmt.Sprintf("prediction at the seed's shape (%s + %s, broadcast, workers = cores), mean pause (µs)",
 		formatSize(o.major), formatSize(o.los))}
-	t.Header = [][]string{{"cores", "jobs", "serial", "perjob", "batch", "startbatch", "batch/perjob", "startbatch/perjob", "perjob futile wake-ups"}}
+	header := []string{"cores", "jobs", "serial", "perjob", "batch", "startbatch", "batch/perjob", "startbatch/perjob", "perjob futile wake-ups"}
+	if len(runs) > 1 {
+		header = append(header, "batch/perjob by run", "startbatch/perjob by run")
+	}
+	t.Header = [][]string{header}
 	for _, c := range o.cores {
-		var pause [3]time.Duration // perjob, batch, startbatch
-		var futile int
-		for i, p := range []pausemodel.Protocol{pausemodel.PerJob, pausemodel.Batch, pausemodel.StartBatch} {
-			d, res, err := pausemodel.Predict(costs, w, c, c, p, pausemodel.Broadcast)
-			if err != nil {
-				return nil, err
-			}
-			pause[i] = d
-			if p == pausemodel.PerJob {
-				futile = res.FutileWakeups
-			}
+		p, err := predictCores(costs, w, c)
+		if err != nil {
+			return nil, err
 		}
 		serial := w.Outside + w.Serial()
-		t.Rows = append(t.Rows, []string{strconv.Itoa(c), strconv.Itoa(len(w.Jobs(c))), fmtFloat(micros(serial), 0),
-			fmtFloat(micros(pause[0]), 0), fmtFloat(micros(pause[1]), 0), fmtFloat(micros(pause[2]), 0),
-			fmtFloat(float64(pause[1])/float64(pause[0]), 3), fmtFloat(float64(pause[2])/float64(pause[0]), 3), strconv.Itoa(futile)})
+		row := []string{strconv.Itoa(c), strconv.Itoa(len(w.Jobs(c))), fmtFloat(micros(serial), 0),
+			fmtFloat(micros(p.pause[0]), 0), fmtFloat(micros(p.pause[1]), 0), fmtFloat(micros(p.pause[2]), 0),
+			fmtFloat(p.ratio(1), 3), fmtFloat(p.ratio(2), 3), strconv.Itoa(p.futile)}
+		if len(runs) > 1 {
+			var batch, start []float64
+			for _, r := range runs {
+				q, err := predictCores(r, w, c)
+				if err != nil {
+					return nil, err
+				}
+				batch, start = append(batch, q.ratio(1)), append(start, q.ratio(2))
+			}
+			row = append(row, fmtRange(batch, 3), fmtRange(start, 3))
+		}
+		t.Rows = append(t.Rows, row)
 	}
-	t.Rows = append(t.Rows, []string{"SGen, 8 cores", "65", fmtFloat(sgen8Core[0], 0), fmtFloat(sgen8Core[1], 0), fmtFloat(sgen8Core[2], 0), "",
-		fmtFloat(sgen8Core[2]/sgen8Core[1], 3), "", ""})
+	sgen := []string{"SGen, 8 cores", "65", fmtFloat(sgen8Core[0], 0), fmtFloat(sgen8Core[1], 0), fmtFloat(sgen8Core[2], 0), "",
+		fmtFloat(sgen8Core[2]/sgen8Core[1], 3), "", ""}
+	t.Rows = append(t.Rows, append(sgen, make([]string, len(header)-len(sgen))...))
 	t.Notes = append(t.Notes, "SGen's row: the means its change reported on 8 real cores (mono/mono#20634); its heap and jobs are not this simulator's, "+
 		"so compare the ratios, not the microseconds. The model's assumptions: go doc ./pausemodel.")
+	if len(runs) > 1 {
+		t.Notes = append(t.Notes, "By run: the lowest and highest ratio predicted with each calibration run's own costs instead of their medians.")
+	}
 	return t, nil
+}
+
+// coresPrediction is one core count predicted: the mean pauses of perjob,
+// batch and startbatch, and perjob's futile wake-ups.
+type coresPrediction struct {
+	pause  [3]time.Duration
+	futile int
+}
+
+// ratio is mode i's pause over perjob's.
+func (p coresPrediction) ratio(i int) float64 { return float64(p.pause[i]) / float64(p.pause[0]) }
+
+func predictCores(costs pausemodel.Costs, w pausemodel.Work, cores int) (coresPrediction, error) {
+	var p coresPrediction
+	for i, proto := range []pausemodel.Protocol{pausemodel.PerJob, pausemodel.Batch, pausemodel.StartBatch} {
+		d, res, err := pausemodel.Predict(costs, w, cores, cores, proto, pausemodel.Broadcast)
+		if err != nil {
+			return p, err
+		}
+		p.pause[i] = d
+		if proto == pausemodel.PerJob {
+			p.futile = res.FutileWakeups
+		}
+	}
+	return p, nil
+}
+
+// fmtRange is "lo–hi" of xs, or one value if they are all equal once
+// formatted.
+func fmtRange(xs []float64, prec int) string {
+	lo, hi := fmtFloat(slices.Min(xs), prec), fmtFloat(slices.Max(xs), prec)
+	if lo == hi {
+		return lo
+	}
+	return lo + "–" + hi
 }

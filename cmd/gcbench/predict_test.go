@@ -44,6 +44,8 @@ func TestPredictChecksTheModelThenPredicts(t *testing.T) {
 		assert.Contains(t, prediction, c, "a row per --cores")
 	}
 	assert.Contains(t, prediction, "startbatch/perjob", "StartBatch is predicted too")
+	assert.Contains(t, prediction, "batch/perjob by run", "two calibration runs: the ratio's range over them")
+	assert.Contains(t, batch, "With each calibration run's own costs instead of their medians: ")
 }
 
 // Points the model cannot be checked against (here serial against
@@ -117,20 +119,21 @@ func TestValidationTableGivesTheErrorPerCoreCountAndWakePolicy(t *testing.T) {
 	// (error 50 of 400: 12.5%; broadcast 50%, targeted 0%); one core: measured 1000,
 	// predicted 0 (100%); together 1050 of 1400: 75%.
 	tab := validationTable([]validation{v(2, "broadcast", 1100, 1000, 1150, 1000), v(2, "targeted", 1300, 1000, 1300, 1000),
-		v(1, "broadcast", 2000, 1000, 1000, 1000)})
+		v(1, "broadcast", 2000, 1000, 1000, 1000)}, []float64{42, 84.4, 77.6})
 	notes := strings.Join(tab.Notes, "\n")
 	assert.Contains(t, notes, "350 µs, 75% of the mean measured difference (goal ≤ 20%: MISSED)")
 	assert.Contains(t, notes, "The same per core count and wake policy: 2 cores 12% (broadcast 50%, targeted 0%); 1 core 100% (broadcast 100%).")
+	assert.Contains(t, notes, "With each calibration run's own costs instead of their medians: 42%, 84%, 78%.")
 
 	other := v(2, "broadcast", 1300, 1000, 1300, 1000)
 	other.Config["workers"] = "16" // another point, not the first measured again
-	one := validationTable([]validation{v(2, "broadcast", 1100, 1000, 1150, 1000), other})
-	assert.Len(t, one.Notes, 1, "one core count and one policy: the overall error is the only one")
+	one := validationTable([]validation{v(2, "broadcast", 1100, 1000, 1150, 1000), other}, nil)
+	assert.Len(t, one.Notes, 1, "one core count, one policy, one calibration run: the overall error is the only one")
 	assert.NotContains(t, tab.Title, "collector=")
 
 	locked := v(2, "broadcast", 1100, 1000, 1150, 1000)
 	locked.Config["collector"] = lockedCollector
-	assert.Contains(t, validationTable([]validation{locked}).Title, "(points measured with collector=locked-thread)")
+	assert.Contains(t, validationTable([]validation{locked}, nil).Title, "(points measured with collector=locked-thread)")
 }
 
 // TestMeasurementFloorIsTheSpreadOfRepeatedPoints: a point measured
@@ -158,7 +161,7 @@ func TestMeasurementFloorIsTheSpreadOfRepeatedPoints(t *testing.T) {
 	assert.Contains(t, note, "Measurement floor: 2 points measured 4 times in all")
 	assert.Contains(t, note, "by 150 µs on average, 21% (2 cores 50%, 1 core 17%) of the mean measured difference")
 
-	tab := validationTable([]validation{v(2, "8", 100), v(2, "8", 300)})
+	tab := validationTable([]validation{v(2, "8", 100), v(2, "8", 300)}, nil)
 	assert.Contains(t, strings.Join(tab.Notes, "\n"), "Measurement floor: 1 point measured 2 times")
 }
 
@@ -180,4 +183,9 @@ func TestPartsTableAveragesEachPartPerCoreCountAndWake(t *testing.T) {
 	nan := math.NaN()
 	old := partsTable([]validation{v(2, [3]float64{100, nan, nan}, [3]float64{10, 20, 2}), v(2, [3]float64{nan, nan, nan}, [3]float64{30, 0, 0})})
 	assert.Equal(t, []string{"2", "broadcast", "2", "100", "20", "–", "10", "–", "1"}, old.Rows[0])
+}
+
+func TestFmtRange(t *testing.T) {
+	assert.Equal(t, "0.883–1.000", fmtRange([]float64{1, 0.8834, 0.95}, 3))
+	assert.Equal(t, "1.000", fmtRange([]float64{1.0001, 0.9999}, 3), "equal once formatted: one value")
 }
