@@ -19,9 +19,12 @@
 // from a system call; a Go worker's wake calls are raw system calls and
 // have none), and a thread that sleeps and spins in a loop (the runtime's
 // sysmon, whose usleep(20) lasts 90-150 us with the kernel's timer slack).
+// A third, COLLECTOR_US, is CPU the collector spends after each enqueue,
+// outside the lock: it shows how the herd's length goes with the share of
+// the core the collector takes.
 //
 //	gcc -O2 -pthread -o herd docs/herd/herd.c
-//	taskset -c 0 ./herd WORKERS COLLECTIONS MUTATOR_US [RETURN_US [SLEEP_US SPIN_US]]
+//	taskset -c 0 ./herd WORKERS COLLECTIONS MUTATOR_US [RETURN_US [SLEEP_US SPIN_US [COLLECTOR_US]]]
 //
 // Linux only. The README's gcbench predict section reports what it printed.
 #define _GNU_SOURCE
@@ -78,7 +81,7 @@ static atomic_int waiters; // workers registered in a wait and not yet back from
 static long futile;        // wake-ups that found nothing to take
 static int workers, jobs, gate, queued, done;
 static atomic_int joined; // the collector's futex word: 1 when the jobs are done
-static double job_us, sleep_us, spin_us_each;
+static double job_us, sleep_us, spin_us_each, collector_us;
 
 static double now_us(void) {
 	struct timespec t;
@@ -152,8 +155,8 @@ static double number(const char *arg, const char *what, double lo, double hi) {
 }
 
 int main(int argc, char **argv) {
-	if (argc != 4 && argc != 5 && argc != 7) {
-		fprintf(stderr, "usage: herd WORKERS COLLECTIONS MUTATOR_US [RETURN_US [SLEEP_US SPIN_US]]\n");
+	if (argc != 4 && argc != 5 && argc != 7 && argc != 8) {
+		fprintf(stderr, "usage: herd WORKERS COLLECTIONS MUTATOR_US [RETURN_US [SLEEP_US SPIN_US [COLLECTOR_US]]]\n");
 		return 2;
 	}
 	workers = (int)number(argv[1], "WORKERS", 1, 512);
@@ -162,6 +165,7 @@ int main(int argc, char **argv) {
 	return_us = argc > 4 ? number(argv[4], "RETURN_US", 0, 1e4) : 0;
 	sleep_us = argc > 5 ? number(argv[5], "SLEEP_US", 1, 999999) : 0;
 	spin_us_each = argc > 5 ? number(argv[6], "SPIN_US", 0, 1e4) : 0;
+	collector_us = argc > 7 ? number(argv[7], "COLLECTOR_US", 0, 1e4) : 0;
 	jobs = 8 * workers + 1;
 	job_us = 1900.0 / jobs; // 1.9 ms of serial work per collection, as gcbench's 512 MiB + 256 MiB heap has about
 	pthread_t t;
@@ -188,6 +192,8 @@ int main(int argc, char **argv) {
 			queued++;
 			broadcast_locked();
 			unlock();
+			if (collector_us > 0)
+				spin(collector_us);
 		}
 		lock();
 		gate = 1;
