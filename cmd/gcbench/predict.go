@@ -197,12 +197,7 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*analysis.
 		if len(of) == 0 {
 			continue
 		}
-		var runErrors []float64
-		for _, v := range byRun {
-			_, rel := meanAbsError(slices.DeleteFunc(v, func(v validation) bool { return v.Batched != b.name }))
-			runErrors = append(runErrors, rel)
-		}
-		for _, t := range []*analysis.Table{validationTable(of, runErrors), partsTable(of)} {
+		for _, t := range []*analysis.Table{validationTable(of, runErrors(byRun, b.name)), partsTable(of)} {
 			if err := t.Write(e.stdout, tableFormat(o.format)); err != nil {
 				return err
 			}
@@ -220,6 +215,17 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*analysis.
 		return err
 	}
 	return t.Write(e.stdout, tableFormat(o.format))
+}
+
+// runErrors is, for each calibration run's validations, the relative
+// error of batched's check.
+func runErrors(byRun [][]validation, batched string) []float64 {
+	var errs []float64
+	for _, vals := range byRun {
+		_, rel := meanAbsError(slices.DeleteFunc(slices.Clone(vals), func(v validation) bool { return v.Batched != batched }))
+		errs = append(errs, rel)
+	}
+	return errs
 }
 
 // tableFormat maps JSON, which predict has no document for, to text.

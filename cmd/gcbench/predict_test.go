@@ -189,3 +189,19 @@ func TestFmtRange(t *testing.T) {
 	assert.Equal(t, "0.883–1.000", fmtRange([]float64{1, 0.8834, 0.95}, 3))
 	assert.Equal(t, "1.000", fmtRange([]float64{1.0001, 0.9999}, 3), "equal once formatted: one value")
 }
+
+// TestRunErrorsKeepEachModesPoints: each batched mode's error per run is
+// its own points', whichever mode is asked for first.
+func TestRunErrorsKeepEachModesPoints(t *testing.T) {
+	v := func(batched string, measured, predicted float64) validation {
+		return validation{Batched: batched, Config: map[string]string{}, MeasuredPerJob: 1000 + measured, MeasuredBatch: 1000,
+			PredictedPerJob: 1000 + predicted, PredictedBatch: 1000}
+	}
+	byRun := [][]validation{
+		{v("batch", 100, 50), v("startbatch", 200, 200)},
+		{v("batch", 100, 100), v("startbatch", 200, 100)},
+	}
+	assert.Equal(t, []float64{50, 0}, runErrors(byRun, "batch"))
+	assert.Equal(t, []float64{0, 50}, runErrors(byRun, "startbatch"))
+	assert.Equal(t, []float64{50, 0}, runErrors(byRun, "batch"), "asking leaves byRun as it was")
+}
