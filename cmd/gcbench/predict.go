@@ -401,7 +401,7 @@ func partsTable(vals []validation) *analysis.Table {
 	t := &analysis.Table{Title: fmt.Sprintf("model check by part of the pause: perjob − %s (µs, mean over the points)", b)}
 	header := []string{"cores", "wake", "points"}
 	for _, p := range dispatchParts {
-		header = append(header, p.label, "predicted")
+		header = append(header, p.label, "predicted "+p.label)
 	}
 	t.Header = [][]string{header}
 	for _, c := range coreCounts(vals) {
@@ -421,7 +421,7 @@ func partsTable(vals []validation) *analysis.Table {
 						known++
 					}
 				}
-				cell := "–" // no point of the row has an anatomy
+				cell := "" // no point of the row has an anatomy
 				if known > 0 {
 					cell = fmtFloat(measured/float64(known), 0)
 				}
@@ -431,7 +431,7 @@ func partsTable(vals []validation) *analysis.Table {
 		}
 	}
 	t.Notes = append(t.Notes, "Measured: the anatomy's means (dispatch: to the first job's start; first-to-last job span; "+
-		"join: last job's end to resume), over the points that have one; predicted: the same parts of pausemodel.Predict's collections.")
+		"join: last job's end to resume), over the points that have one (blank if none has); predicted: the same parts of pausemodel.Predict's collections.")
 	return t
 }
 

@@ -176,7 +176,8 @@ func TestPartsTableAveragesEachPartPerCoreCountAndWake(t *testing.T) {
 	}
 	tab := partsTable([]validation{v(2, [3]float64{100, 50, 0}, [3]float64{10, 20, 2}), v(2, [3]float64{300, 150, 4}, [3]float64{30, 0, 0}),
 		v(1, [3]float64{1000, 7, -3}, [3]float64{500, 0, 1})})
-	assert.Equal(t, []string{"cores", "wake", "points", "to the first job", "predicted", "job span", "predicted", "join", "predicted"}, tab.Header[0])
+	assert.Equal(t, []string{"cores", "wake", "points", "to the first job", "predicted to the first job", "job span", "predicted job span",
+		"join", "predicted join"}, tab.Header[0])
 	require.Len(t, tab.Rows, 2)
 	assert.Equal(t, []string{"2", "broadcast", "2", "200", "20", "100", "10", "2", "1"}, tab.Rows[0])
 	assert.Equal(t, []string{"1", "broadcast", "1", "1000", "500", "7", "0", "-3", "1"}, tab.Rows[1])
@@ -184,7 +185,7 @@ func TestPartsTableAveragesEachPartPerCoreCountAndWake(t *testing.T) {
 	// A point from before the anatomy counts in none of the measured means.
 	nan := math.NaN()
 	old := partsTable([]validation{v(2, [3]float64{100, nan, nan}, [3]float64{10, 20, 2}), v(2, [3]float64{nan, nan, nan}, [3]float64{30, 0, 0})})
-	assert.Equal(t, []string{"2", "broadcast", "2", "100", "20", "–", "10", "–", "1"}, old.Rows[0])
+	assert.Equal(t, []string{"2", "broadcast", "2", "100", "20", "", "10", "", "1"}, old.Rows[0])
 }
 
 func TestFmtRange(t *testing.T) {
