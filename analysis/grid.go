@@ -41,8 +41,8 @@ type Fact struct {
 }
 
 // Write renders t as Text, Markdown or CSV. CSV has the header and rows
-// only, one record per row, and a column per Warning fact. JSON is not a table format: a caller writes
-// its structured result instead.
+// only, one record per row, and a column per Warning fact. JSON is not a
+// table format: a caller writes its structured result instead.
 func (t *Table) Write(w io.Writer, f Format) error {
 	bw := bufio.NewWriter(w)
 	switch f {

@@ -91,3 +91,10 @@ func (p *Pool) countHandoffSleep(c *counters, procs, calls int) {
 		c.handoffSleeps.Add(1)
 	}
 }
+
+// countWait counts a wait on a futex that made calls futex calls:
+// FutexCalls, and HandoffSleeps as countHandoffSleep says.
+func (p *Pool) countWait(c *counters, procs, calls int) {
+	c.addFutex(calls)
+	p.countHandoffSleep(c, procs, calls)
+}

@@ -65,12 +65,11 @@ type Stats struct {
 	// HandoffSleeps counts the waits of Threads workers and Joins that went
 	// into the kernel (made a futex call; a wait whose wake-up had already
 	// come makes none) while GOMAXPROCS was below Workers+1, each when it
-	// ends. In that regime the threads
-	// that sleep in futex calls and the goroutines they serve cannot all
-	// keep a P: a thread woken from its futex may wait for the runtime to
-	// hand it one (sysmon retakes the P of a thread blocked in a system
-	// call after 20 µs or more), so each such sleep can cost tens of
-	// microseconds. A non-zero count says: raise GOMAXPROCS to Workers+1
+	// ends. In that regime the threads that sleep in futex calls and the
+	// goroutines they serve cannot all keep a P: a thread woken from its
+	// futex may wait for the runtime to hand it one (sysmon retakes the P
+	// of a thread blocked in a system call after 20 µs or more), so each
+	// such sleep can cost tens of microseconds. A non-zero count says: raise GOMAXPROCS to Workers+1
 	// or more, or use fewer workers. Always 0 on Goroutines.
 	HandoffSleeps uint64
 	// JobsRun[i] counts the jobs worker i has run.

@@ -152,12 +152,13 @@ func (p *Pool) keepPanicLocked(pe *PanicError) {
 // runJobs runs w's grab from w.next on, in order, until it is done or a
 // job panics; the panic is recovered into a *PanicError kept in w.panics,
 // and runGrab calls again for the jobs after it. One deferred recover
-// serves the whole grab, not one per job (runJobsRecovering's). next moves past a job before it
-// runs, so that the goroutine replacing a worker ended by runtime.Goexit
-// goes on with the job after it: a job that calls runtime.Goexit ends this
-// goroutine (and, for Threads, its thread), and the worker is replaced by a
-// new goroutine so that the pool keeps its size, the job is still
-// accounted for and the rest of its grab still runs.
+// serves the whole grab, not one per job (runJobsRecovering's). next moves
+// past a job before it runs, so that the goroutine replacing a worker
+// ended by runtime.Goexit goes on with the job after it: a job that calls
+// runtime.Goexit ends this goroutine (and, for Threads, its thread), and
+// the worker is replaced by a new goroutine so that the pool keeps its
+// size, the job is still accounted for and the rest of its grab still
+// runs.
 func (p *Pool) runJobs(w *worker) {
 	exited := true // until runJobsRecovering returns, which a Goexit never lets it do
 	defer func() {
@@ -223,16 +224,12 @@ func (p *Pool) waitLocked(w *worker) {
 	procs := p.refreshProcs()
 	switch p.opts.Wake {
 	case Broadcast, Signal:
-		calls := p.work.wait()
-		p.countHandoffSleep(c, procs, calls)
-		c.addFutex(calls)
+		p.countWait(c, procs, p.work.wait())
 		c.locks.Add(1)
 	case Targeted:
 		p.idle = append(p.idle, w.id)
 		p.unlock(c)
-		calls := w.park.park()
-		p.countHandoffSleep(c, procs, calls)
-		c.addFutex(calls)
+		p.countWait(c, procs, w.park.park())
 		p.lock(c)
 		p.waking.Add(-1)
 	case Spin:

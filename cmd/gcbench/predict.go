@@ -193,7 +193,7 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*analysis.
 		}
 	}
 	for _, b := range batchedModes {
-		of := slices.DeleteFunc(slices.Clone(vals), func(v validation) bool { return v.Batched != b.name })
+		of := where(vals, func(v validation) bool { return v.Batched == b.name })
 		if len(of) == 0 {
 			continue
 		}
@@ -222,10 +222,16 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*analysis.
 func runErrors(byRun [][]validation, batched string) []float64 {
 	var errs []float64
 	for _, vals := range byRun {
-		_, rel := meanAbsError(slices.DeleteFunc(slices.Clone(vals), func(v validation) bool { return v.Batched != batched }))
+		_, rel := meanAbsError(where(vals, func(v validation) bool { return v.Batched == batched }))
 		errs = append(errs, rel)
 	}
 	return errs
+}
+
+// where is the validations of vals that keep accepts, in a slice of
+// their own: vals is left as it is.
+func where(vals []validation, keep func(validation) bool) []validation {
+	return slices.DeleteFunc(slices.Clone(vals), func(v validation) bool { return !keep(v) })
 }
 
 // tableFormat maps JSON, which predict has no document for, to text.
@@ -406,7 +412,7 @@ func partsTable(vals []validation) *analysis.Table {
 	t.Header = [][]string{header}
 	for _, c := range coreCounts(vals) {
 		for _, w := range wakePolicies(vals) {
-			of := slices.DeleteFunc(slices.Clone(vals), func(v validation) bool { return v.Cores != c || v.Config["wake"] != w })
+			of := where(vals, func(v validation) bool { return v.Cores == c && v.Config["wake"] == w })
 			if len(of) == 0 {
 				continue
 			}
@@ -487,7 +493,7 @@ func floorNote(vals []validation) string {
 	if cores := coreCounts(vals); len(cores) > 1 {
 		var parts []string
 		for _, c := range cores {
-			of := slices.DeleteFunc(slices.Clone(vals), func(v validation) bool { return v.Cores != c })
+			of := where(vals, func(v validation) bool { return v.Cores == c })
 			if n, _, _, r := measurementFloor(of); n > 0 {
 				parts = append(parts, fmt.Sprintf("%s %.0f%%", coresLabel(c), r))
 			}
@@ -513,7 +519,7 @@ func errorBreakdown(vals []validation) string {
 		return ""
 	}
 	relOf := func(keep func(validation) bool) float64 {
-		_, rel := meanAbsError(slices.DeleteFunc(slices.Clone(vals), func(v validation) bool { return !keep(v) }))
+		_, rel := meanAbsError(where(vals, keep))
 		return rel
 	}
 	var parts []string
@@ -648,12 +654,11 @@ func predictCores(costs pausemodel.Costs, w pausemodel.Work, cores int) (coresPr
 	return p, nil
 }
 
-// fmtRange is "lo–hi" of xs, or one value if they are all equal once
+// fmtRange is spread(xs), or one value if its ends are equal once
 // formatted.
 func fmtRange(xs []float64, prec int) string {
-	lo, hi := fmtFloat(slices.Min(xs), prec), fmtFloat(slices.Max(xs), prec)
-	if lo == hi {
+	if lo := fmtFloat(slices.Min(xs), prec); lo == fmtFloat(slices.Max(xs), prec) {
 		return lo
 	}
-	return lo + "–" + hi
+	return spread(xs, prec)
 }
