@@ -2,6 +2,7 @@ package protocols
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -153,7 +154,15 @@ func (c *tripOnWait) Err() error {
 // TestCancelledThroughputRunDropsTheQueue: the items still queued when a
 // run is cancelled are dropped, not run by Close (which took seconds for
 // millions of items).
+//
+// It runs with a P beyond the worker's and the Join's: the goroutine that
+// wakes a Join whose context ended (context.AfterFunc) needs one. With
+// two, both held (the worker's running, the Join's in its futex call),
+// that goroutine waited until sysmon retook the Join's P (up to 10 ms),
+// time in which the worker ran every item in about one run in five, so
+// that Join returned done, not cancelled.
 func TestCancelledThroughputRunDropsTheQueue(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
 	for _, b := range []workerpool.Backend{workerpool.Goroutines, workerpool.Threads} {
 		job := new(countJob)
 		ctx := newTripOnWait()
