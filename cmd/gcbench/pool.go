@@ -107,6 +107,10 @@ func protocolItems(rep *protocols.PoolReport, p protocols.PoolProtocol) int {
 	return rep.Items
 }
 
+// partialNote is the pool and ready-list tables' PARTIAL line.
+const partialNote = "interrupted; the medians are of the repetitions that finished, or, if the first did not, " +
+	"of the runs that did (a run that did not finish is left out)"
+
 // spread is the range of xs, "lo–hi" at prec decimals: the run-to-run
 // spread beside a median.
 func spread(xs []float64, prec int) string {
@@ -133,6 +137,10 @@ func writePoolTable(w io.Writer, f analysis.Format, rep *protocols.PoolReport, p
 			if p == protocols.Latency {
 				st = r.Latency
 			}
+			if st == nil { // a partial first repetition stopped before this run finished
+				row = append(row, "", "", "", "")
+				continue
+			}
 			perItem := make([]float64, len(st.Samples))
 			for i, sec := range st.Samples {
 				perItem[i] = sec * 1e9 / float64(protocolItems(rep, p))
@@ -150,7 +158,7 @@ func writePoolTable(w io.Writer, f analysis.Format, rep *protocols.PoolReport, p
 		rep.Items, rep.RoundTrips, rep.Workers, batch, rep.Repetitions, protocols.BaselineName)
 	t := protocolTable(title, header, rows)
 	if rep.Partial {
-		t.Facts = append(t.Facts, analysis.Fact{Key: "PARTIAL", Value: "interrupted; the medians are of the repetitions that finished", Warning: true})
+		t.Facts = append(t.Facts, analysis.Fact{Key: "PARTIAL", Value: partialNote, Warning: true})
 	}
 	if err := t.Write(w, f); err != nil {
 		return err

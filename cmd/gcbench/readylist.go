@@ -106,7 +106,7 @@ func writeReadyList(stdout io.Writer, format analysis.Format, rep *protocols.Rea
 	title := fmt.Sprintf("gcbench readylist: %d events per producer, medians of %d interleaved runs", rep.Events, rep.Repetitions)
 	t := protocolTable(title, header, rows)
 	if rep.Partial {
-		t.Facts = append(t.Facts, analysis.Fact{Key: "PARTIAL", Value: "interrupted; the medians are of the repetitions that finished", Warning: true})
+		t.Facts = append(t.Facts, analysis.Fact{Key: "PARTIAL", Value: partialNote, Warning: true})
 	}
 	return t.Write(stdout, format)
 }

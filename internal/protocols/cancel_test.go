@@ -74,6 +74,31 @@ func TestCompareReadyListCancelledKeepsCompleteRepetitions(t *testing.T) {
 	assert.Nil(t, rep)
 }
 
+// TestCompareReadyListStoppedInTheFirstRepetitionKeepsFinishedRows: a stop
+// after three of the first repetition's four runs keeps the row whose two
+// runs finished and leaves out the one with a run missing.
+func TestCompareReadyListStoppedInTheFirstRepetitionKeepsFinishedRows(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rep, err := CompareReadyList(ctx, ReadyListOptions{Producers: []int{2}, Events: 500, Repetitions: 3,
+		Variants: []ReadyVariant{Transition, Callback},
+		Progress: func(done, _ int) {
+			if done == 3 {
+				cancel()
+			}
+		}})
+	require.ErrorIs(t, err, context.Canceled)
+	require.NotNil(t, rep)
+	assert.True(t, rep.Partial)
+	assert.Equal(t, 1, rep.Repetitions)
+	require.Len(t, rep.Rows, 1)
+	row := rep.Rows[0]
+	assert.Equal(t, Transition.String(), row.Variant)
+	assert.Len(t, row.MPSC.Samples, 1)
+	assert.Len(t, row.Mutex.Samples, 1)
+	assert.Positive(t, row.Ratio)
+}
+
 // TestRunPoolStopsSoonAfterCancel: a throughput run of 16 Mi items, whose
 // queue the pool would otherwise drain at Close for seconds, returns soon
 // after a cancel; so does a long latency run.
@@ -122,6 +147,37 @@ func TestComparePoolCancelledKeepsCompleteRepetitions(t *testing.T) {
 		Backends: []workerpool.Backend{workerpool.Goroutines}, Wakes: []workerpool.WakePolicy{workerpool.Signal}})
 	require.NoError(t, err)
 	assert.False(t, rep.Partial)
+}
+
+// TestComparePoolStoppedInTheFirstRepetitionKeepsFinishedRuns: a stop
+// after the first repetition's throughput runs and the baseline's latency
+// run keeps those, with nil latency stats for the runs that did not finish.
+func TestComparePoolStoppedInTheFirstRepetitionKeepsFinishedRuns(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rep, err := ComparePool(ctx, PoolOptions{Items: 200, RoundTrips: 20, Repetitions: 3, Workers: 2,
+		Backends: []workerpool.Backend{workerpool.Goroutines}, Wakes: []workerpool.WakePolicy{workerpool.Targeted},
+		Progress: func(done, _ int) {
+			if done == 4 {
+				cancel()
+			}
+		}})
+	require.ErrorIs(t, err, context.Canceled)
+	require.NotNil(t, rep)
+	assert.True(t, rep.Partial)
+	assert.Equal(t, 1, rep.Repetitions)
+	require.Len(t, rep.Rows, 3)
+	for i, row := range rep.Rows {
+		require.NotNil(t, row.Throughput, row.Contender)
+		assert.Len(t, row.Throughput.Samples, 1, row.Contender)
+		assert.Positive(t, row.Throughput.Speedup, row.Contender)
+		if i == 0 {
+			require.NotNil(t, row.Latency, "the baseline's latency run finished")
+			assert.Len(t, row.Latency.Samples, 1)
+		} else {
+			assert.Nil(t, row.Latency, row.Contender)
+		}
+	}
 }
 
 // tripOnWait is a context that ends the first time someone waits on it

@@ -404,11 +404,13 @@ type PoolReport struct {
 	RoundTrips int `json:"latency_round_trips"` // round trips of each Latency run
 	BatchSize  int `json:"batch_size"`          // 0: all items in one EnqueueBatch
 	// Repetitions is how many repetitions the rows summarize: all that were
-	// asked for, or, in a partial report, those completed.
+	// asked for, or, in a partial report, those completed, or 1 if the stop
+	// fell in the first (the rows then hold the runs that finished).
 	Repetitions int       `json:"repetitions"`
 	Rows        []PoolRow `json:"rows"` // one per contender, the baseline first
 	// Partial is set when ComparePool stopped early (its error says why):
-	// the rows summarize the repetitions completed before the stop.
+	// the rows summarize the repetitions completed before the stop, or the
+	// runs that finished if it stopped in the first.
 	Partial bool `json:"partial,omitempty"`
 }
 
@@ -438,9 +440,12 @@ type PoolStats struct {
 // shared machine hits all contenders alike.
 //
 // If a run fails — ctx ending, for one — ComparePool returns that error
-// and, when at least one repetition was complete, a report of the complete
-// repetitions with Partial set (the interrupted repetition's runs are left
-// out, so every row has the same number of samples); otherwise a nil report.
+// and a report with Partial set of what finished: the complete
+// repetitions (the interrupted repetition's runs are left out, so every
+// row has the same number of samples), or, if the stop fell in the first
+// repetition, the runs that finished, one each, with Repetitions 1 and
+// nil stats (a row left out if it has none) for the runs that did not.
+// The report is nil if no run finished.
 func ComparePool(ctx context.Context, opt PoolOptions) (*PoolReport, error) {
 	opt, err := opt.withDefaults()
 	if err != nil {
@@ -450,7 +455,7 @@ func ComparePool(ctx context.Context, opt PoolOptions) (*PoolReport, error) {
 	procs := runtime.GOMAXPROCS(0)
 	samples, reps, err := runPools(ctx, opt, cs)
 	if reps == 0 {
-		return nil, err
+		reps = 1 // the first repetition, as far as it went: each run finished has one sample
 	}
 	rep := &PoolReport{Workers: opt.Workers, GOMAXPROCS: procs, Items: opt.Items, RoundTrips: opt.RoundTrips,
 		BatchSize: opt.BatchSize, Repetitions: reps, Partial: err != nil}
@@ -460,14 +465,23 @@ func ComparePool(ctx context.Context, opt PoolOptions) (*PoolReport, error) {
 			row.Backend, row.Wake = c.Backend.String(), c.Wake.String()
 		}
 		for _, proto := range opt.Protocols {
-			st := summarizePool(samples[proto][i][:reps], samples[proto][0][:reps], opt.itemsFor(proto))
+			own, base := samples[proto][i], samples[proto][0]
+			if len(own) < reps || len(base) < reps { // stopped in the first repetition before this run (or the baseline's) finished
+				continue
+			}
+			st := summarizePool(own[:reps], base[:reps], opt.itemsFor(proto))
 			if proto == Throughput {
 				row.Throughput = st
 			} else {
 				row.Latency = st
 			}
 		}
-		rep.Rows = append(rep.Rows, row)
+		if row.Throughput != nil || row.Latency != nil {
+			rep.Rows = append(rep.Rows, row)
+		}
+	}
+	if len(rep.Rows) == 0 {
+		return nil, err
 	}
 	return rep, err
 }

@@ -565,11 +565,13 @@ func (o ReadyListOptions) validateTotal() error {
 type ReadyListReport struct {
 	Events int `json:"events_per_producer"` // each run's events per producer
 	// Repetitions is how many repetitions the rows summarize: all that were
-	// asked for, or, in a partial report, those completed.
+	// asked for, or, in a partial report, those completed, or 1 if the stop
+	// fell in the first (the rows then hold the runs that finished).
 	Repetitions int            `json:"repetitions"`
 	Rows        []ReadyListRow `json:"rows"` // per variant, then per producer count, in option order
 	// Partial is set when CompareReadyList stopped early (its error says
-	// why): the rows summarize the repetitions completed before the stop.
+	// why): the rows summarize the repetitions completed before the stop,
+	// or the runs that finished if it stopped in the first.
 	Partial bool `json:"partial,omitempty"`
 }
 
@@ -598,10 +600,11 @@ type ReadyListStats struct {
 // machine hits both alike.
 //
 // If a run fails — ctx ending, for one — CompareReadyList returns that
-// error and, when at least one repetition was complete, a report of the
-// complete repetitions with Partial set (the interrupted repetition's runs
-// are left out, so every row has the same number of samples); otherwise a
-// nil report.
+// error and a report with Partial set of what finished: the complete
+// repetitions (the interrupted repetition's runs are left out, so every
+// row has the same number of samples), or, if the stop fell in the first
+// repetition, the rows whose two runs finished, one run each, with
+// Repetitions 1. The report is nil if no row's runs finished.
 func CompareReadyList(ctx context.Context, opt ReadyListOptions) (*ReadyListReport, error) {
 	opt, err := opt.withDefaults()
 	if err != nil {
@@ -609,11 +612,14 @@ func CompareReadyList(ctx context.Context, opt ReadyListOptions) (*ReadyListRepo
 	}
 	samples, reps, err := runReadyLists(ctx, opt)
 	if reps == 0 {
-		return nil, err
+		reps = 1 // the first repetition, as far as it went
 	}
 	rep := &ReadyListReport{Events: opt.Events, Repetitions: reps, Partial: err != nil}
 	for _, v := range opt.Variants {
 		for _, p := range opt.Producers {
+			if len(samples[readyKey{v, p, MPSC}]) < reps || len(samples[readyKey{v, p, Mutex}]) < reps {
+				continue // stopped in the first repetition before this row's runs finished
+			}
 			row := ReadyListRow{
 				Variant:   v.String(),
 				Producers: p,
@@ -623,6 +629,9 @@ func CompareReadyList(ctx context.Context, opt ReadyListOptions) (*ReadyListRepo
 			row.Ratio = row.MPSC.EventsPerMs / row.Mutex.EventsPerMs
 			rep.Rows = append(rep.Rows, row)
 		}
+	}
+	if len(rep.Rows) == 0 {
+		return nil, err
 	}
 	return rep, err
 }
