@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -161,19 +163,28 @@ func (v *sizeValue) Type() string   { return "size" }
 func availableMemory() int64 {
 	if f, err := os.Open("/proc/meminfo"); err == nil {
 		defer f.Close()
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			fields := strings.Fields(sc.Text())
-			if len(fields) >= 2 && fields[0] == "MemAvailable:" {
-				if kb, err := strconv.ParseInt(fields[1], 10, 64); err == nil && kb > 0 {
-					return kb << 10
-				}
-			}
+		if n := memAvailable(f); n > 0 {
+			return n
 		}
 	}
 	var si unix.Sysinfo_t
 	if err := unix.Sysinfo(&si); err == nil {
 		return int64(si.Freeram+si.Bufferram) * int64(si.Unit)
+	}
+	return 0
+}
+
+// memAvailable is MemAvailable from a /proc/meminfo, in bytes; 0 if it is
+// missing, not a positive count of kB or too large for an int64 in bytes.
+func memAvailable(meminfo io.Reader) int64 {
+	sc := bufio.NewScanner(meminfo)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) >= 2 && fields[0] == "MemAvailable:" {
+			if kb, err := strconv.ParseInt(fields[1], 10, 64); err == nil && kb > 0 && kb <= math.MaxInt64>>10 {
+				return kb << 10
+			}
+		}
 	}
 	return 0
 }

@@ -21,14 +21,19 @@ func probeHost() analysis.Host {
 	}
 	h.Hostname, _ = os.Hostname()
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for line := range strings.Lines(string(b)) {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				h.CPUModel = strings.TrimSpace(v)
-				break
-			}
-		}
+		h.CPUModel = cpuModel(string(b))
 	}
 	return h
+}
+
+// cpuModel is the first "model name" in a /proc/cpuinfo, "" if none.
+func cpuModel(cpuinfo string) string {
+	for line := range strings.Lines(cpuinfo) {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
 }
 
 // describeHost is the host as one line of a protocol's table.

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The fuzz tests of the CLI's small parsers: list and shard flags, and the
+// kernel files gcbench reads. Their seed corpora run with every go test.
+
+// FuzzListValue: a count list either fails or holds in-range, distinct
+// items, one per comma-separated field, and its String parses back to it.
+func FuzzListValue(f *testing.F) {
+	for _, s := range []string{"1,2,4,8,16,32", "1", " 3 , 5", "1,,2", "2,2", "0", "4097", "-1", "x", "", ",", "1,2,"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var got []int
+		v := newListValue(&got, []int{9}, boundedInt(1, 4096), "counts")
+		if err := v.Set(s); err != nil {
+			if !slices.Equal(got, []int{9}) {
+				t.Fatalf("Set(%q) failed (%v) but changed the list to %v", s, err, got)
+			}
+			return
+		}
+		if len(got) != strings.Count(s, ",")+1 {
+			t.Fatalf("Set(%q) = %v: want one item per field", s, got)
+		}
+		for i, n := range got {
+			if n < 1 || n > 4096 || slices.Contains(got[:i], n) {
+				t.Fatalf("Set(%q) = %v: item %d out of range or repeated", s, got, n)
+			}
+		}
+		var again []int
+		if err := newListValue(&again, nil, boundedInt(1, 4096), "counts").Set(v.String()); err != nil || !slices.Equal(again, got) {
+			t.Fatalf("String() = %q parses to %v, %v; want %v", v.String(), again, err, got)
+		}
+	})
+}
+
+// FuzzShardValue: --shard either fails, leaving the flag as it was, or
+// gives 0 ≤ i < n, and its String parses back to the same shard.
+func FuzzShardValue(f *testing.F) {
+	for _, s := range []string{"0/4", "3/4", "4/4", "-1/4", "0/0", "1/", "/2", " 1 / 2 ", "a/b", "0/1/2", "9223372036854775807/9223372036854775807", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		i, n := 7, 8
+		v := &shardValue{&i, &n}
+		if err := v.Set(s); err != nil {
+			if i != 7 || n != 8 {
+				t.Fatalf("Set(%q) failed (%v) but changed the shard to %d/%d", s, err, i, n)
+			}
+			return
+		}
+		if n < 1 || i < 0 || i >= n {
+			t.Fatalf("Set(%q) = %d/%d", s, i, n)
+		}
+		i2, n2 := 0, 1
+		if err := (&shardValue{&i2, &n2}).Set(v.String()); err != nil || i2 != i || n2 != n {
+			t.Fatalf("String() = %q parses to %d/%d, %v; want %d/%d", v.String(), i2, n2, err, i, n)
+		}
+	})
+}
+
+// FuzzMemAvailable: whatever /proc/meminfo holds, the reading is 0 or a
+// positive whole number of KiB.
+func FuzzMemAvailable(f *testing.F) {
+	for _, s := range []string{
+		"MemTotal:       24576000 kB\nMemFree:        1000 kB\nMemAvailable:   20000000 kB\n",
+		"MemAvailable: 9223372036854775807 kB\n", "MemAvailable: -5 kB\n", "MemAvailable:\n", "MemAvailable: 0x10 kB\n", "",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if n := memAvailable(strings.NewReader(s)); n < 0 || n%1024 != 0 {
+			t.Fatalf("memAvailable(%q) = %d", s, n)
+		}
+	})
+}
+
+// FuzzCPUModel: the model is one trimmed line of the file, or "".
+func FuzzCPUModel(f *testing.F) {
+	for _, s := range []string{
+		"processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC\n", "model name:\n", "model name", ":", "model name : a : b\r\n", "",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m := cpuModel(s)
+		if strings.ContainsAny(m, "\n") || m != strings.TrimSpace(m) || !strings.Contains(s, m) {
+			t.Fatalf("cpuModel(%q) = %q", s, m)
+		}
+	})
+}
+
+// TestKernelFileReaders: the readings of well-formed files.
+func TestKernelFileReaders(t *testing.T) {
+	if got := memAvailable(strings.NewReader("MemFree: 5 kB\nMemAvailable:   20 kB\n")); got != 20<<10 {
+		t.Errorf("memAvailable = %d, want %d", got, 20<<10)
+	}
+	if got := memAvailable(strings.NewReader("MemAvailable: 9223372036854775807 kB\n")); got != 0 {
+		t.Errorf("memAvailable of an overflowing count = %d, want 0", got)
+	}
+	if got := cpuModel("processor\t: 0\nmodel name\t: AMD EPYC 7B13\nmodel name\t: other\n"); got != "AMD EPYC 7B13" {
+		t.Errorf("cpuModel = %q", got)
+	}
+}
