@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -225,33 +226,53 @@ func (r *Reader) nextBlock() error {
 // against the blocks before it, before its body is read: so a header is
 // judged the same whether or not its body was cut.
 func (r *Reader) checkHeader(at int64) error {
-	h := &r.hdr
-	switch {
-	case h.tag != tagEvents && h.tag != tagEnd:
-		return fmt.Errorf("%w at byte %d: unknown block tag %q", ErrCorrupt, at, h.tag[:])
-	case h.length > MaxBlockBody || h.length%8 != 0:
-		return fmt.Errorf("%w at byte %d: block length %d", ErrCorrupt, at, h.length)
-	case h.reserved != 0:
-		return fmt.Errorf("%w at byte %d: reserved field %#x", ErrCorrupt, at, h.reserved)
-	case h.tag == tagEnd && (h.writer != 0 || h.first != 0 || h.last != 0 || uint64(h.count)*endEntrySize != uint64(h.length)):
-		return fmt.Errorf("%w at byte %d: malformed end block", ErrCorrupt, at)
-	case h.tag == tagEnd:
-		return nil
-	case h.count == 0:
-		return fmt.Errorf("%w at byte %d: empty event block", ErrCorrupt, at)
-	case uint64(h.count)*recordHeaderSz > uint64(h.length):
-		return fmt.Errorf("%w at byte %d: %d events cannot fit %d bytes", ErrCorrupt, at, h.count, h.length)
-	case h.last < h.first || h.last-h.first < uint64(h.count-1):
-		return fmt.Errorf("%w at byte %d: sequence range %d..%d for %d events", ErrCorrupt, at, h.first, h.last, h.count)
-	case h.last == math.MaxUint64:
-		// The writer's count of attempted events would be last+1 = 2^64,
-		// which no uint64 holds (and ws.next below would wrap to 0).
-		return fmt.Errorf("%w at byte %d: writer %d sequence %d leaves no room for its event count", ErrCorrupt, at, h.writer, h.last)
-	}
-	if ws := r.writers[h.writer]; ws != nil && h.first < ws.next {
-		return fmt.Errorf("%w at byte %d: writer %d sequence %d goes back (expected ≥ %d)", ErrCorrupt, at, h.writer, h.first, ws.next)
+	if problem := r.headerProblem(&r.hdr, blockHeaderSz); problem != "" {
+		return fmt.Errorf("%w at byte %d: %s", ErrCorrupt, at, problem)
 	}
 	return nil
+}
+
+// headerProblem is the first rule of the format that h breaks, judged on
+// the fields within its first have bytes (all of them for a whole header,
+// fewer for one the input cut short, whose bytes past the cut decode as
+// 0), or "" if none: so a header is judged the same whether or not it was
+// cut, as far as it goes. A tag cut short must begin one of the tags.
+func (r *Reader) headerProblem(h *blockHeader, have int) string {
+	has := func(end int) bool { return have >= end } // the field ending at byte end is whole
+	tag := h.tag[:min(have, len(h.tag))]
+	isEvents, isEnd := bytes.HasPrefix(tagEvents[:], tag), bytes.HasPrefix(tagEnd[:], tag)
+	switch {
+	case !isEvents && !isEnd:
+		return fmt.Sprintf("unknown block tag %q", tag)
+	case has(32) && (h.length > MaxBlockBody || h.length%8 != 0):
+		return fmt.Sprintf("block length %d", h.length)
+	case has(36) && h.reserved != 0:
+		return fmt.Sprintf("reserved field %#x", h.reserved)
+	case isEvents && isEnd: // too little of the tag to tell which block this is
+		return ""
+	case isEnd:
+		if has(8) && h.writer != 0 || has(16) && h.first != 0 || has(24) && h.last != 0 ||
+			has(32) && uint64(h.count)*endEntrySize != uint64(h.length) {
+			return "malformed end block"
+		}
+		return ""
+	case has(28) && h.count == 0:
+		return "empty event block"
+	case has(32) && uint64(h.count)*recordHeaderSz > uint64(h.length):
+		return fmt.Sprintf("%d events cannot fit %d bytes", h.count, h.length)
+	case has(28) && (h.last < h.first || h.last-h.first < uint64(h.count-1)):
+		return fmt.Sprintf("sequence range %d..%d for %d events", h.first, h.last, h.count)
+	case has(24) && h.last < h.first:
+		return fmt.Sprintf("sequence range %d..%d", h.first, h.last)
+	case has(24) && h.last == math.MaxUint64:
+		// The writer's count of attempted events would be last+1 = 2^64,
+		// which no uint64 holds (and ws.next below would wrap to 0).
+		return fmt.Sprintf("writer %d sequence %d leaves no room for its event count", h.writer, h.last)
+	}
+	if ws := r.writers[h.writer]; has(16) && ws != nil && h.first < ws.next {
+		return fmt.Sprintf("writer %d sequence %d goes back (expected ≥ %d)", h.writer, h.first, ws.next)
+	}
+	return ""
 }
 
 func (r *Reader) startEvents(at int64) error {
@@ -415,27 +436,14 @@ func (r *Reader) cutHeader(at int64, got []byte, err error) error {
 	if len(got) == 0 {
 		return r.truncate(at, "no end block after the last complete block")
 	}
-	if problem := partialHeaderProblem(got); problem != "" {
+	var raw [blockHeaderSz]byte
+	copy(raw[:], got)
+	var h blockHeader
+	h.decode(&raw)
+	if problem := r.headerProblem(&h, len(got)); problem != "" {
 		return fmt.Errorf("%w at byte %d: %s", ErrCorrupt, at, problem)
 	}
 	return r.truncate(at, fmt.Sprintf("cut %d bytes into a block header", len(got)))
-}
-
-// partialHeaderProblem checks the fields that a cut header still holds.
-func partialHeaderProblem(b []byte) string {
-	var raw [blockHeaderSz]byte
-	copy(raw[:], b)
-	var h blockHeader
-	h.decode(&raw)
-	switch {
-	case len(b) >= 4 && h.tag != tagEvents && h.tag != tagEnd:
-		return fmt.Sprintf("unknown block tag %q", h.tag[:])
-	case len(b) >= 32 && (h.length > MaxBlockBody || h.length%8 != 0):
-		return fmt.Sprintf("block length %d", h.length)
-	case len(b) >= 36 && h.reserved != 0:
-		return fmt.Sprintf("reserved field %#x", h.reserved)
-	}
-	return ""
 }
 
 // cutBody handles the end of the input inside the body of the block at

@@ -194,6 +194,35 @@ func badFiles() []badFile {
 	}
 }
 
+// TestCutHeaderIsJudgedAsAWholeOne: a block header that breaks a rule of
+// the format is ErrCorrupt from the byte where the fields the rule reads
+// are whole, not a clean cut until its last byte arrives.
+func TestCutHeaderIsJudgedAsAWholeOne(t *testing.T) {
+	hdr := fileHeader(Version)
+	b0 := evBlock(0, rec{t: 10, seq: 0, kind: kindBegin}) // writer 0 then expects sequence ≥ 1
+	body := encodeRecs([]rec{{seq: 1, kind: 1}})
+	for _, c := range []struct {
+		name   string
+		header []byte
+		from   int // bytes of the header from which the rule can be judged
+	}{
+		{"tag that begins no tag", []byte("EVX"), 3},
+		{"zero events", block(tagEvents, 0, 1, 1, 0, nil, nil), 28},
+		{"count cannot fit the length", block(tagEvents, 0, 1, 5, 5, body, nil), 32},
+		{"inverted range", block(tagEvents, 0, 5, 1, 1, body, nil), 24},
+		{"range too small for count", block(tagEvents, 0, 1, 1, 2, body, nil), 28},
+		{"last sequence 2^64-1", block(tagEvents, 0, 1, math.MaxUint64, 1, body, nil), 24},
+		{"sequence goes back", block(tagEvents, 0, 0, 0, 1, body, nil), 16},
+		{"end block with a writer", block(tagEnd, 7, 0, 0, 0, nil, nil), 8},
+	} {
+		for k := c.from; k <= min(len(c.header), blockHeaderSz-1); k++ {
+			if err := readErr(cat(hdr, b0, c.header[:k])); !errors.Is(err, ErrCorrupt) {
+				t.Errorf("%s, header cut after %d bytes: %v, want ErrCorrupt", c.name, k, err)
+			}
+		}
+	}
+}
+
 // seqMaxEndZero is a crafted trace: one event with sequence
 // number 2^64−1 and an end block saying its writer wrote 0 events, which
 // wrap-around arithmetic read as 1 read + 18446744073709551615 lost = 0
