@@ -12,7 +12,10 @@
 // timing a round of jobs allocates nothing.
 package jobs
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Inline is the worker index passed to a job that runs on the calling
 // goroutine rather than on a pool worker (SGen runs jobs inline when a
@@ -34,11 +37,12 @@ func (f Func) Run(worker int) { f(worker) }
 // SplitCount returns how many jobs of each kind a parallel phase is split
 // into for the given number of workers: workers*4, or 1 for a single worker.
 // Finer jobs let fast workers absorb uneven load; this is SGen's
-// sgen_workers_get_job_split_count. It panics if workers < 1, which is a
-// programming error: pool sizes are validated where users type them.
+// sgen_workers_get_job_split_count. It panics if workers < 1 or workers*4
+// would overflow an int, which is a programming error: pool sizes are
+// validated where users type them.
 func SplitCount(workers int) int {
-	if workers < 1 {
-		panic(fmt.Sprintf("jobs.SplitCount: workers = %d, want ≥ 1", workers))
+	if workers < 1 || workers > math.MaxInt/4 {
+		panic(fmt.Sprintf("jobs.SplitCount: workers = %d, want 1 to %d", workers, math.MaxInt/4))
 	}
 	if workers == 1 {
 		return 1

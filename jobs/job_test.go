@@ -1,6 +1,8 @@
 package jobs
 
 import (
+	"fmt"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,7 +13,10 @@ func TestSplitCount(t *testing.T) {
 	assert.Equal(t, 1, SplitCount(1))
 	assert.Equal(t, 8, SplitCount(2))
 	assert.Equal(t, 32, SplitCount(8))
-	assert.PanicsWithValue(t, "jobs.SplitCount: workers = 0, want ≥ 1", func() { SplitCount(0) })
+	assert.Equal(t, math.MaxInt/4*4, SplitCount(math.MaxInt/4))
+	want := fmt.Sprintf("want 1 to %d", math.MaxInt/4)
+	assert.PanicsWithValue(t, "jobs.SplitCount: workers = 0, "+want, func() { SplitCount(0) })
+	assert.PanicsWithValue(t, fmt.Sprintf("jobs.SplitCount: workers = %d, %s", math.MaxInt/4+1, want), func() { SplitCount(math.MaxInt/4 + 1) })
 }
 
 func TestRangeCoversEveryItemOnce(t *testing.T) {

@@ -106,9 +106,11 @@ var ErrTooManyTracks = errors.New("trace: too many tracks for the Chrome export"
 // m does not. A truncated trace (Reader.Truncated) exports the events it
 // holds, as a complete document whose otherData says "truncated": true
 // (slices begun before the cut may stay open). A damaged trace returns the
-// reader's error, and a trace that needs more than MaxChromeTracks tracks
-// an error wrapping ErrTooManyTracks; what was written until then is not
-// valid JSON.
+// reader's error, a trace that needs more than MaxChromeTracks tracks an
+// error wrapping ErrTooManyTracks, and a place with a phase other than the
+// three ChromePhase constants (a zero ChromePlace's, for one) an error
+// wrapping ErrInvalidOptions; what was written until then is not valid
+// JSON.
 func ExportChrome(dst io.Writer, r *Reader, m ChromeMapping) error {
 	if m == nil {
 		m = WriterTracks{PID: 1}
@@ -152,6 +154,10 @@ type chromeExport struct {
 // event writes one event, adding its track if it is new.
 func (x *chromeExport) event(ev Event) error {
 	p := x.m.Place(ev)
+	if p.Phase != ChromeInstant && p.Phase != ChromeBegin && p.Phase != ChromeEnd {
+		return fmt.Errorf("%w: the mapping placed writer %d's %v event (sequence %d) with phase %q, want %q, %q or %q",
+			ErrInvalidOptions, ev.Writer, ev.Kind, ev.Seq, rune(p.Phase), rune(ChromeInstant), rune(ChromeBegin), rune(ChromeEnd))
+	}
 	if _, ok := x.tracks[p.Track]; !ok {
 		if len(x.tracks) == MaxChromeTracks {
 			return fmt.Errorf("%w: writer %d's %v event (sequence %d) needs track %d of process %d, beyond the %d the export allows",

@@ -455,3 +455,31 @@ func FuzzExportChrome(f *testing.F) {
 		}
 	})
 }
+
+// phaseMapping places every event with a fixed phase.
+type phaseMapping struct {
+	WriterTracks
+	phase ChromePhase
+}
+
+func (m phaseMapping) Place(ev Event) ChromePlace {
+	p := m.WriterTracks.Place(ev)
+	p.Phase = m.phase
+	return p
+}
+
+// TestChromeExportRefusesAnUnknownPhase: a place whose phase is none of
+// the three (a zero ChromePlace's, a quote that would end the JSON string)
+// fails the export instead of writing invalid JSON.
+func TestChromeExportRefusesAnUnknownPhase(t *testing.T) {
+	for _, phase := range []ChromePhase{0, '"', 'X'} {
+		r, err := Open(bytes.NewReader(observedSession(t)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = ExportChrome(io.Discard, r, phaseMapping{WriterTracks{PID: 1}, phase})
+		if !errors.Is(err, ErrInvalidOptions) {
+			t.Errorf("phase %q: got %v, want an error wrapping ErrInvalidOptions", rune(phase), err)
+		}
+	}
+}
