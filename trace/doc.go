@@ -36,12 +36,15 @@
 //   - One reader goroutine per session wakes when writers start new buffers
 //     (and every FlushInterval), seals every writer's buffers, merges the
 //     writers' events in timestamp order into the output, and frees drained
-//     buffers, which releases their budget.
+//     buffers that their writers have handed over, which releases their
+//     budget. A writer hands a buffer over when it is full, at its first
+//     Write after the reader sealed it, or at Writer.Close: a writer that
+//     goes quiet without Close keeps one buffer of the budget.
 //   - Buffer bytes come from anonymous mmap blocks (the aspnetcore
 //     UnmanagedBufferAllocator argument): the host Go collector neither scans
-//     nor owns them, and a block is unmapped exactly when it has been
-//     drained. The GoHeap memory option keeps the bytes on the Go heap, for
-//     comparison.
+//     nor owns them, and a block is unmapped at the first flush after it has
+//     been drained and handed over. The GoHeap memory option keeps the bytes
+//     on the Go heap, for comparison.
 //
 // # File format, version 1
 //

@@ -372,3 +372,62 @@ func TestNewWriterStopsAtWhatAReaderTakes(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestClosedWriterGivesItsBufferBack: a writer that goes quiet keeps its
+// last buffer and its share of the limit; closing it lets the reader free
+// that buffer, so another writer can have the budget, and keeps its
+// events. A Write after Close is refused and not counted.
+func TestClosedWriterGivesItsBufferBack(t *testing.T) {
+	var out bytes.Buffer
+	s, err := NewSession(&out, Options{Limit: MinLimit, FlushInterval: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	quiet, _ := s.NewWriter()
+	other, _ := s.NewWriter()
+	if !quiet.Write(KindStress, 1, nil) {
+		t.Fatal("the first write was dropped")
+	}
+	time.Sleep(20 * time.Millisecond) // many flushes: the buffer is sealed and drained, not handed over
+	if other.Write(KindStress, 2, nil) {
+		t.Fatal("another writer got a buffer while the quiet one held the whole budget")
+	}
+
+	quiet.Close()
+	quiet.Close()
+	if quiet.Write(KindStress, 3, nil) || quiet.Written() != 1 {
+		t.Fatalf("a Write after Close: kept or counted (written %d)", quiet.Written())
+	}
+	for deadline := time.Now().Add(5 * time.Second); s.Stats().BuffersFreed == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the closed writer's buffer was never freed")
+		}
+	}
+	if !other.Write(KindStress, 4, nil) {
+		t.Fatal("the budget the closed writer gave back was not there")
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	r, err := Open(&out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []uint64
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, ev.Arg)
+	}
+	slices.Sort(args)
+	want := []WriterCounts{{0, 1, 0, 1}, {1, 1, 1, 2}}
+	if !slices.Equal(args, []uint64{1, 4}) || fmt.Sprint(r.Counts()) != fmt.Sprint(want) {
+		t.Fatalf("events %v, counts %+v; want [1 4] and %+v", args, r.Counts(), want)
+	}
+}

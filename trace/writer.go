@@ -12,7 +12,8 @@ type Writer struct {
 	s  *Session
 	id uint32
 
-	cur *buffer // the buffer being written; owned by the writer
+	cur    *buffer // the buffer being written; owned by the writer
+	closed bool    // Close was called; owned by the writer
 
 	seq     atomic.Uint64 // next sequence number; stored only by the writer
 	dropped atomic.Uint64
@@ -61,12 +62,19 @@ func (w *Writer) Dropped() uint64 { return w.dropped.Load() }
 // for the reader to drain anything: if no buffer space can be reserved the
 // event is dropped, still consuming a sequence number so that the reader
 // counts it as lost. An event of kind 0 or with a payload over MaxPayload
-// is dropped the same way. After the session is closed Write returns false
-// and counts nothing. Write allocates nothing on the Go heap but a small
-// descriptor for each new buffer (whose bytes are off-heap by default).
+// is dropped the same way. After the session or the writer is closed
+// Write returns false and counts nothing. Write allocates nothing on the
+// Go heap but a small descriptor for each new buffer (whose bytes are
+// off-heap by default).
+//
+// A writer keeps the buffer it writes into until that buffer is full, or
+// until its first Write after the reader sealed it: so a writer that goes
+// quiet holds one buffer, and that buffer's share of the session's Limit,
+// until it writes again, is closed, or the session closes. Close a writer
+// whose goroutine is done writing.
 func (w *Writer) Write(kind Kind, arg uint64, payload []byte) bool {
 	s := w.s
-	if s.closed.Load() {
+	if s.closed.Load() || w.closed {
 		return false
 	}
 	seq := w.seq.Load()
@@ -98,6 +106,23 @@ func (w *Writer) Write(kind Kind, arg uint64, payload []byte) bool {
 			return false
 		}
 		w.cur = b
+	}
+}
+
+// Close hands the writer's buffer to the reader for good, which frees it,
+// and releases its budget, once it has drained it; the events written
+// before stay in the trace and in the writer's counts. Later Writes return
+// false and count nothing; a second Close does nothing. Like Write, Close
+// must not run concurrently with the writer's other calls.
+func (w *Writer) Close() {
+	if w.closed {
+		return
+	}
+	w.closed = true
+	if b := w.cur; b != nil {
+		w.cur = nil
+		b.state.Or(sealedBit | retiredBit)
+		w.s.signal() // so that the reader drains and frees it without waiting for the next interval
 	}
 }
 
