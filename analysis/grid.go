@@ -62,15 +62,22 @@ func (t *Table) Write(w io.Writer, f Format) error {
 
 func (t *Table) writeText(w *bufio.Writer) {
 	if t.Title != "" {
-		fmt.Fprintln(w, t.Title)
+		fmt.Fprintln(w, oneLine(t.Title))
 	}
 	for _, f := range t.Facts {
-		fmt.Fprintf(w, "%s: %s\n", f.Key, f.Value)
+		fmt.Fprintf(w, "%s: %s\n", oneLine(f.Key), oneLine(f.Value))
 	}
 	if t.Title != "" || len(t.Facts) > 0 {
 		fmt.Fprintln(w)
 	}
-	lines := append(append([][]string{}, t.Header...), t.Rows...)
+	var lines [][]string
+	for _, line := range append(append([][]string{}, t.Header...), t.Rows...) {
+		cells := make([]string, len(line))
+		for i, c := range line {
+			cells[i] = oneLine(c)
+		}
+		lines = append(lines, cells)
+	}
 	widths := columnWidths(lines)
 	for _, line := range lines {
 		var b strings.Builder
@@ -88,7 +95,7 @@ func (t *Table) writeText(w *bufio.Writer) {
 		fmt.Fprintln(w)
 	}
 	for _, n := range t.Notes {
-		fmt.Fprintln(w, strings.TrimRight(n, " "))
+		fmt.Fprintln(w, strings.TrimRight(oneLine(n), " "))
 	}
 }
 
@@ -111,7 +118,7 @@ func (t *Table) writeMarkdown(w *bufio.Writer) {
 	}
 	for _, f := range t.Facts {
 		if f.Verbatim {
-			fmt.Fprintf(w, "- %s: `%s`\n", mdEscape(f.Key), strings.ReplaceAll(f.Value, "`", "'"))
+			fmt.Fprintf(w, "- %s: `%s`\n", mdEscape(f.Key), strings.ReplaceAll(oneLine(f.Value), "`", "'"))
 		} else {
 			fmt.Fprintf(w, "- %s: %s\n", mdEscape(f.Key), mdEscape(f.Value))
 		}
@@ -136,7 +143,7 @@ func (t *Table) writeMarkdown(w *bufio.Writer) {
 		fmt.Fprintln(w)
 	}
 	for _, n := range t.Notes {
-		fmt.Fprintln(w, n)
+		fmt.Fprintln(w, oneLine(n))
 	}
 }
 
@@ -164,9 +171,15 @@ func escapeAll(cells []string) []string {
 
 // mdEscape keeps text (titles, names, hosts) inside its table cell or
 // heading: a "|" would end the cell, a line break the row.
-func mdEscape(s string) string {
-	return strings.NewReplacer("|", `\|`, "\r\n", " ", "\n", " ", "\r", " ").Replace(s)
-}
+func mdEscape(s string) string { return strings.ReplaceAll(oneLine(s), "|", `\|`) }
+
+// lineBreaks turns each line break into a space (see oneLine).
+var lineBreaks = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ")
+
+// oneLine is s with its line breaks made spaces: a title, fact or cell
+// read from a file may hold one, and in a text or Markdown table it would
+// split its row or end its list item.
+func oneLine(s string) string { return lineBreaks.Replace(s) }
 
 func (t *Table) writeCSV(w io.Writer) error {
 	var keys, values []string

@@ -200,6 +200,9 @@ func TestReadJSONRejects(t *testing.T) {
 			`{"schema":"` + Schema + `","unit":"µs","runs":[{"modes":[{"name":"a","pauses_us":[1]}]}]}`, ErrSchema},
 		"modes not configured": {`{"schema":"` + Schema + `","unit":"µs","config":{"modes":"a,b"},` +
 			`"runs":[{"modes":[{"name":"a","pauses_us":[1]},{"name":"c","pauses_us":[1]}]}]}`, ErrInvalidInput},
+		"anatomy parts adding up to +Inf": {`{"schema":"` + Schema + `","unit":"µs","anatomy":{"parts":[` +
+			`{"key":"a","label":"a"},{"key":"b","label":"b"},{"key":"c","label":"c"},{"key":"d","label":"d"},{"key":"e","label":"e"}]},` +
+			`"runs":[{"modes":[{"name":"m","pauses_us":[1],"counter_means":{"a":4e307,"b":4e307,"c":4e307,"d":4e307,"e":4e307}}]}]}`, ErrInvalidInput},
 		"modes out of order": {`{"schema":"` + Schema + `","unit":"µs","config":{"modes":"a,b"},` +
 			`"runs":[{"modes":[{"name":"b","pauses_us":[1]},{"name":"a","pauses_us":[1]}]}]}`, ErrInvalidInput},
 	}
@@ -351,6 +354,32 @@ func TestMarkdownEscapesFileText(t *testing.T) {
 	}
 	if strings.HasPrefix(strings.Split(b.String(), "\n")[1], "x") {
 		t.Error("the title's line break ended the heading")
+	}
+}
+
+// TestLineBreaksInFileTextStayInTheirLine: in text, a mode name, title
+// or host read from a file with a line break keeps the table's rows whole;
+// in Markdown, a configuration value with one stays in its list item.
+func TestLineBreaksInFileTextStayInTheirLine(t *testing.T) {
+	run, err := NewRun(Host{Hostname: "h\n1"}, []ModeInput{{Name: "a", Pauses: []float64{1, 2}}, {Name: "c\nd", Pauses: []float64{3, 4}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewReport("pause\nx", map[string]string{"k": "a\n\n# b"}, run)
+	text := string(render(t, r, Text))
+	for _, line := range strings.Split(text, "\n") {
+		if line == "d" || strings.HasPrefix(line, "d ") || strings.HasPrefix(line, "x") || line == "1" {
+			t.Fatalf("a line break split a line of the text table at %q:\n%s", line, text)
+		}
+	}
+	if !strings.Contains(text, "c d") {
+		t.Fatalf("the mode name is not shown on one line:\n%s", text)
+	}
+	md := string(render(t, r, Markdown))
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(line, "# b") {
+			t.Fatalf("a configuration value became a Markdown heading:\n%s", md)
+		}
 	}
 }
 

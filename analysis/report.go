@@ -353,7 +353,31 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 	if err := r.checkModes(); err != nil {
 		return nil, err
 	}
+	if err := r.checkAnatomy(); err != nil {
+		return nil, err
+	}
 	return &r, nil
+}
+
+// checkAnatomy bounds the means of the anatomy's parts as pauses are
+// bounded, so that the parts' sum, which the anatomy table prints and its
+// plot stacks, stays finite: a plot of parts that added up to +Inf never
+// finished drawing.
+func (r *Report) checkAnatomy() error {
+	if r.Anatomy == nil {
+		return nil
+	}
+	for i, run := range r.Runs {
+		for _, m := range run.Modes {
+			for _, part := range r.Anatomy.Parts {
+				if v := m.CounterMeans[part.Key]; math.Abs(v) > MaxPause {
+					return fmt.Errorf("%w: run %d, mode %q: anatomy part %q has a mean of %g µs, beyond ±%g",
+						ErrInvalidInput, i+1, m.Name, part.Key, v, MaxPause)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // checkModes enforces ConfigModes.
