@@ -187,8 +187,14 @@ func (h *Heap) MajorUsage() (usedBlocks, totalBlocks int) {
 	return h.major.used, len(h.major.blocks)
 }
 
-// BlockClass returns the size class of major block i, or -1 if it is empty.
-func (h *Heap) BlockClass(i int) int { return int(h.major.blocks[i].class) }
+// BlockClass returns the size class of major block i, or -1 if it is empty
+// (blocks never used yet included).
+func (h *Heap) BlockClass(i int) int {
+	if i >= h.major.highWater {
+		return -1
+	}
+	return int(h.major.blocks[i].class)
+}
 
 // BlockOf returns the index of the major block holding a (a must be in SpaceMajor).
 func (h *Heap) BlockOf(a Addr) int { return int((a - h.majorBase) / BlockSize) }

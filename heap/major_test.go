@@ -50,3 +50,11 @@ func TestMajorFreeListsAndFullHeap(t *testing.T) {
 	_, err = h.Verify(VerifyOptions{FullHeap: true})
 	require.NoError(t, err)
 }
+
+// TestBlockClassOfANeverUsedBlock: a block the heap has not used yet is
+// empty, -1, not the smallest class.
+func TestBlockClassOfANeverUsedBlock(t *testing.T) {
+	h := newHeap(t, smallConfig())
+	_, blocks := h.MajorUsage()
+	require.Equal(t, -1, h.BlockClass(blocks-1))
+}

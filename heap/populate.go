@@ -48,8 +48,8 @@ func (c PopulateConfig) Validate() error {
 		return bad("LOSFill", c.LOSFill, fmt.Sprintf("0 ≤ LOSFill ≤ %g", MaxFill))
 	case c.Roots < 0:
 		return bad("Roots", c.Roots, "≥ 0 (0: all of them)")
-	case c.MaxLargeObject != 0 && c.MaxLargeObject < 2*PageSize:
-		return bad("MaxLargeObject", c.MaxLargeObject, fmt.Sprintf("0 (default) or ≥ %d", 2*PageSize))
+	case c.MaxLargeObject != 0 && (c.MaxLargeObject < 2*PageSize || c.MaxLargeObject > maxObjectSize):
+		return bad("MaxLargeObject", c.MaxLargeObject, fmt.Sprintf("0 (default) or %d to %d", 2*PageSize, maxObjectSize))
 	}
 	return nil
 }
@@ -102,11 +102,13 @@ func (h *Heap) Populate(pc PopulateConfig) error {
 // heap: large objects (arrays whose first half are reference slots) and
 // small objects from SmallShape, interleaved, until the major heap and the
 // LOS reach their fill fractions.
-// Every object is reachable: the first objects fill the root slots, every
-// later one is stored in a nil slot of a uniformly chosen earlier object (a
-// random recursive tree, so the graph is about ln(objects) deep and most
-// objects keep nil slots), and a fifth of slots also get cross links to
-// other earlier objects. It stores old references only, so it marks no
+// Nearly every object is reachable: the first objects fill the root slots,
+// every later one is stored in a nil slot of a uniformly chosen earlier
+// object (a random recursive tree, so the graph is about ln(objects) deep
+// and most objects keep nil slots), and a fifth of slots also get cross
+// links to other earlier objects. An object for which eight draws find no
+// nil slot is left unreachable, garbage for the first major collection,
+// which is rare. It stores old references only, so it marks no
 // cards. It lists the objects in the off-heap scratch area, so its Go
 // memory use is constant.
 //

@@ -17,7 +17,8 @@ func TestPopulateConfigValidateNamesTheField(t *testing.T) {
 		{"PopulateConfig.MajorFill", "0 ≤", func(c *PopulateConfig) { c.MajorFill = math.NaN() }},
 		{"PopulateConfig.LOSFill", "≤ 0.95", func(c *PopulateConfig) { c.LOSFill = -0.5 }},
 		{"PopulateConfig.Roots", "≥ 0", func(c *PopulateConfig) { c.Roots = -1 }},
-		{"PopulateConfig.MaxLargeObject", "≥ 8192", func(c *PopulateConfig) { c.MaxLargeObject = 100 }},
+		{"PopulateConfig.MaxLargeObject", "8192 to 2147483648", func(c *PopulateConfig) { c.MaxLargeObject = 100 }},
+		{"PopulateConfig.MaxLargeObject", "8192 to 2147483648", func(c *PopulateConfig) { c.MaxLargeObject = 12 << 30 }},
 	} {
 		pc := DefaultPopulateConfig()
 		tc.edit(&pc)

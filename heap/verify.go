@@ -74,14 +74,17 @@ func (h *Heap) VerifyContext(ctx context.Context, opt VerifyOptions) (VerifyResu
 }
 
 // checkRef reports why a reference from slot (in holder) is invalid, or nil.
+// After a minor collection any reference into the nursery is one the
+// collection missed, whether or not an object starts there any more (the
+// reset nursery has none): it is ErrOldToNursery, checked first.
 func (h *Heap) checkRef(holder, slot, ref Addr, opt VerifyOptions) error {
+	if opt.AfterMinor && h.InNursery(ref) {
+		return fmt.Errorf("%w: slot %#x of %s %#x holds nursery address %#x",
+			ErrOldToNursery, slot, h.SpaceOf(holder), holder, ref)
+	}
 	if !h.isObjectStart(ref) {
 		return fmt.Errorf("%w: slot %#x of %s %#x holds %#x (%s), not an object start",
 			ErrDanglingRef, slot, h.SpaceOf(holder), holder, ref, h.SpaceOf(ref))
-	}
-	if opt.AfterMinor && h.InNursery(ref) {
-		return fmt.Errorf("%w: slot %#x of %s %#x holds nursery object %#x",
-			ErrOldToNursery, slot, h.SpaceOf(holder), holder, ref)
 	}
 	return nil
 }
@@ -138,6 +141,9 @@ func (h *Heap) checkHeader(obj Addr) error {
 	return nil
 }
 
+// visitTag marks word 0 of an object verifyReachable has visited.
+const visitTag = 1 << 63
+
 type hasher uint64
 
 func (s *hasher) add(w uint64) { *s = hasher(bits.RotateLeft64(uint64(*s)^w, 27) * 0x100000001b3) }
@@ -148,15 +154,19 @@ func (h *Heap) verifyReachable(opt VerifyOptions, poll *poller) (VerifyResult, e
 	n := 0
 	sum := hasher(0x6a09e667f3bcc908)
 	// visit returns obj's position in the traversal, enqueueing it the
-	// first time; word 0 holds (position+1)<<1 meanwhile.
+	// first time; word 0 holds visitTag | (position+1)<<1 meanwhile. The
+	// tag, bit 63, is one no address of the heap's (user-space, below
+	// 2^47) and no mark has: a leftover forwarding address that happened
+	// to be small enough would otherwise pass for a visit mark, and the
+	// object behind it would never be checked.
 	visit := func(obj Addr) uint64 {
 		w := h.word(obj)
 		if *w != 0 {
-			return *w >> 1
+			return *w &^ visitTag >> 1
 		}
 		queue[n] = obj
 		n++
-		*w = uint64(n) << 1
+		*w = visitTag | uint64(n)<<1
 		return uint64(n)
 	}
 	var err error
@@ -172,7 +182,7 @@ func (h *Heap) verifyReachable(opt VerifyOptions, poll *poller) (VerifyResult, e
 		if err := h.checkRef(holder, slot, ref, opt); err != nil {
 			return err
 		}
-		if w := *h.word(ref); w != 0 && (w&1 != 0 || w>>1 > uint64(n)) {
+		if w := *h.word(ref); w != 0 && (w&visitTag == 0 || w&1 != 0 || w&^visitTag>>1 > uint64(n)) {
 			return fmt.Errorf("%w: %s object %#x has a stale forwarding or mark word %#x",
 				ErrBadHeader, h.SpaceOf(ref), ref, w)
 		}

@@ -127,3 +127,63 @@ func TestVerifierCatchesStaleMarkAndBadHeader(t *testing.T) {
 	_, err = h.Verify(VerifyOptions{FullHeap: true})
 	require.NoError(t, err, "the verifier leaves no marks behind")
 }
+
+// TestVerifierCatchesAStaleForwardingWord: an object whose word 0 still
+// holds a forwarding address fails verification as a bad header, however
+// late the traversal reaches it. A forwarding address below twice the
+// objects visited so far used to pass for a visit mark, and the object
+// behind it, here with a dangling slot, went unchecked.
+func TestVerifierCatchesAStaleForwardingWord(t *testing.T) {
+	h := newHeap(t, Config{MajorHeap: 64 << 20, LOS: 1 << 20, Nursery: MinNursery, Roots: 64, Seed: 3})
+	require.NoError(t, h.Populate(PopulateConfig{MajorFill: 0.6, Seed: 5}))
+	order := reachableInVisitOrder(h)
+	var last Addr // the last object with a slot that the traversal reaches
+	for _, o := range order {
+		if h.NumRefs(o) > 0 {
+			last = o
+		}
+	}
+	require.NotEqual(t, Nil, last)
+	base, _ := h.Bounds(SpaceMajor)
+	require.Less(t, uint64(base), 2*uint64(len(order)), "the forwarding address must be small enough to pass for a visit mark")
+	*h.word(last) = uint64(base)
+	h.WriteRef(last, 0, base+8) // not an object start
+	_, err := h.Verify(VerifyOptions{})
+	require.ErrorIs(t, err, ErrBadHeader)
+}
+
+// reachableInVisitOrder lists the objects reachable from the roots
+// breadth first, as the verifier visits them.
+func reachableInVisitOrder(h *Heap) []Addr {
+	seen := map[Addr]bool{}
+	var order []Addr
+	add := func(r Addr) {
+		if r != Nil && !seen[r] {
+			seen[r] = true
+			order = append(order, r)
+		}
+	}
+	for i := range h.NumRoots() {
+		add(h.Root(i))
+	}
+	for k := 0; k < len(order); k++ {
+		for s := range h.NumRefs(order[k]) {
+			add(h.Ref(order[k], s))
+		}
+	}
+	return order
+}
+
+// TestVerifierCallsAMissedCardOldToNursery: a store whose card the minor
+// collection never saw leaves an old object pointing into the reset
+// nursery, which is ErrOldToNursery, not a dangling reference.
+func TestVerifierCallsAMissedCardOldToNursery(t *testing.T) {
+	h, _ := builtHeap(t)
+	o := someOld(t, h)
+	young, err := h.AllocNursery(32, 0)
+	require.NoError(t, err)
+	*h.word(SlotAddr(o, 0)) = uint64(young) // the store, without its card
+	minorCollect(t, h, []*Promoter{h.NewPromoter()})
+	_, err = h.Verify(VerifyOptions{AfterMinor: true})
+	require.ErrorIs(t, err, ErrOldToNursery)
+}
