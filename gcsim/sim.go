@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"runtime/metrics"
 	"time"
 
@@ -413,13 +414,7 @@ func (s *Sim) pause(mode Mode, ph *phases) (err error) {
 	switch mode {
 	case Serial:
 		ph[2] = ph[1]
-		if s.obs != nil {
-			s.runInlineTraced()
-			break
-		}
-		for _, j := range s.completions.dispatch {
-			j.Run(jobs.Inline)
-		}
+		err = s.runInline()
 	case PerJob:
 		for _, j := range s.completions.dispatch {
 			if err = s.pool.Enqueue(j); err != nil {
@@ -454,12 +449,25 @@ func (s *Sim) pause(mode Mode, ph *phases) (err error) {
 	return err
 }
 
-// runInlineTraced is Serial's job loop with job events, as the pool's
-// workers report them, so that every mode's trace shows its jobs.
-func (s *Sim) runInlineTraced() {
+// runInline is Serial's job loop, with job events when traced, as the
+// pool's workers report them, so that every mode's trace shows its jobs.
+// A job's panic stops the loop and comes back as the *workerpool.PanicError
+// the pool modes' Join returns for one, so that it breaks the Sim in every
+// mode alike.
+func (s *Sim) runInline() (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &workerpool.PanicError{Worker: jobs.Inline, Value: v, Stack: debug.Stack()}
+		}
+	}()
 	for _, j := range s.completions.dispatch {
-		s.obs.JobStart(jobs.Inline)
+		if s.obs != nil {
+			s.obs.JobStart(jobs.Inline)
+		}
 		j.Run(jobs.Inline)
-		s.obs.JobEnd(jobs.Inline)
+		if s.obs != nil {
+			s.obs.JobEnd(jobs.Inline)
+		}
 	}
+	return nil
 }

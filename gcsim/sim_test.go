@@ -473,3 +473,27 @@ func TestHostGCOverlapCountsCyclesRunningAcrossTheWindow(t *testing.T) {
 	assert.False(t, after.marking(), "runtime.GC returns with its cycle ended")
 	assert.Equal(t, 2*(after.cycles-before.cycles), after.stws-before.stws, "two stop-the-world pauses a cycle")
 }
+
+// panickingJob is a job with a bug.
+type panickingJob struct{}
+
+func (panickingJob) Run(int) { panic("job bug") }
+
+// TestAJobPanicBreaksTheSimInEveryMode: a job that panics makes Collect
+// return a *workerpool.PanicError, inline (Serial) as on the pool, and
+// every later call ErrBroken.
+func TestAJobPanicBreaksTheSimInEveryMode(t *testing.T) {
+	for _, mode := range Modes() {
+		t.Run(mode.String(), func(t *testing.T) {
+			s := newSim(t, tinyConfig(1, 16))
+			require.NoError(t, s.Mutate())
+			s.completions.timed[0].Job = panickingJob{}
+			_, err := s.Collect(mode)
+			var pe *workerpool.PanicError
+			require.ErrorAs(t, err, &pe)
+			assert.Equal(t, "job bug", pe.Value)
+			_, err = s.Collect(mode)
+			assert.ErrorIs(t, err, ErrBroken)
+		})
+	}
+}
