@@ -149,3 +149,25 @@ func TestCloseAndJoinWaitForAReservedPush(t *testing.T) {
 	require.NoError(t, <-joined)
 	assert.EqualValues(t, 1, j.runs.Load())
 }
+
+// TestDiscardTakesTheJobsBehindAPositionStillBeingWritten: a producer
+// preempted between its reservation and its publish does not hide the
+// jobs of the Enqueues that returned after it from Discard: Discard waits
+// for it and removes them all, and none runs.
+func TestDiscardTakesTheJobsBehindAPositionStillBeingWritten(t *testing.T) {
+	p, release := busyPool(t, Goroutines, 1, ingressCells)
+	var slow, j countJob
+	publish := reserve(p.in, &slow)
+	for range 10 {
+		require.NoError(t, p.Enqueue(&j))
+	}
+	go func() {
+		time.Sleep(5 * time.Millisecond) // while Discard waits for the position
+		publish()
+	}()
+	n := p.Discard()
+	close(release)
+	require.NoError(t, p.Join(timeoutCtx(t)))
+	assert.Equal(t, 11, n)
+	assert.Zero(t, j.runs.Load()+slow.runs.Load(), "a discarded job never runs")
+}

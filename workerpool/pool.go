@@ -550,7 +550,11 @@ func (p *Pool) Close() error {
 // jobs that run, and a Close after Discard waits only for the running ones.
 // It is for abandoning queued work, for example when the caller's context
 // ends. Its time does not depend on the number of jobs (one lock per shard
-// when sharded): the queue's storage is left to the Go collector.
+// when sharded): the queue's storage is left to the Go collector. On an
+// ungated Targeted pool, whose Enqueue publishes without the lock, it
+// waits, as EnqueueBatch does, for an Enqueue caught between reserving
+// its place and publishing its job, so that no job accepted before it is
+// left behind.
 func (p *Pool) Discard() int {
 	if !p.initialized() {
 		return 0
@@ -563,7 +567,9 @@ func (p *Pool) Discard() int {
 	p.lock(c)
 	if p.shards == nil {
 		if p.in != nil {
-			p.in.moveTo(&p.q)
+			// All, not just up to a position still being written: the
+			// jobs behind it were accepted by Enqueues that returned.
+			p.in.moveAll(&p.q)
 		}
 		n = p.q.len()
 		p.q.clear()
