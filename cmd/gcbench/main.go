@@ -133,7 +133,11 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 	var intr interrupted
 	switch {
 	case errors.As(context.Cause(ctx), &intr):
-		if err == nil || errors.Is(err, context.Canceled) {
+		var kept *keptElsewhereError
+		switch {
+		case errors.As(err, &kept): // the signal ended a wait for the output's reader: say where it went
+			err = fmt.Errorf("%v; %w", intr, err)
+		case err == nil || errors.Is(err, context.Canceled):
 			err = intr
 		}
 		fmt.Fprintf(e.stderr, "gcbench %s: %v\n", name, err)

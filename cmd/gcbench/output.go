@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,8 +44,14 @@ func checkPaths(outputs, inputs []outfile.Path) error {
 // it saves the same bytes in the temporary directory and names that file
 // in the error, or failing that (text formats only) prints them on
 // standard output: a result is never lost for want of a place to put it.
-func (e *env) save(flag, path string, binary bool, render func(io.Writer) error) error {
-	return e.saveWith(outfile.Write, flag, path, binary, render)
+//
+// It waits for a FIFO's reader until ctx ends: a run stopped by a signal
+// then keeps its report in the temporary directory.
+func (e *env) save(ctx context.Context, flag, path string, binary bool, render func(io.Writer) error) error {
+	write := func(path string, set *outfile.Set, render func(io.Writer) error) error {
+		return outfile.WriteContext(ctx, path, set, render)
+	}
+	return e.saveWith(write, flag, path, binary, render)
 }
 
 // saveNew is save for a file that must not be there yet, such as a sweep's
@@ -62,7 +69,7 @@ func (e *env) saveWith(write func(string, *outfile.Set, func(io.Writer) error) e
 	}
 	err = fmt.Errorf("%s %s: %w", flag, path, err)
 	if kept, kerr := keepInTemp(path, render); kerr == nil {
-		return fmt.Errorf("%w; the output is saved in %s instead", err, kept)
+		return &keptElsewhereError{err: err, kept: kept}
 	}
 	if binary {
 		return err
@@ -73,6 +80,21 @@ func (e *env) saveWith(write func(string, *outfile.Set, func(io.Writer) error) e
 	}
 	return err
 }
+
+// keptElsewhereError is save's error when the output could not be put
+// where it was asked for and was saved in the file kept instead, which its
+// message names: a message the user must see even when a signal stopped
+// the command.
+type keptElsewhereError struct {
+	err  error
+	kept string
+}
+
+func (e *keptElsewhereError) Error() string {
+	return fmt.Sprintf("%v; the output is saved in %s instead", e.err, e.kept)
+}
+
+func (e *keptElsewhereError) Unwrap() error { return e.err }
 
 // keepInTemp writes render's output to a new file in the temporary
 // directory, named after path's base and extension.

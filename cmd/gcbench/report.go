@@ -65,7 +65,7 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return out.write(e, merged)
+	return out.write(ctx, e, merged)
 }
 
 // reportInputs expands the arguments: a directory stands for the *.json
@@ -111,10 +111,10 @@ func writeScaling(ctx context.Context, e *env, out *outputFlags, reports []*anal
 	if out.out == "" {
 		err = render(e.stdout)
 	} else {
-		err = e.save("--out", out.out, false, render)
+		err = e.save(ctx, "--out", out.out, false, render)
 	}
 	if out.plot != "" {
-		err = joinErrors(err, e.save("--plot", out.plot, true, func(w io.Writer) error { return s.WritePlot(w, formatForPlot(out.plot)) }))
+		err = joinErrors(err, e.save(ctx, "--plot", out.plot, true, func(w io.Writer) error { return s.WritePlot(w, formatForPlot(out.plot)) }))
 	}
 	return err
 }
@@ -164,23 +164,37 @@ func (o *outputFlags) check(fs *pflag.FlagSet) error {
 	return nil
 }
 
-// paths are the output files these flags name.
+// paths are the output files these flags name, and standard output when
+// the report goes there (no --out) and it is a file or a pipe, so that no
+// other output is written into the file or pipe the report goes to.
 func (o *outputFlags) paths() []outfile.Path {
-	return []outfile.Path{{Name: "--out", Path: o.out}, {Name: "--plot", Path: o.plot}}
+	out := outfile.Path{Name: "--out", Path: o.out}
+	if o.out == "" && stdoutTakesBytes() {
+		out = outfile.Path{Name: "standard output", Path: "/dev/stdout"}
+	}
+	return []outfile.Path{out, {Name: "--plot", Path: o.plot}}
+}
+
+// stdoutTakesBytes reports whether standard output is open on something
+// other outputs could share: a file, a pipe or a socket, not a terminal or
+// a device such as /dev/null, where sharing loses nothing.
+func stdoutTakesBytes() bool {
+	fi, err := os.Stdout.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice == 0
 }
 
 // write renders r to --out (or stdout) and draws --plot. Each is written
 // whatever happened to the other; a failure keeps the output (see save).
-func (o *outputFlags) write(e *env, r *analysis.Report) error {
+func (o *outputFlags) write(ctx context.Context, e *env, r *analysis.Report) error {
 	render := func(w io.Writer) error { return r.Render(w, o.format) }
 	var err error
 	if o.out == "" {
 		err = render(e.stdout)
 	} else {
-		err = e.save("--out", o.out, false, render)
+		err = e.save(ctx, "--out", o.out, false, render)
 	}
 	if o.plot != "" {
-		perr := e.save("--plot", o.plot, true, func(w io.Writer) error { return r.WritePlot(w, formatForPlot(o.plot)) })
+		perr := e.save(ctx, "--plot", o.plot, true, func(w io.Writer) error { return r.WritePlot(w, formatForPlot(o.plot)) })
 		err = joinErrors(err, perr)
 	}
 	return err

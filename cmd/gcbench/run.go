@@ -151,7 +151,7 @@ func cmdRun(ctx context.Context, e *env, args []string) (err error) {
 		return err
 	}
 	if o.cpuprofile != "" {
-		stop, err := startCPUProfile(o.cpuprofile, e.temps)
+		stop, err := startCPUProfile(ctx, o.cpuprofile, e.temps)
 		if err != nil {
 			return err
 		}
@@ -168,7 +168,7 @@ func cmdRun(ctx context.Context, e *env, args []string) (err error) {
 	facts := map[string]float64{}
 	var finishTrace func(keep bool) error
 	if o.trace != "" {
-		if o.cfg.Trace, finishTrace, err = startTrace(o.trace, e.temps); err != nil {
+		if o.cfg.Trace, finishTrace, err = startTrace(ctx, o.trace, e.temps); err != nil {
 			return err
 		}
 	}
@@ -194,7 +194,7 @@ func cmdRun(ctx context.Context, e *env, args []string) (err error) {
 	if rerr != nil {
 		return joinErrors(err, rerr)
 	}
-	return joinErrors(err, o.output.write(e, report))
+	return joinErrors(err, o.output.write(ctx, e, report))
 }
 
 // partialReason says why a run that ended with err stopped early, if it
@@ -281,8 +281,8 @@ func indexOf(modes []gcsim.Mode, m gcsim.Mode) int {
 // path. finish closes the session, which drains every buffer and writes
 // the end of the stream, then puts the file in place if keep is true; on
 // a failure, or if keep is false, the destination is left as it was.
-func startTrace(path string, temps *outfile.Set) (s *trace.Session, finish func(keep bool) error, err error) {
-	f, err := outfile.Create(path, temps)
+func startTrace(ctx context.Context, path string, temps *outfile.Set) (s *trace.Session, finish func(keep bool) error, err error) {
+	f, err := outfile.CreateContext(ctx, path, temps)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--trace: %w", err) // names the file
 	}
@@ -307,8 +307,8 @@ func startTrace(path string, temps *outfile.Set) (s *trace.Session, finish func(
 
 // startCPUProfile profiles the process into an output file for path; stop
 // ends the profile and puts the file in place.
-func startCPUProfile(path string, temps *outfile.Set) (stop func() error, err error) {
-	f, err := outfile.Create(path, temps)
+func startCPUProfile(ctx context.Context, path string, temps *outfile.Set) (stop func() error, err error) {
+	f, err := outfile.CreateContext(ctx, path, temps)
 	if err != nil {
 		return nil, fmt.Errorf("--cpuprofile: %w", err)
 	}

@@ -11,8 +11,10 @@ import (
 	"image/png"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -438,4 +440,33 @@ func TestPartialReasonKeepsWhatAFailedRunMeasured(t *testing.T) {
 	assert.Empty(t, partialReason(context.Background(), nil, two, 10), "a finished run")
 	assert.Empty(t, partialReason(context.Background(), failed, none, 10), "batch measured nothing")
 	assert.Equal(t, 5, recordsIn(two), "collections_timed counts the records taken")
+}
+
+// TestAnOutputIntoStandardOutputIsRefused: with no --out the report goes
+// to standard output; a --trace or --plot into the file (or pipe) standard
+// output is open on would mix with it or be lost, so it is refused before
+// the run, and the file keeps what it held.
+func TestAnOutputIntoStandardOutputIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	for _, flag := range []string{"--trace", "--plot"} {
+		name := filepath.Join(dir, "out"+map[string]string{"--trace": ".gctrace", "--plot": ".png"}[flag])
+		require.NoError(t, os.WriteFile(name, []byte("kept\n"), 0o644))
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND, 0)
+		require.NoError(t, err)
+		var stderr bytes.Buffer
+		cmd := exec.Command(gcbenchBin, append(slices.Clone(runTiny), flag, name)...)
+		cmd.Stdout, cmd.Stderr = f, &stderr
+		err = cmd.Run()
+		f.Close()
+		var exit *exec.ExitError
+		require.ErrorAs(t, err, &exit, flag)
+		assert.Equal(t, 2, exit.ExitCode(), flag)
+		assert.Contains(t, stderr.String(), "standard output /dev/stdout and "+flag, flag)
+		kept, err := os.ReadFile(name)
+		require.NoError(t, err)
+		assert.Equal(t, "kept\n", string(kept), flag)
+	}
+	_, stderr, code := runBinary(t, append(slices.Clone(runTiny), "--trace", "/dev/stdout")...)
+	assert.Equal(t, 2, code, "the report and the trace down one pipe")
+	assert.Contains(t, stderr, "give each output its own file")
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -245,4 +246,45 @@ func TestSignalStopsATraceReadFromAFIFO(t *testing.T) {
 			assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
 		})
 	}
+}
+
+// TestSignalStopsAWaitForAnOutputFIFOsReader: an output to a FIFO nobody
+// reads waits for a reader, and the first signal ends that wait: a
+// --trace, opened before the run, is given up; a report's --out, written
+// after its work, is kept in the temporary directory, which the message
+// names.
+func TestSignalStopsAWaitForAnOutputFIFOsReader(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "out.fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	code, took, stderr := interrupt(t, dir, append(slices.Clone(runTiny), "--trace", fifo, "--out", "run.txt"),
+		300*time.Millisecond, syscall.SIGINT)
+	assert.Equal(t, 130, code, stderr)
+	assert.Less(t, took, maxExit, "time to exit after the signal")
+	assert.ElementsMatch(t, []string{"out.fifo"}, names(t, dir), "nothing measured, nothing written")
+
+	input, err := filepath.Abs(reportA)
+	require.NoError(t, err)
+	tmp := t.TempDir()
+	cmd := exec.Command(gcbenchBin, "report", input, "--out", fifo)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	var errOut limitedBuffer
+	cmd.Stderr = &errOut
+	require.NoError(t, cmd.Start())
+	time.Sleep(time.Second) // the report is rendered in milliseconds; then it waits for a reader
+	sent := time.Now()
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	err = cmd.Wait()
+	assert.Less(t, time.Since(sent), maxExit, "time to exit after the signal")
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit, errOut.String())
+	assert.Equal(t, 130, exit.ExitCode(), errOut.String())
+	kept, err := os.ReadDir(tmp)
+	require.NoError(t, err)
+	require.Len(t, kept, 1, "the report kept in TMPDIR")
+	assert.Contains(t, errOut.String(), "interrupted by SIGINT")
+	assert.Contains(t, errOut.String(), "saved in "+filepath.Join(tmp, kept[0].Name()))
+	text, err := os.ReadFile(filepath.Join(tmp, kept[0].Name()))
+	require.NoError(t, err)
+	assert.Contains(t, string(text), "host: bench-a")
 }

@@ -48,7 +48,7 @@ func cmdTrace(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	if *perfetto != "" {
-		return exportPerfetto(e, r, name, *perfetto)
+		return exportPerfetto(ctx, e, r, name, *perfetto)
 	}
 	s, err := trace.Summarize(r)
 	switch {
@@ -106,9 +106,9 @@ func openContext(ctx context.Context, name string) (*os.File, error) {
 
 // exportPerfetto converts r into an output file, on gcsim's tracks; the
 // destination is replaced only by a complete document.
-func exportPerfetto(e *env, r *trace.Reader, in, out string) error {
+func exportPerfetto(ctx context.Context, e *env, r *trace.Reader, in, out string) error {
 	var readErr error
-	err := outfile.Write(out, e.temps, func(w io.Writer) error {
+	err := outfile.WriteContext(ctx, out, e.temps, func(w io.Writer) error {
 		if err := trace.ExportChrome(w, r, gcsim.ChromeTracks{}); err != nil {
 			readErr = fmt.Errorf("%s: %w", in, err)
 			return readErr

@@ -1,6 +1,7 @@
 package outfile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 )
 
 // A File is an output being written. Bytes go to a temporary file beside
@@ -24,17 +26,31 @@ type File struct {
 }
 
 // Create starts an output to path (see the package documentation for what
-// happens to links, devices, descriptors and modes). set, if non-nil,
-// tracks the temporary file until Commit or Abort.
-func Create(path string, set *Set) (*File, error) { return create(path, set, false) }
+// happens to links, devices, FIFOs, descriptors and modes). set, if
+// non-nil, tracks the temporary file until Commit or Abort. It is
+// CreateContext with a context that never ends.
+func Create(path string, set *Set) (*File, error) {
+	return create(context.Background(), path, set, false)
+}
+
+// CreateContext is Create that gives up, with an error wrapping ctx.Err(),
+// if ctx ends while it waits for a FIFO's reader, the one wait Create has.
+func CreateContext(ctx context.Context, path string, set *Set) (*File, error) {
+	return create(ctx, path, set, false)
+}
 
 // CreateNew is Create for a path that must not hold a file yet, such as a
 // result one of several concurrent runs may save: if the destination
 // exists, now or when Commit would put the new file in place, the error
 // wraps fs.ErrExist and the existing file is left as it is.
-func CreateNew(path string, set *Set) (*File, error) { return create(path, set, true) }
+func CreateNew(path string, set *Set) (*File, error) {
+	return create(context.Background(), path, set, true)
+}
 
-func create(path string, set *Set, noReplace bool) (*File, error) {
+// fifoPoll is how often an output to a FIFO looks for a reader.
+const fifoPoll = 20 * time.Millisecond
+
+func create(ctx context.Context, path string, set *Set, noReplace bool) (*File, error) {
 	t, err := resolve(path)
 	if err != nil {
 		return nil, err
@@ -48,8 +64,21 @@ func create(path string, set *Set, noReplace bool) (*File, error) {
 		return nil, &fs.PathError{Op: "create", Path: path, Err: fs.ErrExist}
 	case err == nil && fi.IsDir():
 		return nil, &fs.PathError{Op: "create", Path: path, Err: ErrDirectory}
+	case err == nil && fi.Mode()&fs.ModeNamedPipe != 0:
+		f, err := openFIFO(ctx, t.path)
+		if err != nil {
+			return nil, err
+		}
+		return &File{path: path, dest: t.path, f: f}, nil
 	case err == nil && (!fi.Mode().IsRegular() || t.descriptor):
-		f, err := os.OpenFile(t.path, os.O_WRONLY, 0)
+		// A device in place; or another process's descriptor open on a
+		// regular file, appended to: its offset is not ours to share, and
+		// writing from the start would overwrite what it holds.
+		flags := os.O_WRONLY
+		if fi.Mode().IsRegular() {
+			flags |= os.O_APPEND
+		}
+		f, err := os.OpenFile(t.path, flags, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -154,8 +183,15 @@ func (f *File) Abort() {
 
 // Write writes path atomically with what write produces: nothing reaches
 // path unless write and every step of putting its bytes in place succeed.
+// It is WriteContext with a context that never ends.
 func Write(path string, set *Set, write func(io.Writer) error) error {
 	return writeWith(Create, path, set, write)
+}
+
+// WriteContext is Write through CreateContext: it gives up if ctx ends
+// while it waits for a FIFO's reader.
+func WriteContext(ctx context.Context, path string, set *Set, write func(io.Writer) error) error {
+	return writeWith(func(path string, set *Set) (*File, error) { return CreateContext(ctx, path, set) }, path, set, write)
 }
 
 // WriteNew is Write through CreateNew: it never replaces a file, and its

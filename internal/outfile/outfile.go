@@ -11,11 +11,14 @@
 //     replaced atomically. A dangling link's target is created.
 //   - D that is not a regular file (a character device such as /dev/null,
 //     a FIFO) cannot be renamed over without destroying it, so it is
-//     written in place; such a write is not atomic.
+//     written in place; such a write is not atomic. A FIFO is waited on
+//     until a reader opens it, and CreateContext and WriteContext give up
+//     that wait when their context ends.
 //   - D that names one of the process's open descriptors (/dev/stdout,
 //     /dev/stderr, /dev/fd/N, /proc/self/fd/N) is written through that
 //     descriptor, whatever it is open on: a file the shell opened for
-//     appending is appended to, never replaced.
+//     appending is appended to, never replaced. Another process's
+//     descriptor (/proc/PID/fd/N) open on a regular file is appended to.
 //   - A new file gets mode 0666 less the umask, as os.Create gives; a
 //     replaced file keeps its mode.
 //

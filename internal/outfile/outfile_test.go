@@ -1,14 +1,18 @@
 package outfile
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -336,4 +340,51 @@ func TestSameFileErrorNamesBothPathsAndWhetherBothAreInputs(t *testing.T) {
 	assert.False(t, same.Inputs)
 	require.ErrorAs(t, Distinct(nil, []Path{{"input", a}, {"input", a}}), &same)
 	assert.True(t, same.Inputs)
+}
+
+// TestFIFOWaitsForAReader: an output to a FIFO is written once a reader
+// opens it, and WriteContext gives up the wait when its context ends,
+// instead of blocking in the kernel where no signal handler reaches it.
+func TestFIFOWaitsForAReader(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "ff")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err := WriteContext(ctx, fifo, nil, writeString("nobody reads this"))
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Less(t, time.Since(start), 2*time.Second)
+	fi, err := os.Stat(fifo)
+	require.NoError(t, err)
+	assert.NotZero(t, fi.Mode()&fs.ModeNamedPipe, "the FIFO is still there")
+
+	done := make(chan error, 1)
+	go func() { done <- WriteContext(context.Background(), fifo, nil, writeString("for the reader")) }()
+	time.Sleep(3 * fifoPoll) // the writer is waiting
+	r, err := os.Open(fifo)
+	require.NoError(t, err)
+	defer r.Close()
+	got, err := io.ReadAll(r)
+	require.NoError(t, err)
+	assert.Equal(t, "for the reader", string(got))
+	require.NoError(t, <-done)
+}
+
+// TestAnotherProcessesDescriptorIsAppendedTo: /proc/PID/fd/N of another
+// process open on a regular file gets the output after what the file
+// holds, not over its start.
+func TestAnotherProcessesDescriptorIsAppendedTo(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "log")
+	require.NoError(t, os.WriteFile(log, []byte("the other process's lines\n"), 0o644))
+	f, err := os.OpenFile(log, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	defer f.Close()
+	cmd := exec.Command("sleep", "30")
+	cmd.Stdout = f
+	require.NoError(t, cmd.Start())
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+
+	require.NoError(t, Write(fmt.Sprintf("/proc/%d/fd/1", cmd.Process.Pid), nil, writeString("report\n")))
+	assert.Equal(t, "the other process's lines\nreport\n", readFile(t, log))
 }

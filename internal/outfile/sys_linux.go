@@ -3,7 +3,12 @@
 package outfile
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -19,4 +24,30 @@ func renameNoReplace(from, to string) error {
 		return linkNoReplace(from, to)
 	}
 	return err
+}
+
+// openFIFO opens the FIFO at path for writing, waiting for a reader until
+// ctx ends. A blocking open would wait in the kernel, where no context or
+// signal handler of the program's can end it: it opens without blocking,
+// which fails with ENXIO while no process has the FIFO open for reading,
+// tries again every fifoPoll, and blocks the descriptor it gets.
+func openFIFO(ctx context.Context, path string) (*os.File, error) {
+	for {
+		fd, err := unix.Open(path, unix.O_WRONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		if err == nil {
+			if err := unix.SetNonblock(fd, false); err != nil {
+				unix.Close(fd)
+				return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+			}
+			return os.NewFile(uintptr(fd), path), nil
+		}
+		if !errors.Is(err, unix.ENXIO) {
+			return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		}
+		select {
+		case <-ctx.Done():
+			return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("no reader: %w", ctx.Err())}
+		case <-time.After(fifoPoll):
+		}
+	}
 }
