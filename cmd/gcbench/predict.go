@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/gcsim"
+	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/pausemodel"
 	"github.com/gcbench/gcbench/workerpool"
 )
@@ -64,7 +66,8 @@ func cmdPredict(ctx context.Context, e *env, args []string) error {
 	fs.Var(newSizeValue(&o.major, 2560<<20, avail), "major-heap", "major heap `size` of the predictions (the seed's)")
 	fs.Var(newSizeValue(&o.los, 1<<30, avail), "los", "large-object space `size` of the predictions (the seed's)")
 	fs.Var(newIntValue(&o.calibrateGCs, 30, 1, 10000), "calibration-gcs", "serial collections that measure each heap's job costs")
-	fs.Var(formatValue{&o.format}, "format", "output format: "+strings.Join(analysis.FormatNames(), ", "))
+	fs.Var(formatValue{&o.format}, "format", "output format: text, markdown or csv (the tables' rows only: "+
+		"the calibration lines go to standard error, and the notes, the check's verdict among them, are in text and markdown)")
 	if done, err := parseFlags(fs, args, e.stdout, predictUsage); done {
 		return err
 	}
@@ -74,8 +77,21 @@ func cmdPredict(ctx context.Context, e *env, args []string) error {
 	if len(o.dirs) == 0 {
 		return usagef("--dir is required: the sweep points that check the model")
 	}
+	if o.format == analysis.JSON {
+		return usagef("--format json: predict has no JSON document; want text, markdown or csv")
+	}
+	if err := o.checkPredictionHeap(avail); err != nil {
+		return err
+	}
 	names, _, err := reportInputs(o.dirs)
 	if err != nil {
+		return err
+	}
+	// A sweep given twice would read as a measurement floor of 0.
+	if err := checkPaths(nil, pathsOf("--dir", o.dirs)); err != nil {
+		return err
+	}
+	if err := checkPaths(nil, pathsOf("point", names)); err != nil {
 		return err
 	}
 	var reports []*analysis.Report
@@ -90,6 +106,40 @@ func cmdPredict(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	return predict(ctx, e, o, reports)
+}
+
+// checkPredictionHeap refuses, before the calibration's seconds, a heap
+// for the predictions that gcsim would refuse or this machine cannot hold.
+func (o predictOptions) checkPredictionHeap(avail int64) error {
+	cfg := o.predictionConfig()
+	if err := fitsMemory(cfg, avail); err != nil {
+		return err
+	}
+	if err := cfg.Validate(); err != nil {
+		var ce *gcsim.ConfigError
+		if errors.As(err, &ce) && (ce.Field == "MajorHeap" || ce.Field == "LOS") {
+			return usagef("%s %s: want %s", configFlags[ce.Field], ce.Value, ce.Want)
+		}
+		return usagef("--major-heap %s, --los %s: %v", formatSize(o.major), formatSize(o.los), err)
+	}
+	return nil
+}
+
+// predictionConfig is the simulation whose jobs the predictions use: the
+// defaults at --major-heap and --los.
+func (o predictOptions) predictionConfig() gcsim.Config {
+	cfg := gcsim.DefaultConfig()
+	cfg.MajorHeap, cfg.LOS = o.major, o.los
+	return cfg
+}
+
+// pathsOf names each of paths for outfile's checks.
+func pathsOf(name string, paths []string) []outfile.Path {
+	out := make([]outfile.Path, len(paths))
+	for i, p := range paths {
+		out[i] = outfile.Path{Name: name, Path: p}
+	}
+	return out
 }
 
 // oneCollectorKind refuses points made with and without --lock-collector
@@ -157,9 +207,13 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*analysis.
 	if err != nil {
 		return fmt.Errorf("calibrating: %w", err)
 	}
-	fmt.Fprintf(e.stdout, "gcbench predict: calibration on %s, median of %d runs: %v\n", describeHost(probeHost()), len(runs), costs)
+	head := e.stdout
+	if o.format == analysis.CSV {
+		head = e.stderr // CSV holds the tables' rows alone
+	}
+	fmt.Fprintf(head, "gcbench predict: calibration on %s, median of %d runs: %v\n", describeHost(probeHost()), len(runs), costs)
 	if len(runs) > 1 {
-		fmt.Fprintf(e.stdout, "calibration runs' range: %s\n", pausemodel.Spread(runs))
+		fmt.Fprintf(head, "calibration runs' range: %s\n", pausemodel.Spread(runs))
 	}
 	works := map[string]pausemodel.Work{}
 	work := func(cfg gcsim.Config) (pausemodel.Work, error) {
@@ -198,15 +252,13 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*analysis.
 			continue
 		}
 		for _, t := range []*analysis.Table{validationTable(of, runErrors(byRun, b.name)), partsTable(of)} {
-			if err := t.Write(e.stdout, tableFormat(o.format)); err != nil {
+			if err := t.Write(e.stdout, o.format); err != nil {
 				return err
 			}
 			fmt.Fprintln(e.stdout)
 		}
 	}
-	cfg := gcsim.DefaultConfig()
-	cfg.MajorHeap, cfg.LOS = o.major, o.los
-	w, err := work(cfg)
+	w, err := work(o.predictionConfig())
 	if err != nil {
 		return fmt.Errorf("measuring job costs at %s + %s: %w", formatSize(o.major), formatSize(o.los), err)
 	}
@@ -214,7 +266,7 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*analysis.
 	if err != nil {
 		return err
 	}
-	return t.Write(e.stdout, tableFormat(o.format))
+	return t.Write(e.stdout, o.format)
 }
 
 // runErrors is, for each calibration run's validations, the relative
@@ -232,14 +284,6 @@ func runErrors(byRun [][]validation, batched string) []float64 {
 // their own: vals is left as it is.
 func where(vals []validation, keep func(validation) bool) []validation {
 	return slices.DeleteFunc(slices.Clone(vals), func(v validation) bool { return !keep(v) })
-}
-
-// tableFormat maps JSON, which predict has no document for, to text.
-func tableFormat(f analysis.Format) analysis.Format {
-	if f == analysis.JSON {
-		return analysis.Text
-	}
-	return f
 }
 
 func validate(costs pausemodel.Costs, reports []*analysis.Report, work func(gcsim.Config) (pausemodel.Work, error)) ([]validation, error) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/csv"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -64,6 +65,18 @@ func TestPredictRefusesPointsWithoutBatchBeforeCalibrating(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
 }
 
+// TestPredictRefusesASweepGivenTwice: the same points twice would pass
+// for a repeated sweep that agrees with itself to the microsecond.
+func TestPredictRefusesASweepGivenTwice(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "points")
+	_, stderr, code := runBinary(t, sweepGrid(dir, "1", "broadcast", "3")...)
+	require.Equal(t, 0, code, stderr)
+	stdout, stderr, code := runBinary(t, "predict", "--dir", dir, "--dir", dir+"/.")
+	assert.Equal(t, 2, code, stderr)
+	assert.Empty(t, stdout, "refused before calibrating")
+	assert.Contains(t, stderr, "give each input once")
+}
+
 // TestPredictRefusesLockedAndUnlockedPointsTogether: points made with and
 // without --lock-collector measure two systems; predict will not pool
 // them in one check, and says so before calibrating.
@@ -91,6 +104,9 @@ func TestPredictBadUsage(t *testing.T) {
 		{[]string{"predict", "--dir", empty, "--cores", "0"}, 2},
 		{[]string{"predict", "--dir", empty, "--calibrations", "0"}, 2},
 		{[]string{"predict", "--dir", filepath.Join(empty, "missing")}, 1},
+		{[]string{"predict", "--dir", empty, "--format", "json"}, 2},
+		{[]string{"predict", "--dir", empty, "--major-heap", "100KiB"}, 2},
+		{[]string{"predict", "--dir", empty, "--major-heap", "1TiB", "--los", "1TiB"}, 2},
 	} {
 		stdout, stderr, code := runBinary(t, tc.args...)
 		assert.Equal(t, tc.code, code, "%v: %s", tc.args, stderr)
@@ -207,4 +223,25 @@ func TestRunErrorsKeepEachModesPoints(t *testing.T) {
 	assert.Equal(t, []float64{50, 0}, runErrors(byRun, "batch"))
 	assert.Equal(t, []float64{0, 50}, runErrors(byRun, "startbatch"))
 	assert.Equal(t, []float64{50, 0}, runErrors(byRun, "batch"), "asking leaves byRun as it was")
+}
+
+// TestPredictCSVIsTables: with --format csv standard output is CSV alone,
+// one table after another (a blank line between), and the calibration
+// lines go to standard error.
+func TestPredictCSVIsTables(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "points")
+	_, stderr, code := runBinary(t, sweepGrid(dir, "1", "broadcast", "3")...)
+	require.Equal(t, 0, code, stderr)
+	stdout, stderr, code := runBinary(t, "predict", "--dir", dir, "--major-heap", "64MiB", "--los", "16MiB", "--cores", "4",
+		"--calibration-gcs", "1", "--calibrations", "1", "--format", "csv")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "gcbench predict: calibration on")
+	assert.NotContains(t, stdout, "calibration on")
+	tables := strings.Split(strings.TrimSpace(stdout), "\n\n")
+	require.Len(t, tables, 3, "the check, the check by part, the prediction:\n%s", stdout)
+	for _, table := range tables {
+		recs, err := csv.NewReader(strings.NewReader(table)).ReadAll()
+		require.NoError(t, err, table)
+		assert.Greater(t, len(recs), 1, "a header and rows:\n%s", table)
+	}
 }
