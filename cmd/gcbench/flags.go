@@ -261,7 +261,8 @@ func normalName(s string) string { return strings.ToLower(strings.TrimSpace(s)) 
 type listValue[T comparable] struct {
 	p       *[]T
 	parse   func(string) (T, error)
-	want    string // what an item may be, for the error
+	show    func(T) string // an item as the help shows it (fmt.Sprint if nil)
+	want    string         // what an item may be, for the error
 	changed bool
 }
 
@@ -291,10 +292,21 @@ func (v *listValue[T]) Set(s string) error {
 	return nil
 }
 
+// showing has the list print its items with show, as a flag would take
+// them (sizes as 512MiB rather than in bytes).
+func (v *listValue[T]) showing(show func(T) string) *listValue[T] {
+	v.show = show
+	return v
+}
+
 func (v *listValue[T]) String() string {
 	parts := make([]string, len(*v.p))
 	for i, x := range *v.p {
-		parts[i] = fmt.Sprint(x)
+		if v.show != nil {
+			parts[i] = v.show(x)
+		} else {
+			parts[i] = fmt.Sprint(x)
+		}
 	}
 	return strings.Join(parts, ",")
 }

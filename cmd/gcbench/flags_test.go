@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -128,6 +129,29 @@ func TestFormatValue(t *testing.T) {
 	for name, want := range map[string]analysis.Format{"a.JSON": analysis.JSON, "b.csv": analysis.CSV, "c.md": analysis.Markdown, "d": analysis.Text} {
 		if got := formatForFile(name); got != want {
 			t.Errorf("formatForFile(%q) = %v", name, got)
+		}
+	}
+}
+
+// TestEveryShownDefaultIsAccepted: the default each command's --help shows
+// for a flag is a value that flag accepts (sweep's --shard showed 0/0,
+// which it refuses).
+func TestEveryShownDefaultIsAccepted(t *testing.T) {
+	shown := regexp.MustCompile(`^\s+(?:-\w, )?--([a-z-]+) \S+ .*\(default "?([^"()]+)"?\)$`)
+	for name := range commands {
+		stdout, stderr, code := runBinary(t, name, "--help")
+		if code != 0 {
+			t.Fatalf("%s --help: exit %d: %s", name, code, stderr)
+		}
+		for _, line := range strings.Split(stdout, "\n") {
+			m := shown.FindStringSubmatch(line)
+			if m == nil {
+				continue
+			}
+			_, stderr, code := runBinary(t, name, "--"+m[1], m[2], "--help")
+			if code != 0 {
+				t.Errorf("%s --%s %s (its shown default): exit %d: %s", name, m[1], m[2], code, stderr)
+			}
 		}
 	}
 }

@@ -29,8 +29,8 @@ func cmdPool(ctx context.Context, e *env, args []string) error {
 	fs.Var(newIntValue(&opt.Workers, runtime.GOMAXPROCS(0), 1, workerpool.MaxWorkers), "workers", "pool workers")
 	fs.Var(newIntValue(&procs, 0, 0, maxGOMAXPROCS), "gomaxprocs",
 		"GOMAXPROCS for the run (0: workers+1 when the threads backend runs, which models dedicated pthreads; else the runtime's default)")
+	opt.BatchSize = protocols.DefaultPoolBatchSize // before the flag, whose help shows it
 	fs.Var(&batchSizeValue{&opt.BatchSize}, "batch-size", "items per EnqueueBatch call in the throughput protocol (-1: all in one call)")
-	opt.BatchSize = protocols.DefaultPoolBatchSize
 	fs.Var(newListValue(&opt.Protocols, []protocols.PoolProtocol{protocols.Throughput, protocols.Latency}, protocols.ParsePoolProtocol,
 		"throughput or latency"), "protocols", "protocols to run: throughput, latency")
 	fs.Var(newListValue(&opt.Backends, []workerpool.Backend{workerpool.Goroutines, workerpool.Threads}, workerpool.ParseBackend,

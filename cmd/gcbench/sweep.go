@@ -61,8 +61,8 @@ func parseSweepFlags(args []string, stdout io.Writer) (*sweepOptions, error) {
 		"broadcast, signal, targeted or spin"), "wake", "wake policies")
 	fs.Var(newListValue(&o.backends, []workerpool.Backend{workerpool.Threads}, workerpool.ParseBackend, "threads or goroutines"),
 		"backend", "worker backends")
-	fs.Var(newListValue(&o.majorHeaps, []int64{512 << 20}, size, "sizes like 512MiB"), "major-heap", "major heap sizes")
-	fs.Var(newListValue(&o.loses, []int64{256 << 20}, size, "sizes like 256MiB"), "los", "large-object space sizes")
+	fs.Var(newListValue(&o.majorHeaps, []int64{512 << 20}, size, "sizes like 512MiB").showing(formatSize), "major-heap", "major heap sizes")
+	fs.Var(newListValue(&o.loses, []int64{256 << 20}, size, "sizes like 256MiB").showing(formatSize), "los", "large-object space sizes")
 	fs.Var(newSizeValue(&o.base.cfg.Nursery, def.Nursery, avail), "nursery", "nursery `size` of every point")
 	fs.Var(newIntValue(&o.base.gcs, 300, 1, maxRunCollections), "gcs", "timed minor collections per mode and point")
 	fs.Var(newIntValue(&o.base.warmup, 20, 0, maxRunCollections), "warmup", "untimed collections per mode and point")
@@ -71,9 +71,9 @@ func parseSweepFlags(args []string, stdout io.Writer) (*sweepOptions, error) {
 	fs.Uint64Var(&o.base.cfg.Seed, "seed", def.Seed, "seed of the mutator's random choices")
 	fs.Var(newIntValue(&o.base.gomaxprocs, 0, 0, maxRunGOMAXPROCS), "gomaxprocs", "GOMAXPROCS per point; 0 = auto, as run's")
 	registerLockCollector(fs, &o.base.lockCollector)
+	o.shardSize = 1 // before the flag, whose help shows it: every point, 0/1
 	fs.Var(&shardValue{&o.shardIndex, &o.shardSize}, "shard", "`i/n`: run only the points whose index is i modulo n (0 ≤ i < n), e.g. "+
 		"$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT or $JOB_COMPLETION_INDEX/N")
-	o.shardSize = 1
 	if done, err := parseFlags(fs, args, stdout, sweepUsage); done {
 		return nil, err
 	}
