@@ -262,6 +262,11 @@ func TestMergeRequiresSameConfiguration(t *testing.T) {
 	if !errors.Is(err, ErrConfigMismatch) || !strings.Contains(err.Error(), "gcs") {
 		t.Errorf("Merge = %v, want ErrConfigMismatch naming gcs", err)
 	}
+	a.Source, b.Source = "a.json", "b.json"
+	if _, err := Merge(a, b); err == nil || !strings.Contains(err.Error(), `b.json has gcs="100", a.json gcs=`) {
+		t.Errorf("Merge of reports with sources = %v, want the files named", err)
+	}
+	a.Source = ""
 	c := fixtureReport(t)
 	c.Title = "something else"
 	if _, err := Merge(a, c); !errors.Is(err, ErrConfigMismatch) {

@@ -58,6 +58,19 @@ type Report struct {
 	// Anatomy, if set, names the counters that split each pause into
 	// parts; renderers then add the pause anatomy (see AnatomyTable).
 	Anatomy *Anatomy `json:"anatomy,omitempty"`
+	// Source names where the report was read from (a file), for the
+	// errors of Merge and NewScalingContext; it is not saved. Without
+	// one, those name a report by its place in their arguments.
+	Source string `json:"-"`
+}
+
+// name is how an error of a function given reports names the one at index
+// i (from 0): its Source, or "report i+1".
+func (r *Report) name(i int) string {
+	if r.Source != "" {
+		return r.Source
+	}
+	return fmt.Sprintf("report %d", i+1)
 }
 
 // MaxCores bounds Host.Cores and Host.GOMAXPROCS in a report read back: far
@@ -251,20 +264,20 @@ func Merge(reports ...*Report) (*Report, error) {
 	out := &Report{Schema: Schema, Title: first.Title, Unit: Unit, Config: maps.Clone(first.Config), Anatomy: first.Anatomy}
 	for i, r := range reports {
 		if r.Title != first.Title {
-			return nil, fmt.Errorf("%w: report %d measures %q, report 1 %q", ErrConfigMismatch, i+1, r.Title, first.Title)
+			return nil, fmt.Errorf("%w: %s measures %q, %s %q", ErrConfigMismatch, r.name(i), r.Title, first.name(0), first.Title)
 		}
 		if k, ok := firstDifference(first.Config, r.Config); ok {
-			return nil, fmt.Errorf("%w: report %d has %s=%q, report 1 %s=%q",
-				ErrConfigMismatch, i+1, k, r.Config[k], k, first.Config[k])
+			return nil, fmt.Errorf("%w: %s has %s=%q, %s %s=%q",
+				ErrConfigMismatch, r.name(i), k, r.Config[k], first.name(0), k, first.Config[k])
 		}
 		if !reflect.DeepEqual(first.Anatomy, r.Anatomy) { // one split of the pause for every host's columns
-			return nil, fmt.Errorf("%w: report %d splits its pauses into other parts than report 1 (its anatomy differs)",
-				ErrConfigMismatch, i+1)
+			return nil, fmt.Errorf("%w: %s splits its pauses into other parts than %s (its anatomy differs)",
+				ErrConfigMismatch, r.name(i), first.name(0))
 		}
 		for _, run := range r.Runs {
 			if j := slices.IndexFunc(out.Runs, run.sameAs); j >= 0 {
-				return nil, fmt.Errorf("%w: report %d repeats run %d of the merge (same host, start and samples)",
-					ErrDuplicateRun, i+1, j+1)
+				return nil, fmt.Errorf("%w: %s repeats run %d of the merge (same host, start and samples)",
+					ErrDuplicateRun, r.name(i), j+1)
 			}
 			out.Runs = append(out.Runs, run)
 		}

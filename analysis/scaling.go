@@ -74,11 +74,11 @@ func NewScalingContext(ctx context.Context, reports []*Report, base, new string,
 			}
 			p, err := scalingPoint(r.Config, run, base, new, counters)
 			if err != nil {
-				return nil, fmt.Errorf("report %d: %w", i+1, err)
+				return nil, fmt.Errorf("%s: %w", r.name(i), err)
 			}
 			id := p.Host + "\x00" + strings.Join(configPairsOf(p.Config), " ")
 			if seen[id] {
-				return nil, fmt.Errorf("%w: report %d repeats a point (%s on %s)", ErrDuplicateRun, i+1,
+				return nil, fmt.Errorf("%w: %s repeats a point (%s on %s)", ErrDuplicateRun, r.name(i),
 					strings.Join(configPairsOf(p.Config), " "), p.Host)
 			}
 			seen[id] = true

@@ -295,7 +295,7 @@ func validate(costs pausemodel.Costs, reports []*analysis.Report, work func(gcsi
 		}
 		w, err := work(cfg)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: measuring its heap's job costs: %w", r.Source, err)
 		}
 		for _, run := range r.Runs {
 			per := run.Mode("perjob")

@@ -129,6 +129,7 @@ func readReport(name string) (*analysis.Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	r.Source = name // so that a merge's errors name the file
 	return r, nil
 }
 
