@@ -13,10 +13,18 @@ import (
 )
 
 const reportUsage = `usage: gcbench report [flags] FILE.json...
+       gcbench report [flags] DIR...
 
 Re-renders results saved by 'gcbench run --format json'. With several files
 (runs of the same configuration, say from several machines) it merges them
 into one report with a column group per host.
+
+Given directories of sweep points ('gcbench sweep --dir DIR', one or more
+directories, say one per machine of a sharded sweep), it prints the
+scaling table instead: per point, the ratio of the last mode to the one
+before (batch/perjob) with its confidence interval and p-value, and the
+futile wake-ups and futex calls. --plot then draws the ratio and the futex
+calls against the workers.
 
 flags:
 `
