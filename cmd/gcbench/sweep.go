@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gcbench/gcbench/gcsim"
+	"github.com/gcbench/gcbench/heap"
 	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/workerpool"
 	"github.com/schollz/progressbar/v3"
@@ -29,7 +30,9 @@ Runs 'gcbench run' over a grid: every combination of --workers, --wake,
 --backend, --major-heap and --los is one point, an interleaved comparison of
 --modes, saved as DIR/POINT.json (written atomically, named by the point).
 A point whose file exists is skipped, so an interrupted sweep resumes where
-it stopped; an interrupted point is not saved. --shard i/n runs only the
+it stopped; an interrupted point is not saved. A point that fails (a full
+heap) is not saved either, and the sweep goes on with the next, then exits
+1 naming the failed ones. --shard i/n runs only the
 points whose index is i modulo n, so the n tasks of a cluster scheduler's
 array job share one grid. 'gcbench report DIR...' prints the scaling table.
 
@@ -161,13 +164,33 @@ func cmdSweep(ctx context.Context, e *env, args []string) error {
 		len(all), len(todo), o.dir)
 	bar := newSweepProgress(e.stderr, len(todo)*len(o.base.modes)*o.base.gcs)
 	defer bar.finish()
+	var failed []string
 	for i, p := range todo {
-		if err := runPoint(ctx, e, p, filepath.Join(o.dir, p.name()+".json"), bar); err != nil {
+		err := runPoint(ctx, e, p, filepath.Join(o.dir, p.name()+".json"), bar)
+		switch {
+		case err == nil:
+			fmt.Fprintf(e.stdout, "point %d/%d saved: %s.json\n", i+1, len(todo), p.name())
+		case pointFailed(err) && ctx.Err() == nil:
+			// The point's own failure (its heap filled up, a verification
+			// failed): the other points can still be measured.
+			fmt.Fprintf(e.stderr, "gcbench sweep: point %s failed, not saved: %v\n", p.name(), err)
+			failed = append(failed, p.name())
+		default:
 			return fmt.Errorf("point %s: %w", p.name(), err)
 		}
-		fmt.Fprintf(e.stdout, "point %d/%d saved: %s.json\n", i+1, len(todo), p.name())
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d of the %d points run failed and were not saved: %s", len(failed), len(todo),
+			strings.Join(failed, ", "))
 	}
 	return nil
+}
+
+// pointFailed reports whether err is a point's own failure, after which
+// the sweep goes on with the next point: a full major heap or a failed
+// verification, which another point's settings need not meet.
+func pointFailed(err error) bool {
+	return errors.Is(err, heap.ErrMajorHeapFull) || errors.Is(err, heap.ErrVerify)
 }
 
 // pointDone reports whether path holds a saved point of config; a file

@@ -214,3 +214,16 @@ func TestSweepRefusesAHeapTheMachineCannotHold(t *testing.T) {
 	assert.Contains(t, stderr, "available memory")
 	assert.NoDirExists(t, dir, "refused before the directory was made")
 }
+
+// TestSweepGoesOnAfterAPointFails: a point whose heap fills up is not
+// saved, and says so, but the sweep runs the points after it, saves them
+// and exits 1 naming the failed one.
+func TestSweepGoesOnAfterAPointFails(t *testing.T) {
+	dir := t.TempDir()
+	_, stderr, code := runBinary(t, "sweep", "--dir", dir, "--workers", "1", "--wake", "broadcast",
+		"--major-heap", "28MiB,64MiB", "--los", "16MiB", "--gcs", "200", "--warmup", "2")
+	assert.Equal(t, 1, code, stderr)
+	assert.Contains(t, stderr, "point workers1-broadcast-threads-major28MiB-los16MiB failed, not saved: gcsim: major heap full")
+	assert.Contains(t, stderr, "1 of the 2 points run failed and were not saved: workers1-broadcast-threads-major28MiB-los16MiB")
+	assert.Equal(t, []string{"workers1-broadcast-threads-major64MiB-los16MiB.json"}, names(t, dir))
+}
