@@ -12,10 +12,11 @@ import (
 )
 
 // TestPropertyExactlyOnce: for random writer counts, payload sizes,
-// budgets, policies, memories and flush intervals, every event whose Write
-// returned true is read back exactly once with its fields, no other event
-// is, read + lost = written per writer, and Close returns every byte of
-// budget and every buffer.
+// budgets, policies, memories and flush intervals, and writers that close
+// part-way (their later Writes refused and not counted), every event whose
+// Write returned true is read back exactly once with its fields, no other
+// event is, read + lost = written per writer, and Close returns every byte
+// of budget and every buffer.
 func TestPropertyExactlyOnce(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		opt := Options{
@@ -35,19 +36,28 @@ func TestPropertyExactlyOnce(t *testing.T) {
 		}
 		kept := make([]map[uint64][]byte, writers)
 		wrs := make([]*Writer, writers)
+		written := make([]int, writers) // events a writer writes before it is closed, if it is
 		var wg sync.WaitGroup
 		for w := range wrs {
 			wrs[w], _ = s.NewWriter()
 			kept[w] = map[uint64][]byte{}
+			closeAt := rapid.IntRange(0, perWriter+1).Draw(t, fmt.Sprintf("closeAt%d", w)) // perWriter+1: never
+			written[w] = min(closeAt, perWriter)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				for i := 0; i < perWriter; i++ {
+					if i == closeAt {
+						wrs[w].Close()
+					}
 					p := make([]byte, (i*31+w*7)%(maxPayload+1))
 					for j := range p {
 						p[j] = byte(i ^ j)
 					}
 					if wrs[w].Write(KindUser, uint64(i)*3, p) {
+						if i >= closeAt {
+							panic(fmt.Sprintf("writer %d kept event %d after its Close", w, i))
+						}
 						kept[w][uint64(i)] = p
 					}
 				}
@@ -85,7 +95,7 @@ func TestPropertyExactlyOnce(t *testing.T) {
 			seen[ev.Writer][ev.Seq] = true
 		}
 		for w, c := range r.Counts() {
-			if len(seen[w]) != len(kept[w]) || c.Read != uint64(len(kept[w])) || c.Read+c.Lost != c.Written || c.Written != uint64(perWriter) {
+			if len(seen[w]) != len(kept[w]) || c.Read != uint64(len(kept[w])) || c.Read+c.Lost != c.Written || c.Written != uint64(written[w]) {
 				t.Fatalf("writer %d: counts %+v, kept %d, seen %d", w, c, len(kept[w]), len(seen[w]))
 			}
 		}
