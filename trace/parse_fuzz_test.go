@@ -1,6 +1,9 @@
 package trace
 
 import (
+	"encoding/json"
+	"errors"
+	"slices"
 	"testing"
 
 	"github.com/gcbench/gcbench/internal/parsetest"
@@ -16,4 +19,29 @@ func FuzzParseLockKind(f *testing.F) {
 
 func FuzzParsePolicy(f *testing.F) {
 	parsetest.Fuzz(f, ParsePolicy, ErrInvalidOptions, []Policy{Lockless, Locked}, "lock", "LOCKED")
+}
+
+// TestNamesRoundTripThroughJSON: the option types encode as their names
+// and decode back.
+func TestNamesRoundTripThroughJSON(t *testing.T) {
+	in := struct {
+		Policies []Policy
+		Memory   Memory
+		Lock     LockKind
+	}{[]Policy{Lockless, Locked}, GoHeap, SpinLock}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"Policies":["lockless","locked"],"Memory":"goheap","Lock":"spin"}`; string(b) != want {
+		t.Fatalf("JSON %s, want %s", b, want)
+	}
+	out := in
+	out.Policies, out.Memory, out.Lock = nil, OffHeap, MutexLock
+	if err := json.Unmarshal(b, &out); err != nil || !slices.Equal(out.Policies, in.Policies) || out.Memory != in.Memory || out.Lock != in.Lock {
+		t.Fatalf("decoded %+v, %v; want %+v", out, err, in)
+	}
+	if err := json.Unmarshal([]byte(`{"Lock":"futex"}`), &out); !errors.Is(err, ErrInvalidOptions) {
+		t.Fatalf("an unknown name: %v, want ErrInvalidOptions", err)
+	}
 }

@@ -127,7 +127,11 @@ func writePoolTable(w io.Writer, f analysis.Format, rep *protocols.PoolReport, p
 		if p == protocols.Latency {
 			unit = "ns/trip"
 		}
-		header = append(header, p.String()+" s", unit, "range", "speedup")
+		rng, speedup := "range", "speedup"
+		if f == analysis.CSV { // names of their own: CSV readers look columns up by name
+			rng, speedup = p.String()+" range", p.String()+" speedup"
+		}
+		header = append(header, p.String()+" s", unit, rng, speedup)
 	}
 	var rows [][]string
 	for _, r := range rep.Rows {

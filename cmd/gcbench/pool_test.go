@@ -110,7 +110,7 @@ func TestPoolOneProtocolCSV(t *testing.T) {
 	records, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
 	require.NoError(t, err)
 	require.Len(t, records, 6)
-	assert.Equal(t, []string{"contender", "latency s", "ns/trip", "range", "speedup"}, records[0])
+	assert.Equal(t, []string{"contender", "latency s", "ns/trip", "latency range", "latency speedup"}, records[0])
 	assert.Equal(t, "goroutines/broadcast/batch", records[5][0])
 }
 

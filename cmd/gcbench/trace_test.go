@@ -47,8 +47,11 @@ func TestTraceStressJSON(t *testing.T) {
 			GOMAXPROCS int `json:"gomaxprocs"`
 		} `json:"host"`
 		Report struct {
+			Options struct {
+				Memory, Lock string
+			} `json:"options"`
 			Runs []struct {
-				Policy                    int
+				Policy                    string
 				EventsRead, EventsDropped uint64
 			} `json:"runs"`
 			Policies map[string][]struct {
@@ -62,9 +65,11 @@ func TestTraceStressJSON(t *testing.T) {
 	assert.Equal(t, 7, doc.Host.GOMAXPROCS, "--gomaxprocs, recorded")
 	require.Len(t, doc.Report.Runs, 2)
 	for _, r := range doc.Report.Runs {
-		assert.Equal(t, int(trace.Locked), r.Policy)
+		assert.Equal(t, "locked", r.Policy, "by name")
 		assert.Positive(t, r.EventsRead)
 	}
+	assert.Equal(t, "goheap", doc.Report.Options.Memory)
+	assert.Equal(t, "spin", doc.Report.Options.Lock)
 	require.Len(t, doc.Report.Policies["locked"], 14)
 	read := doc.Report.Policies["locked"][0]
 	assert.Equal(t, "Events Read", read.Name)

@@ -138,10 +138,15 @@ func writeStress(w io.Writer, f analysis.Format, res *protocols.TraceStressResul
 				rows = append(rows, append([]string{p.String()}, row...))
 			}
 		}
+		if ratio := res.LocklessOverLocked(); ratio != nil { // the text's ratio line, as rows whose Average is the ratio
+			rows = append(rows,
+				[]string{"lockless/locked", "event throughput, ratio of means", "", "", fmtFloat(ratio.MeanRatio, 2), ""},
+				[]string{"lockless/locked", "event throughput, median of per-iteration ratios", "", "", fmtFloat(ratio.MedianRatio, 2), ""})
+		}
 		header = append([]string{"policy", "metric"}, header[1:]...)
 		t := &analysis.Table{Header: [][]string{header}, Rows: rows}
 		if res.Partial {
-			t.Facts = append(t.Facts, analysis.Fact{Key: "PARTIAL", Value: fmt.Sprintf("interrupted: %d of %d runs finished",
+			t.Facts = append(t.Facts, analysis.Fact{Key: "PARTIAL", Value: fmt.Sprintf("stopped: %d of %d runs finished",
 				len(res.Runs), len(res.Options.Policies)*res.Options.Iterations), Warning: true})
 		}
 		return t.Write(w, f)
@@ -218,7 +223,7 @@ func stressTable(res *protocols.TraceStressResult, p trace.Policy, header []stri
 	t := protocolTable(title, header, stressRows(res, p))
 	t.Notes = []string{"Std Dev: the sample standard deviation (n − 1), as in every gcbench table; the seed's table divides by n."}
 	if res.Partial {
-		t.Facts = append(t.Facts, analysis.Fact{Key: "PARTIAL", Value: fmt.Sprintf("interrupted: %d of this policy's %d runs finished",
+		t.Facts = append(t.Facts, analysis.Fact{Key: "PARTIAL", Value: fmt.Sprintf("stopped: %d of this policy's %d runs finished",
 			len(res.PolicyRuns(p)), o.Iterations), Warning: true})
 	}
 	return t

@@ -23,13 +23,34 @@ func TestStressTableOfAPolicyThatNeverFinished(t *testing.T) {
 	require.Nil(t, res.Metrics(trace.Locked))
 	var text strings.Builder
 	require.NoError(t, writeStress(&text, analysis.Text, res))
-	assert.Contains(t, text.String(), "PARTIAL: interrupted: 1 of this policy's 2 runs finished")
-	assert.Contains(t, text.String(), "PARTIAL: interrupted: 0 of this policy's 2 runs finished")
+	assert.Contains(t, text.String(), "PARTIAL: stopped: 1 of this policy's 2 runs finished")
+	assert.Contains(t, text.String(), "PARTIAL: stopped: 0 of this policy's 2 runs finished")
 	assert.Equal(t, 1, strings.Count(text.String(), "Events Read"), "a row for the policy that ran, none for the other")
 	var csvOut strings.Builder
 	require.NoError(t, writeStress(&csvOut, analysis.CSV, res))
 	recs, err := csv.NewReader(strings.NewReader(csvOut.String())).ReadAll()
 	require.NoError(t, err)
 	assert.Equal(t, "partial", recs[0][len(recs[0])-1])
-	assert.Equal(t, "interrupted: 1 of 4 runs finished", recs[1][len(recs[1])-1])
+	assert.Equal(t, "stopped: 1 of 4 runs finished", recs[1][len(recs[1])-1])
+}
+
+// TestStressCSVCarriesTheRatio: the CSV has the Lockless/Locked ratio the
+// text ends with, as two rows whose Average column holds it.
+func TestStressCSVCarriesTheRatio(t *testing.T) {
+	res := &protocols.TraceStressResult{
+		Options: protocols.TraceStressOptions{Policies: []trace.Policy{trace.Lockless, trace.Locked}, Iterations: 1, Writers: 2, PayloadSize: 50},
+		Runs: []protocols.TraceStressRun{{Policy: trace.Lockless, EventsRead: 300, Duration: time.Second},
+			{Policy: trace.Locked, EventsRead: 200, Duration: time.Second}}}
+	var out strings.Builder
+	require.NoError(t, writeStress(&out, analysis.CSV, res))
+	recs, err := csv.NewReader(strings.NewReader(out.String())).ReadAll()
+	require.NoError(t, err)
+	ratios := map[string]string{}
+	for _, r := range recs {
+		if r[0] == "lockless/locked" {
+			ratios[r[1]] = r[4]
+		}
+	}
+	assert.Equal(t, map[string]string{"event throughput, ratio of means": "1.50",
+		"event throughput, median of per-iteration ratios": "1.50"}, ratios, out.String())
 }

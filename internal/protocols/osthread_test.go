@@ -108,9 +108,11 @@ func TestStressActorsOwnThreads(t *testing.T) {
 		assert.True(t, share > 0 && share <= 100, "%v: reader CPU share %.1f%%", run.Policy, share)
 		assert.Positive(t, run.Session.Flushes, "%v", run.Policy)
 		// The flushes made while the writers wrote cannot be more than the
-		// reader's pause allows (and one in flight at each end), nor more
-		// than the session's, which add its first flush and Close's drain.
+		// reader's pause allows (and one in flight at each end); the
+		// session's add its first flush and Close's drain, and perhaps one
+		// in flight when the writers stopped.
 		assert.LessOrEqual(t, float64(run.FlushesMade), run.FlushesAsked+2, "%v", run.Policy)
-		assert.Less(t, run.FlushesMade, run.Session.Flushes, "%v", run.Policy)
+		assert.LessOrEqual(t, run.FlushesMade+2, run.Session.Flushes, "%v", run.Policy)
+		assert.GreaterOrEqual(t, run.FlushesMade+3, run.Session.Flushes, "%v", run.Policy)
 	}
 }

@@ -187,8 +187,8 @@ type TraceStressResult struct {
 	Options TraceStressOptions // with defaults filled in
 	Runs    []TraceStressRun   // every completed run; an interrupted run is not kept
 	Elapsed time.Duration      // TraceStress's wall time, read-backs included
-	// Partial is true when TraceStress was cancelled before every run
-	// completed.
+	// Partial is true when TraceStress stopped, cancelled or failed,
+	// before every run completed.
 	Partial bool
 }
 
@@ -305,7 +305,7 @@ var errAccounting = errors.New("trace-stress: accounting mismatch")
 // them to the file, and a read-back stops within a few thousand events.
 // TraceStress then returns the runs completed before the cancel, with
 // Partial set, and an error wrapping ctx.Err(). On any other error it
-// returns the runs completed before it and that error. Invalid options
+// returns the runs completed before it, with Partial set, and that error. Invalid options
 // return a nil result and an error wrapping ErrInvalidOptions.
 //
 // Each run's trace file is created with os.CreateTemp in Dir and unlinked
@@ -337,6 +337,7 @@ func TraceStress(ctx context.Context, opt TraceStressOptions) (*TraceStressResul
 				return res.cancelled(ctx, total) // whatever failed, the cancel caused it
 			}
 			if err != nil {
+				res.Partial = true
 				return res, fmt.Errorf("trace-stress: %v iteration %d: %w", p, it+1, err)
 			}
 			res.Runs = append(res.Runs, run)
@@ -386,7 +387,7 @@ func (run *TraceStressRun) record(ctx context.Context, opt TraceStressOptions, f
 	if err != nil {
 		return err
 	}
-	flushes := s.Stats().Flushes
+	flushes := firstFlush(ctx, s)
 	t0, err := writeFor(ctx, s, opt, tids[:opt.Writers])
 	run.FlushesMade = s.Stats().Flushes - flushes // while the writers wrote, not the drain in Close
 	closeErr := s.Close()
@@ -404,6 +405,21 @@ func (run *TraceStressRun) record(ctx context.Context, opt TraceStressOptions, f
 		return err
 	}
 	return closeErr
+}
+
+// firstFlush waits for the reader's first flush, which it makes as soon as
+// its thread runs and which finds nothing, and returns the session's
+// flushes then: the count FlushesMade starts from. Read at once after
+// NewSession, before the reader's thread had run, the count was 0, and
+// FlushesMade counted that empty flush too.
+func firstFlush(ctx context.Context, s *trace.Session) uint64 {
+	for ctx.Err() == nil {
+		if n := s.Stats().Flushes; n > 0 {
+			return n
+		}
+		time.Sleep(50 * time.Microsecond)
+	}
+	return s.Stats().Flushes
 }
 
 // readerOnThread is the session's RunReader for this run: the reader runs

@@ -112,6 +112,25 @@ func TestStressCancelBetweenRuns(t *testing.T) {
 	assertEmpty(t, dir)
 }
 
+// TestStressFailureKeepsTheRunsMarkedPartial: a run that fails for a
+// reason other than a cancel (here its directory went away) stops the
+// protocol with the runs before it, marked partial as a cancel's are.
+func TestStressFailureKeepsTheRunsMarkedPartial(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "runs")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res, err := TraceStress(context.Background(), TraceStressOptions{Writers: 2, PayloadSize: 16, Limit: trace.MinLimit * 2,
+		Duration: 10 * time.Millisecond, Iterations: 4, FlushInterval: time.Millisecond, Dir: dir,
+		Progress: func(done, total int) { os.Remove(dir) }})
+	if err == nil || errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want the second run's failure", err)
+	}
+	if res == nil || !res.Partial || len(res.Runs) != 1 {
+		t.Fatalf("result %+v: want the one completed run, marked partial", res)
+	}
+}
+
 // TestStressLeavesNoFiles: during and after a run, Dir holds only what was
 // there before: each run's file is unlinked as soon as it is created, and
 // files Stress did not create (even ones named like its own) stay.
