@@ -7,7 +7,7 @@ import (
 
 // A Writer records events into its own buffers. Its methods may be called
 // by one goroutine at a time; use one Writer per goroutine (or guard a
-// shared one, as Observer does).
+// shared one, as gcsim.TraceObserver does).
 type Writer struct {
 	s  *Session
 	id uint32

@@ -3,8 +3,9 @@
 // gcbench learns from. It is a thin layer over the library packages: it
 // parses flags, builds configurations, runs and renders.
 //
-// Exit status: 0 on success, 1 on a runtime failure, 2 on bad usage. Errors
-// are one line on stderr; a Go panic is never shown to the user.
+// Exit status: 0 on success, 1 on a runtime failure, 2 on bad usage, and
+// 128 + the signal's number when SIGINT, SIGTERM or SIGHUP stopped it.
+// Errors are one line on stderr; a Go panic is never shown to the user.
 package main
 
 import (

@@ -26,7 +26,7 @@ func cmdReadylist(ctx context.Context, e *env, args []string) error {
 		"runs of each list kind at each producer count (interleaved)")
 	fs.Var(newListValue(&opt.Variants, []protocols.ReadyVariant{protocols.Transition, protocols.Callback}, protocols.ParseReadyVariant,
 		"transition or callback"), "variants",
-		"which events use the ready list: transition (only a counter's 0→1), callback (every event, as ep_poll_callback), or both")
+		"which events use the ready list: transition (only a counter's 0→1), callback (every event, as ep_poll_callback), or both: transition,callback")
 	var procs int
 	fs.Var(newIntValue(&procs, 0, 0, protocols.MaxReadyListProducers+2), "gomaxprocs",
 		"GOMAXPROCS during the runs; 0 = auto: the most producers + consumer + 1, so that every thread the kernel runs finds a P")

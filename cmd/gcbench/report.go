@@ -23,8 +23,8 @@ Given directories of sweep points ('gcbench sweep --dir DIR', one or more
 directories, say one per machine of a sharded sweep), it prints the
 scaling table instead: per point, the ratio of the last mode to the one
 before (batch/perjob) with its confidence interval and p-value, and the
-futile wake-ups and futex calls. --plot then draws the ratio and the futex
-calls against the workers.
+futile wake-ups and futex calls. --plot then draws the ratio, the futile
+wake-ups and the futex calls against the workers.
 
 flags:
 `

@@ -149,8 +149,17 @@ func Check(path string) error {
 	case fi.IsDir():
 		return ErrDirectory
 	}
-	// O_NONBLOCK: opening a FIFO nobody reads yet must not hang; no
-	// O_TRUNC: the check must not change the file.
+	if fi.Mode()&fs.ModeNamedPipe != 0 {
+		// Not opened: a reader already waiting would take the close of a
+		// check's open for the end of the output, and be gone when the
+		// output comes.
+		if err := accessWrite(t.path); err != nil {
+			return fmt.Errorf("%w: %w", ErrNotWritable, err)
+		}
+		return nil
+	}
+	// O_NONBLOCK: opening a device must not hang; no O_TRUNC: the check
+	// must not change the file.
 	f, err := os.OpenFile(t.path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
 	if err != nil && !errors.Is(err, syscall.ENXIO) { // ENXIO: a FIFO without a reader yet
 		return fmt.Errorf("%w: %w", ErrNotWritable, err)

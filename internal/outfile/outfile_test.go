@@ -388,3 +388,33 @@ func TestAnotherProcessesDescriptorIsAppendedTo(t *testing.T) {
 	require.NoError(t, Write(fmt.Sprintf("/proc/%d/fd/1", cmd.Process.Pid), nil, writeString("report\n")))
 	assert.Equal(t, "the other process's lines\nreport\n", readFile(t, log))
 }
+
+// TestCheckLeavesAWaitingFIFOReaderAlone: a reader already waiting on the
+// FIFO gets the output whole: Check does not open the FIFO (its close
+// would end the reader's read before the output is written).
+func TestCheckLeavesAWaitingFIFOReaderAlone(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "ff")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	got := make(chan string, 1)
+	go func() {
+		r, err := os.Open(fifo) // waits for the writer
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		defer r.Close()
+		b, _ := io.ReadAll(r)
+		got <- string(b)
+	}()
+	time.Sleep(3 * fifoPoll) // the reader is waiting
+	require.NoError(t, Check(fifo))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	require.NoError(t, WriteContext(ctx, fifo, nil, writeString("the report")))
+	assert.Equal(t, "the report", <-got)
+
+	require.NoError(t, os.Chmod(fifo, 0o400))
+	if os.Geteuid() != 0 { // root may write whatever the mode says
+		assert.ErrorIs(t, Check(fifo), ErrNotWritable, "a FIFO this process may not write")
+	}
+}

@@ -51,3 +51,12 @@ func openFIFO(ctx context.Context, path string) (*os.File, error) {
 		}
 	}
 }
+
+// accessWrite reports whether this process may open path for writing,
+// by its effective ids, without opening it.
+func accessWrite(path string) error {
+	if err := unix.Faccessat(unix.AT_FDCWD, path, unix.W_OK, unix.AT_EACCESS); err != nil {
+		return &fs.PathError{Op: "access", Path: path, Err: err}
+	}
+	return nil
+}

@@ -17,3 +17,6 @@ func renameNoReplace(from, to string) error { return linkNoReplace(from, to) }
 func openFIFO(_ context.Context, path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_WRONLY, 0)
 }
+
+// accessWrite cannot tell here without opening path; the write will.
+func accessWrite(string) error { return nil }
