@@ -35,6 +35,18 @@ func cancelSoon(t *testing.T, d time.Duration) (context.Context, func() time.Dur
 	}
 }
 
+// cancelAfterRuns returns a context and a Progress callback that cancels
+// it once n runs are done: a stop at an exact point of a comparison.
+func cancelAfterRuns(t *testing.T, n int) (context.Context, func(done, total int)) {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	return ctx, func(done, _ int) {
+		if done == n {
+			cancel()
+		}
+	}
+}
+
 // TestRunReadyListStopsSoonAfterCancel: producers of 2^40 events each would
 // run for hours; a cancel stops producers and consumer within the bound.
 func TestRunReadyListStopsSoonAfterCancel(t *testing.T) {
@@ -78,15 +90,9 @@ func TestCompareReadyListCancelledKeepsCompleteRepetitions(t *testing.T) {
 // after three of the first repetition's four runs keeps the row whose two
 // runs finished and leaves out the one with a run missing.
 func TestCompareReadyListStoppedInTheFirstRepetitionKeepsFinishedRows(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx, progress := cancelAfterRuns(t, 3)
 	rep, err := CompareReadyList(ctx, ReadyListOptions{Producers: []int{2}, Events: 500, Repetitions: 3,
-		Variants: []ReadyVariant{Transition, Callback},
-		Progress: func(done, _ int) {
-			if done == 3 {
-				cancel()
-			}
-		}})
+		Variants: []ReadyVariant{Transition, Callback}, Progress: progress})
 	require.ErrorIs(t, err, context.Canceled)
 	require.NotNil(t, rep)
 	assert.True(t, rep.Partial)
@@ -153,15 +159,10 @@ func TestComparePoolCancelledKeepsCompleteRepetitions(t *testing.T) {
 // after the first repetition's throughput runs and the baseline's latency
 // run keeps those, with nil latency stats for the runs that did not finish.
 func TestComparePoolStoppedInTheFirstRepetitionKeepsFinishedRuns(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx, progress := cancelAfterRuns(t, 4)
 	rep, err := ComparePool(ctx, PoolOptions{Items: 200, RoundTrips: 20, Repetitions: 3, Workers: 2,
 		Backends: []workerpool.Backend{workerpool.Goroutines}, Wakes: []workerpool.WakePolicy{workerpool.Targeted},
-		Progress: func(done, _ int) {
-			if done == 4 {
-				cancel()
-			}
-		}})
+		Progress: progress})
 	require.ErrorIs(t, err, context.Canceled)
 	require.NotNil(t, rep)
 	assert.True(t, rep.Partial)
