@@ -25,10 +25,11 @@ const runUsage = `usage: gcbench [run] [flags]
 
 Measures minor-collection pauses of a simulated generational heap, one
 collection at a time in each mode, interleaved in rotating rounds (serial,
-perjob, batch, then perjob, batch, serial, ...), and prints the pause table: statistics per mode in
-microseconds, then the improvement of the last mode over each earlier one
-with its Mann–Whitney p-value. With no flags it runs the seed experiment:
-a 2.5 GiB major heap, a 1 GiB large-object space, 1500 collections per mode.
+perjob, batch, then perjob, batch, serial, ...), and prints the pause
+table: statistics per mode in microseconds, then the improvement of the
+last mode over each earlier one with its Mann–Whitney p-value. With no
+flags it runs the seed experiment: a 2.5 GiB major heap, a 1 GiB
+large-object space, 1500 collections per mode.
 
 Sizes take a unit: 2.5GiB, 2560MiB, 4MiB (binary) or 1GB, 500MB (decimal).
 

@@ -31,10 +31,10 @@ Runs 'gcbench run' over a grid: every combination of --workers, --wake,
 --modes, saved as DIR/POINT.json (written atomically, named by the point).
 A point whose file exists is skipped, so an interrupted sweep resumes where
 it stopped; an interrupted point is not saved. A point that fails (a full
-heap) is not saved either, and the sweep goes on with the next, then exits
-1 naming the failed ones. --shard i/n runs only the
-points whose index is i modulo n, so the n tasks of a cluster scheduler's
-array job share one grid. 'gcbench report DIR...' prints the scaling table.
+heap) is not saved either: the sweep goes on with the next, then exits 1
+naming the failed ones. --shard i/n runs only the points whose index is i
+modulo n, so the n tasks of a cluster scheduler's array job share one
+grid. 'gcbench report DIR...' prints the scaling table.
 
 flags:
 `
