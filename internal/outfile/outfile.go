@@ -161,12 +161,10 @@ func Check(path string) error {
 	// O_NONBLOCK: opening a device must not hang; no O_TRUNC: the check
 	// must not change the file.
 	f, err := os.OpenFile(t.path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
-	if err != nil && !errors.Is(err, syscall.ENXIO) { // ENXIO: a FIFO without a reader yet
+	if err != nil {
 		return fmt.Errorf("%w: %w", ErrNotWritable, err)
 	}
-	if f != nil {
-		f.Close()
-	}
+	f.Close()
 	if fi.Mode().IsRegular() && !t.descriptor {
 		return checkDir(filepath.Dir(t.path)) // the rename needs a temporary file beside it
 	}

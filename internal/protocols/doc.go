@@ -13,11 +13,12 @@
 // eventfd a fixed number of times, one consumer collects the ready items
 // and sums their counters until it has seen every event, and the result is
 // events per millisecond at 8, 16 and 32 producers. Here an eventfd is an
-// atomic counter and the ready list is mpsc.List of package jobs/mpsc (a push is one atomic
-// swap, the lockless list) or a mutex-guarded list (the spinlock-guarded
-// list it replaced). A producer reaches the list only when its counter
-// leaves zero (Transition), or on every event through a deduplicating
-// ready path, as the kernel's ep_poll_callback does (Callback). Whatever
+// atomic counter and the ready list is package jobs/mpsc's List (a push is
+// one atomic swap, the lockless list) or a mutex-guarded list (the
+// spinlock-guarded list it replaced). A producer reaches the list only
+// when its counter leaves zero (Transition), or on every event through a
+// deduplicating ready path, as the kernel's ep_poll_callback does
+// (Callback). Whatever
 // the interleaving, the consumer sums every event exactly once and pops no
 // more items than there were events.
 //
