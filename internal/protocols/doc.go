@@ -18,9 +18,8 @@
 // spinlock-guarded list it replaced). A producer reaches the list only
 // when its counter leaves zero (Transition), or on every event through a
 // deduplicating ready path, as the kernel's ep_poll_callback does
-// (Callback). Whatever
-// the interleaving, the consumer sums every event exactly once and pops no
-// more items than there were events.
+// (Callback). Whatever the interleaving, the consumer sums every event
+// exactly once and pops no more items than there were events.
 //
 // As in stress-epoll, producers and consumer are threads, and the
 // consumer sleeps while nothing is ready: it announces that it waits,
