@@ -113,7 +113,8 @@ func (w *Writer) Write(kind Kind, arg uint64, payload []byte) bool {
 // and releases its budget, once it has drained it; the events written
 // before stay in the trace and in the writer's counts. Later Writes return
 // false and count nothing; a second Close does nothing. Like Write, Close
-// must not run concurrently with the writer's other calls.
+// must not run concurrently with the writer's other calls, nor during the
+// session's Close.
 func (w *Writer) Close() {
 	if w.closed {
 		return

@@ -305,8 +305,9 @@ var errAccounting = errors.New("trace-stress: accounting mismatch")
 // them to the file, and a read-back stops within a few thousand events.
 // TraceStress then returns the runs completed before the cancel, with
 // Partial set, and an error wrapping ctx.Err(). On any other error it
-// returns the runs completed before it, with Partial set, and that error. Invalid options
-// return a nil result and an error wrapping ErrInvalidOptions.
+// returns the runs completed before it, with Partial set, and that error.
+// Invalid options return a nil result and an error wrapping
+// ErrInvalidOptions.
 //
 // Each run's trace file is created with os.CreateTemp in Dir and unlinked
 // at once where the system can remove an open file (Unix), so none is left
