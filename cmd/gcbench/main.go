@@ -77,6 +77,7 @@ func main() {
 		cancel(interrupted{first.(syscall.Signal)})
 		second := <-sigs
 		e.temps.RemoveTemps()
+		fmt.Fprintf(e.stderr, "gcbench: %v, a second signal: exiting at once, temporary files removed\n", interrupted{second.(syscall.Signal)})
 		os.Exit(interrupted{second.(syscall.Signal)}.exitCode())
 	}()
 	os.Exit(run(ctx, e, os.Args[1:]))

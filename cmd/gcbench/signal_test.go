@@ -156,6 +156,9 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 	assert.Contains(t, []int{130, 143}, code, stderr)
 	assert.Less(t, took, maxExit)
 	assert.Empty(t, names(t, dir), "temporary outputs removed")
+	if code == 143 { // the second signal (SIGTERM) ended it, not the first one's orderly stop
+		assert.Contains(t, stderr, "interrupted by SIGTERM, a second signal: exiting at once, temporary files removed")
+	}
 }
 
 // limitedBuffer keeps the first 64 KiB written to it: enough for any
