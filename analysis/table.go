@@ -231,10 +231,10 @@ func (r *Report) configPairs() []string {
 	return cfg
 }
 
-func (run Run) describeHost() string {
-	h := run.Host
+func (r Run) describeHost() string {
+	h := r.Host
 	return fmt.Sprintf("%s; %s; %d cores; GOMAXPROCS %d; %s %s/%s; elapsed %s",
-		h.Label(), h.CPUModel, h.Cores, h.GOMAXPROCS, h.GoVersion, h.OS, h.Arch, run.Elapsed)
+		h.Label(), h.CPUModel, h.Cores, h.GOMAXPROCS, h.GoVersion, h.OS, h.Arch, r.Elapsed)
 }
 
 func (r *Report) medianCIs() string {

@@ -162,24 +162,24 @@ type TraceStressRun struct {
 
 // ReaderCPUShare is the reader thread's CPU time over its wall time, in
 // percent of one CPU.
-func (r TraceStressRun) ReaderCPUShare() float64 {
-	if r.ReaderWall <= 0 {
+func (run TraceStressRun) ReaderCPUShare() float64 {
+	if run.ReaderWall <= 0 {
 		return 0
 	}
-	return 100 * r.ReaderCPU.Seconds() / r.ReaderWall.Seconds()
+	return 100 * run.ReaderCPU.Seconds() / run.ReaderWall.Seconds()
 }
 
 // Efficiency is 100·read/(read+dropped), 0 for a run without events.
-func (r TraceStressRun) Efficiency() float64 {
-	if t := r.EventsRead + r.EventsDropped; t > 0 {
-		return 100 * float64(r.EventsRead) / float64(t)
+func (run TraceStressRun) Efficiency() float64 {
+	if t := run.EventsRead + run.EventsDropped; t > 0 {
+		return 100 * float64(run.EventsRead) / float64(t)
 	}
 	return 0
 }
 
 // EventThroughput is events read per second of Duration.
-func (r TraceStressRun) EventThroughput() float64 {
-	return float64(r.EventsRead) / r.Duration.Seconds()
+func (run TraceStressRun) EventThroughput() float64 {
+	return float64(run.EventsRead) / run.Duration.Seconds()
 }
 
 // TraceStressResult holds every completed run, in the order they ran.
