@@ -72,7 +72,7 @@ func (p *Pool) Join(ctx context.Context) error {
 	}
 	p.lock(c)
 	p.joining++
-	if !p.gateOpen.Load() && !p.doneUpTo(&t) {
+	if !p.gateOpen.Load() && p.untaken(&t) > 0 { // jobs only running need no gate: they finish as they are
 		d := p.openGateLocked(c)
 		p.unlock(c)
 		p.wakeAfterUnlock(d, c)

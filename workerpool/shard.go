@@ -255,6 +255,7 @@ func (p *Pool) spinIdleSharded(w *worker) {
 		return
 	}
 	c := &w.c
+	p.refreshProcs() // as waitLocked does: spinWait's choices and HandoffSleeps read it
 	p.spinWait(w)
 	p.retireUnit()
 	c.woken.Add(1)
