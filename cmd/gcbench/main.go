@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/spf13/pflag"
@@ -75,10 +76,18 @@ func main() {
 		// measured; a second one means now.
 		first := <-sigs
 		cancel(interrupted{first.(syscall.Signal)})
-		second := <-sigs
+		second := interrupted{(<-sigs).(syscall.Signal)}
 		e.temps.RemoveTemps()
-		fmt.Fprintf(e.stderr, "gcbench: %v, a second signal: exiting at once, temporary files removed\n", interrupted{second.(syscall.Signal)})
-		os.Exit(interrupted{second.(syscall.Signal)}.exitCode())
+		said := make(chan struct{})
+		go func() { // stderr may be a pipe nobody reads: the exit does not wait for the line
+			fmt.Fprintf(e.stderr, "gcbench: %v, a second signal: exiting at once, temporary files removed\n", second)
+			close(said)
+		}()
+		select {
+		case <-said:
+		case <-time.After(100 * time.Millisecond):
+		}
+		os.Exit(second.exitCode())
 	}()
 	os.Exit(run(ctx, e, os.Args[1:]))
 }
@@ -132,27 +141,62 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 		return 2
 	}
 	err := cmd.run(ctx, e, rest)
+	say := func(err error) { fmt.Fprintf(e.stderr, "gcbench %s: %s\n", name, oneLine(err.Error())) }
 	var intr interrupted
 	switch {
 	case errors.As(context.Cause(ctx), &intr):
-		var kept *keptElsewhereError
-		switch {
-		case errors.As(err, &kept): // the signal ended a wait for the output's reader: say where it went
+		if !onlyCancelled(err) { // what failed beside the stop (an output lost, one kept elsewhere) is said too
 			err = fmt.Errorf("%v; %w", intr, err)
-		case err == nil || errors.Is(err, context.Canceled):
+		} else {
 			err = intr
 		}
-		fmt.Fprintf(e.stderr, "gcbench %s: %v\n", name, err)
+		say(err)
 		return intr.exitCode()
 	case err == nil:
 		return 0
 	case errors.Is(err, errUsage):
-		fmt.Fprintf(e.stderr, "gcbench %s: %v\n", name, err)
+		say(err)
 		return 2
 	default:
-		fmt.Fprintf(e.stderr, "gcbench %s: %v\n", name, err)
+		say(err)
 		return 1
 	}
+}
+
+// onlyCancelled reports whether err says nothing but that the command was
+// stopped: nil, or context.Canceled or a signal's interrupted, however
+// wrapped, on every branch of a joined error.
+func onlyCancelled(err error) bool {
+	switch u := err.(type) {
+	case nil:
+		return true
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			if !onlyCancelled(e) {
+				return false
+			}
+		}
+		return true
+	case *keptElsewhereError: // it names where an output went: never only a stop
+		return false
+	case interface{ Unwrap() error }:
+		if inner := u.Unwrap(); inner != nil {
+			return onlyCancelled(inner)
+		}
+	}
+	_, intr := err.(interrupted)
+	return err == context.Canceled || intr
+}
+
+// oneLine keeps a message on one line, whatever a path or value in it
+// holds: line breaks and other control characters are shown escaped.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < ' ' || r == 0x7f {
+			return -1
+		}
+		return r
+	}, strings.NewReplacer("\r", `\r`, "\n", `\n`, "\t", " ").Replace(s))
 }
 
 func printCommands(w io.Writer) {

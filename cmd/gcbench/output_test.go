@@ -1,13 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -229,4 +233,35 @@ func TestFmtFloatNeverPrintsMinusZero(t *testing.T) {
 	}
 	assert.Equal(t, "0.00", fmtFloat(-0.001, 2))
 	assert.Equal(t, "-0.01", fmtFloat(-0.006, 2))
+}
+
+// TestOnlyCancelled: a stop is said alone only when the error says
+// nothing else; an output lost or kept elsewhere beside it is said too.
+func TestOnlyCancelled(t *testing.T) {
+	stop := interrupted{syscall.SIGTERM}
+	lost := errors.New("--plot p.svg: disk full")
+	kept := &keptElsewhereError{err: fmt.Errorf("--out f: %w", context.Canceled), kept: "/tmp/x"}
+	for _, tc := range []struct {
+		err  error
+		only bool
+	}{
+		{nil, true},
+		{context.Canceled, true},
+		{stop, true},
+		{fmt.Errorf("gcsim: compare: %w", context.Canceled), true},
+		{joinErrors(fmt.Errorf("a: %w", context.Canceled), fmt.Errorf("b: %w", stop)), true},
+		{errors.Join(context.Canceled, context.Canceled), true},
+		{lost, false},
+		{joinErrors(fmt.Errorf("gcsim: %w", context.Canceled), lost), false},
+		{kept, false},
+		{fmt.Errorf("wrapped: %w", kept), false},
+	} {
+		assert.Equal(t, tc.only, onlyCancelled(tc.err), "%v", tc.err)
+	}
+}
+
+// TestOneLineEscapesControlCharacters: a path with a line break keeps an
+// error message on one line.
+func TestOneLineEscapesControlCharacters(t *testing.T) {
+	assert.Equal(t, `--out no\nsuch/a.json: no such file\r`, oneLine("--out no\nsuch/a.json: no such file\r\x00"))
 }
