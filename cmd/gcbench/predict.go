@@ -91,7 +91,7 @@ func cmdPredict(ctx context.Context, e *env, args []string) error {
 	if err := checkPaths(nil, pathsOf("--dir", o.dirs)); err != nil {
 		return err
 	}
-	if err := checkPaths(nil, pathsOf("point", names)); err != nil {
+	if err := checkPaths(stdoutPath(), pathsOf("point", names)); err != nil {
 		return err
 	}
 	var reports []*analysis.Report

@@ -177,11 +177,21 @@ func (o *outputFlags) check(fs *pflag.FlagSet) error {
 // the report goes there (no --out) and it is a file or a pipe, so that no
 // other output is written into the file or pipe the report goes to.
 func (o *outputFlags) paths() []outfile.Path {
-	out := outfile.Path{Name: "--out", Path: o.out}
-	if o.out == "" && stdoutTakesBytes() {
-		out = outfile.Path{Name: "standard output", Path: "/dev/stdout"}
+	out := stdoutPath()
+	if o.out != "" {
+		out = []outfile.Path{{Name: "--out", Path: o.out}}
 	}
-	return []outfile.Path{out, {Name: "--plot", Path: o.plot}}
+	return append(out, outfile.Path{Name: "--plot", Path: o.plot})
+}
+
+// stdoutPath is standard output as an output to check, if it takes bytes
+// (see stdoutTakesBytes): a command that prints there must not also write
+// into, or read from, the file or pipe it is open on.
+func stdoutPath() []outfile.Path {
+	if !stdoutTakesBytes() {
+		return nil
+	}
+	return []outfile.Path{{Name: "standard output", Path: "/dev/stdout"}}
 }
 
 // stdoutTakesBytes reports whether standard output is open on something

@@ -107,10 +107,27 @@ func (o *sweepOptions) validate(fs *pflag.FlagSet) error {
 	if err := os.MkdirAll(o.dir, 0o777); err != nil {
 		return usagef("--dir: %v", err)
 	}
-	if err := outfile.Check(filepath.Join(o.dir, o.points()[0].name()+".json")); err != nil {
-		return usagef("--dir %s: %v", o.dir, err)
-	}
 	return nil
+}
+
+// checkPoints refuses, before the first point runs, a point still to run
+// whose file could not be written, and standard output open on a point's
+// file (the sweep prints there).
+func checkPoints(dir string, todo, done []*runOptions) error {
+	pointPaths := func(ps []*runOptions) []outfile.Path {
+		out := make([]outfile.Path, len(ps))
+		for i, p := range ps {
+			out[i] = outfile.Path{Name: "point", Path: filepath.Join(dir, p.name()+".json")}
+		}
+		return out
+	}
+	outputs := pointPaths(todo)
+	for _, o := range outputs {
+		if err := outfile.Check(o.Path); err != nil {
+			return usagef("--dir %s: %v", dir, err)
+		}
+	}
+	return checkPaths(append(outputs, stdoutPath()...), pointPaths(done))
 }
 
 // points lists the grid in a fixed order (heap sizes, backend, wake,
@@ -146,7 +163,7 @@ func cmdSweep(ctx context.Context, e *env, args []string) error {
 	if o == nil || err != nil {
 		return err
 	}
-	var todo []*runOptions
+	var todo, finished []*runOptions
 	all := o.points()
 	for i, p := range all {
 		if i%o.shardSize != o.shardIndex {
@@ -156,9 +173,14 @@ func cmdSweep(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		if !done {
+		if done {
+			finished = append(finished, p)
+		} else {
 			todo = append(todo, p)
 		}
+	}
+	if err := checkPoints(o.dir, todo, finished); err != nil {
+		return err
 	}
 	fmt.Fprintf(e.stdout, "gcbench sweep: %d points in the grid, %d in this shard still to run, into %s\n",
 		len(all), len(todo), o.dir)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"image/png"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -226,4 +228,42 @@ func TestSweepGoesOnAfterAPointFails(t *testing.T) {
 	assert.Contains(t, stderr, "point workers1-broadcast-threads-major28MiB-los16MiB failed, not saved: gcsim: major heap full")
 	assert.Contains(t, stderr, "1 of the 2 points run failed and were not saved: workers1-broadcast-threads-major28MiB-los16MiB")
 	assert.Equal(t, []string{"workers1-broadcast-threads-major64MiB-los16MiB.json"}, names(t, dir))
+}
+
+// TestCommandsRefuseToPrintIntoTheirInputs: standard output redirected
+// into a sweep's saved point, predict's point or trace's input is refused
+// before any work, and the file is left as it was.
+func TestCommandsRefuseToPrintIntoTheirInputs(t *testing.T) {
+	dir := t.TempDir()
+	_, stderr, code := runBinary(t, sweepGrid(dir, "1", "broadcast", "3")...)
+	require.Equal(t, 0, code, stderr)
+	point := filepath.Join(dir, "workers1-broadcast-threads-major64MiB-los16MiB.json")
+	tr := filepath.Join(t.TempDir(), "t.gctrace")
+	_, stderr, code = runBinary(t, append(slices.Clone(runTiny), "--trace", tr, "--out", filepath.Join(t.TempDir(), "r.txt"))...)
+	require.Equal(t, 0, code, stderr)
+	for _, tc := range []struct {
+		file string
+		args []string
+	}{
+		{point, sweepGrid(dir, "1,2", "broadcast", "3")},
+		{point, []string{"predict", "--dir", dir}},
+		{tr, []string{"trace", tr}},
+	} {
+		before, err := os.ReadFile(tc.file)
+		require.NoError(t, err)
+		f, err := os.OpenFile(tc.file, os.O_WRONLY|os.O_APPEND, 0)
+		require.NoError(t, err)
+		var errOut bytes.Buffer
+		cmd := exec.Command(gcbenchBin, tc.args...)
+		cmd.Stdout, cmd.Stderr = f, &errOut
+		err = cmd.Run()
+		f.Close()
+		var exit *exec.ExitError
+		require.ErrorAs(t, err, &exit, "%v: %s", tc.args, errOut.String())
+		assert.Equal(t, 2, exit.ExitCode(), "%v: %s", tc.args, errOut.String())
+		assert.Contains(t, errOut.String(), "standard output /dev/stdout", "%v", tc.args)
+		after, err := os.ReadFile(tc.file)
+		require.NoError(t, err)
+		assert.Equal(t, before, after, "%v: the input is as it was", tc.args)
+	}
 }

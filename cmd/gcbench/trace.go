@@ -32,7 +32,11 @@ func cmdTrace(ctx context.Context, e *env, args []string) error {
 		return usagef("want one trace FILE, got %d arguments", fs.NArg())
 	}
 	name := fs.Arg(0)
-	if err := checkPaths([]outfile.Path{{Name: "--perfetto", Path: *perfetto}}, []outfile.Path{{Name: "input", Path: name}}); err != nil {
+	outputs := []outfile.Path{{Name: "--perfetto", Path: *perfetto}}
+	if *perfetto == "" { // the summary goes to standard output
+		outputs = stdoutPath()
+	}
+	if err := checkPaths(outputs, []outfile.Path{{Name: "input", Path: name}}); err != nil {
 		return err
 	}
 	f, err := openContext(ctx, name)
