@@ -96,7 +96,7 @@ func cmdPredict(ctx context.Context, e *env, args []string) error {
 	}
 	var reports []*analysis.Report
 	for _, n := range names {
-		r, err := readReport(n)
+		r, err := readReport(ctx, n)
 		if err != nil {
 			return err
 		}

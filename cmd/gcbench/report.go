@@ -60,7 +60,7 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
-		r, err := readReport(name)
+		r, err := readReport(ctx, name)
 		if err != nil {
 			return err
 		}
@@ -127,14 +127,20 @@ func writeScaling(ctx context.Context, e *env, out *outputFlags, reports []*anal
 	return err
 }
 
-func readReport(name string) (*analysis.Report, error) {
-	f, err := os.Open(name)
+// readReport reads the report in file name; a signal (ctx) ends a wait
+// for a FIFO's or a pipe's writer, as it does trace's.
+func readReport(ctx context.Context, name string) (*analysis.Report, error) {
+	f, err := openContext(ctx, name)
 	if err != nil {
 		return nil, err // *PathError names the file
 	}
 	defer f.Close()
-	r, err := analysis.ReadJSON(f)
+	defer context.AfterFunc(ctx, func() { f.Close() })()
+	r, err := analysis.ReadJSON(ctxReader{ctx, f})
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%s: %w", name, ctx.Err())
+		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	r.Source = name // so that a merge's errors name the file

@@ -229,21 +229,24 @@ func TestSignalStopsAReportsBootstrap(t *testing.T) {
 	assert.Less(t, took, maxExit, "time to exit after the signal")
 }
 
-// TestSignalStopsATraceReadFromAFIFO: `gcbench trace` on a FIFO waits in
-// open for a writer, then in read for its bytes; the first SIGINT ends
-// either wait.
-func TestSignalStopsATraceReadFromAFIFO(t *testing.T) {
-	for _, writer := range []bool{false, true} {
-		t.Run(fmt.Sprintf("writer %v", writer), func(t *testing.T) {
+// TestSignalStopsAReadFromAFIFO: `gcbench trace` or `report` on a FIFO
+// waits in open for a writer, then in read for its bytes; the first SIGINT
+// ends either wait.
+func TestSignalStopsAReadFromAFIFO(t *testing.T) {
+	for _, tc := range []struct {
+		command string
+		writer  bool
+	}{{"trace", false}, {"trace", true}, {"report", false}, {"report", true}} {
+		t.Run(fmt.Sprintf("%s, writer %v", tc.command, tc.writer), func(t *testing.T) {
 			dir := t.TempDir()
-			fifo := filepath.Join(dir, "trace.fifo")
+			fifo := filepath.Join(dir, "input.fifo")
 			require.NoError(t, syscall.Mkfifo(fifo, 0o600))
-			if writer { // a writer that has opened the FIFO and says nothing
+			if tc.writer { // a writer that has opened the FIFO and says nothing
 				w, err := os.OpenFile(fifo, os.O_RDWR, 0)
 				require.NoError(t, err)
 				defer w.Close()
 			}
-			code, took, stderr := interrupt(t, dir, []string{"trace", fifo}, 300*time.Millisecond, syscall.SIGINT)
+			code, took, stderr := interrupt(t, dir, []string{tc.command, fifo}, 300*time.Millisecond, syscall.SIGINT)
 			assert.Equal(t, 130, code, stderr)
 			assert.Less(t, took, maxExit, "time to exit after the signal")
 			assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)

@@ -169,7 +169,7 @@ func cmdSweep(ctx context.Context, e *env, args []string) error {
 		if i%o.shardSize != o.shardIndex {
 			continue
 		}
-		done, err := pointDone(filepath.Join(o.dir, p.name()+".json"), p.config())
+		done, err := pointDone(ctx, filepath.Join(o.dir, p.name()+".json"), p.config())
 		if err != nil {
 			return err
 		}
@@ -218,8 +218,8 @@ func pointFailed(err error) bool {
 // pointDone reports whether path holds a saved point of config; a file
 // that is not one, or one of another configuration, is an error: the
 // sweep never overwrites what it cannot account for.
-func pointDone(path string, config map[string]string) (bool, error) {
-	r, err := readReport(path)
+func pointDone(ctx context.Context, path string, config map[string]string) (bool, error) {
+	r, err := readReport(ctx, path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return false, nil
@@ -276,7 +276,7 @@ func runPoint(ctx context.Context, e *env, p *runOptions, path string, bar *swee
 		// Another sweep into the same directory saved the point first (an
 		// Indexed Job can run one index twice): its file stays, and if it
 		// is this point with these settings, the sweep goes on.
-		if done, derr := pointDone(path, p.config()); derr == nil && done {
+		if done, derr := pointDone(ctx, path, p.config()); derr == nil && done {
 			fmt.Fprintf(e.stderr, "gcbench: %v; it holds this point, saved by another sweep meanwhile\n", err)
 			return nil
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"image/png"
 	"io"
@@ -99,7 +100,7 @@ func TestSweepTellsALockedCollectorApart(t *testing.T) {
 	_, stderr, code := runBinary(t, sweepGrid(dir, "1", "broadcast", "12", "--lock-collector")...)
 	require.Equal(t, 0, code, stderr)
 	point := filepath.Join(dir, "workers1-broadcast-threads-major64MiB-los16MiB.json")
-	r, err := readReport(point)
+	r, err := readReport(context.Background(), point)
 	require.NoError(t, err)
 	assert.Equal(t, lockedCollector, r.Config["collector"])
 	before := snap(t, point)
@@ -186,7 +187,7 @@ func TestConcurrentSweepsNeverReplaceEachOthersPoints(t *testing.T) {
 			assert.Equal(t, 1, r.code, r.stderr)
 			if kept := regexp.MustCompile(`saved in (\S+) instead`).FindStringSubmatch(r.stderr); kept != nil {
 				assert.Regexp(t, `file (already )?exists`, r.stderr, "it lost the race to save")
-				done, err := pointDone(kept[1], gridConfig(t, sweepGrid(dir, "1", "broadcast", r.gcs)))
+				done, err := pointDone(context.Background(), kept[1], gridConfig(t, sweepGrid(dir, "1", "broadcast", r.gcs)))
 				require.NoError(t, err)
 				assert.True(t, done, "the loser's report is kept whole")
 			} else {
@@ -196,7 +197,7 @@ func TestConcurrentSweepsNeverReplaceEachOthersPoints(t *testing.T) {
 	}
 	require.Len(t, won, 1, "exactly one sweep saves the point")
 	point := filepath.Join(dir, "workers1-broadcast-threads-major64MiB-los16MiB.json")
-	done, err := pointDone(point, gridConfig(t, sweepGrid(dir, "1", "broadcast", won[0])))
+	done, err := pointDone(context.Background(), point, gridConfig(t, sweepGrid(dir, "1", "broadcast", won[0])))
 	require.NoError(t, err)
 	assert.True(t, done, "the point file is the winner's")
 	assert.Len(t, names(t, dir), 1, "no temporary file is left in the directory")
