@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -80,6 +81,31 @@ func (e *env) saveWith(write func(string, *outfile.Set, func(io.Writer) error) e
 	}
 	return err
 }
+
+// print writes what render produces to standard output; if that write
+// fails (a full disk behind a redirect, a closed pipe), it keeps the bytes
+// in the temporary directory and names that file in the error, as save
+// does for a file: a result is not lost after the work for want of a
+// place to put it.
+func (e *env) print(f analysis.Format, render func(io.Writer) error) error {
+	var b bytes.Buffer
+	if err := render(&b); err != nil {
+		return err
+	}
+	if _, err := e.stdout.Write(b.Bytes()); err != nil {
+		err = fmt.Errorf("standard output: %w", err)
+		keep := func(w io.Writer) error { _, err := w.Write(b.Bytes()); return err }
+		if kept, kerr := keepInTemp("report"+formatExt[f], keep); kerr == nil {
+			return &keptElsewhereError{err: err, kept: kept}
+		}
+		return err
+	}
+	return nil
+}
+
+// formatExt is the file extension of each format, for a report kept in the
+// temporary directory.
+var formatExt = map[analysis.Format]string{analysis.Text: ".txt", analysis.Markdown: ".md", analysis.CSV: ".csv", analysis.JSON: ".json"}
 
 // keptElsewhereError is save's error when the output could not be put
 // where it was asked for and was saved in the file kept instead, which its

@@ -117,7 +117,7 @@ func writeScaling(ctx context.Context, e *env, out *outputFlags, reports []*anal
 	}
 	render := func(w io.Writer) error { return s.Write(w, out.format) }
 	if out.out == "" {
-		err = render(e.stdout)
+		err = e.print(out.format, render)
 	} else {
 		err = e.save(ctx, "--out", out.out, false, render)
 	}
@@ -214,7 +214,7 @@ func (o *outputFlags) write(ctx context.Context, e *env, r *analysis.Report) err
 	render := func(w io.Writer) error { return r.Render(w, o.format) }
 	var err error
 	if o.out == "" {
-		err = render(e.stdout)
+		err = e.print(o.format, render)
 	} else {
 		err = e.save(ctx, "--out", o.out, false, render)
 	}

@@ -470,3 +470,29 @@ func TestAnOutputIntoStandardOutputIsRefused(t *testing.T) {
 	assert.Equal(t, 2, code, "the report and the trace down one pipe")
 	assert.Contains(t, stderr, "give each output its own file")
 }
+
+// TestAReportStandardOutputCannotTakeIsKept: with standard output on a
+// full disk (/dev/full), the report is kept in the temporary directory,
+// which the one-line error names, and the run exits 1.
+func TestAReportStandardOutputCannotTakeIsKept(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0) // Linux's: every write fails with ENOSPC
+	require.NoError(t, err)
+	defer full.Close()
+	tmp := t.TempDir()
+	var stderr bytes.Buffer
+	cmd := exec.Command(gcbenchBin, runTiny...)
+	cmd.Stdout, cmd.Stderr = full, &stderr
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	err = cmd.Run()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit, stderr.String())
+	assert.Equal(t, 1, exit.ExitCode())
+	kept, err := filepath.Glob(filepath.Join(tmp, "gcbench-report-*.txt"))
+	require.NoError(t, err)
+	require.Len(t, kept, 1, stderr.String())
+	assert.Contains(t, stderr.String(), "no space left on device; the output is saved in "+kept[0]+" instead")
+	assert.Equal(t, 1, strings.Count(stderr.String(), "\n"), "one line")
+	text, err := os.ReadFile(kept[0])
+	require.NoError(t, err)
+	assert.Contains(t, string(text), "minor-collection pause")
+}
