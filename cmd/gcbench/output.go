@@ -125,8 +125,8 @@ func (e *keptElsewhereError) Unwrap() error { return e.err }
 // keepInTemp writes render's output to a new file in the temporary
 // directory, named after path's base and extension.
 func keepInTemp(path string, render func(io.Writer) error) (string, error) {
-	ext := filepath.Ext(path)
-	base := filepath.Base(path)
+	base := outfile.FitName(filepath.Base(path), len("gcbench-")+len("-")+10) // CreateTemp's random part
+	ext := filepath.Ext(base)
 	f, err := os.CreateTemp("", "gcbench-"+base[:len(base)-len(ext)]+"-*"+ext)
 	if err != nil {
 		return "", err

@@ -37,6 +37,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"unicode/utf8"
 )
 
 // Errors returned by Check and Distinct wrap one of these; test with
@@ -184,6 +185,33 @@ func checkDescriptor(fd int) error {
 	return nil
 }
 
+// nameMax is the longest file name most file systems take (NAME_MAX).
+const nameMax = 255
+
+// maxTempSuffix bounds what createTemp adds to a base: ".tmp-", a pid and
+// a sequence number.
+const maxTempSuffix = len(".tmp-") + 10 + 1 + 13
+
+// FitName shortens name, keeping its end (the extension), so that reserve
+// more bytes still fit in a file name: a temporary or fallback file named
+// after a long destination must not fail for its length alone after the
+// work. A name that fits is returned as it is.
+func FitName(name string, reserve int) string {
+	limit := nameMax - reserve
+	if len(name) <= limit {
+		return name
+	}
+	ext := filepath.Ext(name)
+	if len(ext) > limit/2 {
+		ext = ""
+	}
+	cut := limit - len(ext)
+	for cut > 0 && !utf8.RuneStart(name[cut]) { // not inside a multi-byte rune
+		cut--
+	}
+	return name[:cut] + ext
+}
+
 // checkDir reports whether dir exists and accepts a new file, by creating
 // one of ours and removing it.
 func checkDir(dir string) error {
@@ -319,6 +347,7 @@ func (s *Set) RemoveTemps() {
 var tempSeq atomic.Uint64
 
 func createTemp(dir, base string) (*os.File, string, error) {
+	base = FitName(base, maxTempSuffix)
 	for {
 		name := filepath.Join(dir, base+".tmp-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatUint(tempSeq.Add(1), 36))
 		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)

@@ -10,9 +10,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -417,4 +419,21 @@ func TestCheckLeavesAWaitingFIFOReaderAlone(t *testing.T) {
 	if os.Geteuid() != 0 { // root may write whatever the mode says
 		assert.ErrorIs(t, Check(fifo), ErrNotWritable, "a FIFO this process may not write")
 	}
+}
+
+// TestALongNameIsWrittenThroughAShorterTemporaryFile: a destination whose
+// name nearly fills NAME_MAX is written (its temporary file's name is
+// shortened to fit), and FitName keeps an extension and whole runes.
+func TestALongNameIsWrittenThroughAShorterTemporaryFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), strings.Repeat("x", 246)+".json")
+	require.NoError(t, Check(path))
+	require.NoError(t, Write(path, nil, writeString("{}")))
+	assert.Equal(t, "{}", readFile(t, path))
+	assert.ElementsMatch(t, []string{filepath.Base(path)}, entries(t, filepath.Dir(path)), "no temporary file left")
+
+	fit := FitName(strings.Repeat("é", 200)+".json", 100)
+	assert.LessOrEqual(t, len(fit), 155)
+	assert.True(t, strings.HasSuffix(fit, ".json"))
+	assert.True(t, utf8.ValidString(fit))
+	assert.Equal(t, "short.json", FitName("short.json", 100))
 }
