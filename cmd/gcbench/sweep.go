@@ -192,6 +192,8 @@ func cmdSweep(ctx context.Context, e *env, args []string) error {
 		switch {
 		case err == nil:
 			fmt.Fprintf(e.stdout, "point %d/%d saved: %s.json\n", i+1, len(todo), p.name())
+		case errors.Is(err, errSavedByAnother):
+			fmt.Fprintf(e.stdout, "point %d/%d already saved by another sweep into the directory: %s.json\n", i+1, len(todo), p.name())
 		case pointFailed(err) && ctx.Err() == nil:
 			// The point's own failure (its heap filled up, a verification
 			// failed): the other points can still be measured.
@@ -277,12 +279,19 @@ func runPoint(ctx context.Context, e *env, p *runOptions, path string, bar *swee
 		// Indexed Job can run one index twice): its file stays, and if it
 		// is this point with these settings, the sweep goes on.
 		if done, derr := pointDone(ctx, path, p.config()); derr == nil && done {
-			fmt.Fprintf(e.stderr, "gcbench: %v; it holds this point, saved by another sweep meanwhile\n", err)
-			return nil
+			var kept *keptElsewhereError
+			if errors.As(err, &kept) {
+				os.Remove(kept.kept) // ours, just made: the point it holds is saved in --dir already
+			}
+			return errSavedByAnother
 		}
 	}
 	return err
 }
+
+// errSavedByAnother is runPoint's when another sweep into the same
+// directory saved the same point, with the same settings, first.
+var errSavedByAnother = errors.New("saved by another sweep meanwhile")
 
 // shardValue is --shard i/n.
 type shardValue struct{ index, size *int }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -267,4 +268,24 @@ func TestCommandsRefuseToPrintIntoTheirInputs(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, before, after, "%v: the input is as it was", tc.args)
 	}
+}
+
+// TestAPointSavedMeanwhileBySameSettingsIsNotKeptTwice: when another sweep
+// with the same settings saved the point first, this one's copy is not
+// left in the temporary directory, and it is told apart from a save.
+func TestAPointSavedMeanwhileBySameSettingsIsNotKeptTwice(t *testing.T) {
+	dir, tmp := t.TempDir(), t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	_, stderr, code := runBinary(t, sweepGrid(dir, "1", "broadcast", "3")...)
+	require.Equal(t, 0, code, stderr)
+	o, err := parseSweepFlags(sweepGrid(dir, "1", "broadcast", "3")[1:], io.Discard)
+	require.NoError(t, err)
+	p := o.points()[0]
+	path := filepath.Join(dir, p.name()+".json")
+	e := &env{stdout: io.Discard, stderr: io.Discard, temps: new(outfile.Set)}
+	err = runPoint(context.Background(), e, p, path, nil) // as if it had started before the other saved
+	assert.ErrorIs(t, err, errSavedByAnother)
+	kept, err := os.ReadDir(tmp)
+	require.NoError(t, err)
+	assert.Empty(t, kept, "no copy of a point already in --dir")
 }
