@@ -23,6 +23,7 @@ type File struct {
 	f         *os.File
 	set       *Set
 	done      bool
+	stopWatch func() bool // a FIFO's: stops the watch that ends a stalled write when ctx ends
 }
 
 // Create starts an output to path (see the package documentation for what
@@ -50,6 +51,10 @@ func CreateNew(path string, set *Set) (*File, error) {
 // fifoPoll is how often an output to a FIFO looks for a reader.
 const fifoPoll = 20 * time.Millisecond
 
+// fifoGrace is how long writes to a FIFO may still take once the context
+// of CreateContext has ended: a reader that reads has the output by then.
+const fifoGrace = time.Second
+
 func create(ctx context.Context, path string, set *Set, noReplace bool) (*File, error) {
 	t, err := resolve(path)
 	if err != nil {
@@ -69,7 +74,10 @@ func create(ctx context.Context, path string, set *Set, noReplace bool) (*File, 
 		if err != nil {
 			return nil, err
 		}
-		return &File{path: path, dest: t.path, f: f}, nil
+		// A reader that has opened the FIFO and does not read would hold a
+		// write forever: once ctx ends, writes get fifoGrace more to finish.
+		stop := context.AfterFunc(ctx, func() { _ = f.SetWriteDeadline(time.Now().Add(fifoGrace)) })
+		return &File{path: path, dest: t.path, f: f, stopWatch: stop}, nil
 	case err == nil && (!fi.Mode().IsRegular() || t.descriptor):
 		// A device in place; or another process's descriptor open on a
 		// regular file, appended to: its offset is not ours to share, and
@@ -151,6 +159,9 @@ func (f *File) Commit() error {
 }
 
 func (f *File) closeInPlace() error {
+	if f.stopWatch != nil {
+		f.stopWatch()
+	}
 	if err := f.f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", f.path, err)
 	}
@@ -174,6 +185,9 @@ func (f *File) Abort() {
 		return
 	}
 	f.done = true
+	if f.stopWatch != nil {
+		f.stopWatch()
+	}
 	f.f.Close()
 	if f.temp != "" {
 		os.Remove(f.temp)

@@ -13,7 +13,8 @@
 //     a FIFO) cannot be renamed over without destroying it, so it is
 //     written in place; such a write is not atomic. A FIFO is waited on
 //     until a reader opens it, and CreateContext and WriteContext give up
-//     that wait when their context ends.
+//     that wait when their context ends, and a write the reader does not
+//     take a second after it.
 //   - D that names one of the process's open descriptors (/dev/stdout,
 //     /dev/stderr, /dev/fd/N, /proc/self/fd/N) is written through that
 //     descriptor, whatever it is open on: a file the shell opened for

@@ -437,3 +437,23 @@ func TestALongNameIsWrittenThroughAShorterTemporaryFile(t *testing.T) {
 	assert.True(t, utf8.ValidString(fit))
 	assert.Equal(t, "short.json", FitName("short.json", 100))
 }
+
+// TestAStalledFIFOReaderCannotHoldAWriteForever: a reader that opens the
+// FIFO and never reads fills the pipe; once the context ends, the write
+// gets fifoGrace more, then fails, instead of blocking for good.
+func TestAStalledFIFOReaderCannotHoldAWriteForever(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "ff")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	r, err := os.OpenFile(fifo, os.O_RDWR, 0) // a reader (and writer) that reads nothing
+	require.NoError(t, err)
+	defer r.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err = WriteContext(ctx, fifo, nil, func(w io.Writer) error {
+		_, err := w.Write(make([]byte, 4<<20)) // far more than a pipe holds
+		return err
+	})
+	require.ErrorIs(t, err, os.ErrDeadlineExceeded)
+	assert.Less(t, time.Since(start), fifoGrace+2*time.Second)
+}

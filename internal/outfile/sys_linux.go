@@ -30,15 +30,13 @@ func renameNoReplace(from, to string) error {
 // ctx ends. A blocking open would wait in the kernel, where no context or
 // signal handler of the program's can end it: it opens without blocking,
 // which fails with ENXIO while no process has the FIFO open for reading,
-// tries again every fifoPoll, and blocks the descriptor it gets.
+// and tries again every fifoPoll. The descriptor stays non-blocking, so
+// that the runtime's poller waits out a full pipe and a write deadline
+// can end that wait.
 func openFIFO(ctx context.Context, path string) (*os.File, error) {
 	for {
 		fd, err := unix.Open(path, unix.O_WRONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 		if err == nil {
-			if err := unix.SetNonblock(fd, false); err != nil {
-				unix.Close(fd)
-				return nil, &fs.PathError{Op: "open", Path: path, Err: err}
-			}
 			return os.NewFile(uintptr(fd), path), nil
 		}
 		if !errors.Is(err, unix.ENXIO) {
