@@ -149,10 +149,11 @@ func seriesColor(i int, alpha uint8) color.Color {
 func histogramPanel(ss []series, lo, hi float64) (*plot.Plot, error) {
 	p := plot.New()
 	p99 := hi
-	if hi <= lo { // every pause the same: widen the bins' span, not the p99 it is labelled with
-		hi = lo + 1
-	}
 	width := (hi - lo) / histogramBins
+	if !(width > 0) { // every pause the same, or a span so small that a bin has no width: widen the bins' span, not the p99 it is labelled with
+		hi = lo + 1
+		width = (hi - lo) / histogramBins
+	}
 	beyond := 0
 	for i, s := range ss {
 		bins := make([]plotter.HistogramBin, histogramBins)
@@ -164,7 +165,7 @@ func histogramPanel(ss []series, lo, hi float64) (*plot.Plot, error) {
 				beyond++
 				continue
 			}
-			b := min(int((v-lo)/width), histogramBins-1)
+			b := max(0, min(int((v-lo)/width), histogramBins-1))
 			bins[b].Weight++
 		}
 		h := &plotter.Histogram{Bins: bins, Width: width, FillColor: seriesColor(i, 0x60)}

@@ -23,8 +23,11 @@ const bootstrapResamples = 2000
 // RatioOf returns st(new)/st(base) with a percentile-bootstrap interval at MedianConfidence: both samples
 // are resampled with replacement, independently, bootstrapResamples times.
 // The resampling is seeded from the samples' sizes, so the same samples
-// always give the same interval. It returns an error wrapping
-// ErrInvalidInput for an empty sample or a base statistic of zero.
+// always give the same interval. A resample whose base statistic is zero
+// stands for an unbounded ratio. It returns an error wrapping
+// ErrInvalidInput for an empty sample, a base statistic of zero, a ratio
+// too large for a float64, or an interval whose ends are not finite (too
+// many resamples with a zero base, in samples mostly of zeros).
 func RatioOf(base, new []float64, st Statistic) (Ratio, error) {
 	stat := st.Of
 	if len(base) == 0 || len(new) == 0 {
@@ -36,19 +39,28 @@ func RatioOf(base, new []float64, st Statistic) (Ratio, error) {
 		return Ratio{}, fmt.Errorf("%w: the base statistic is zero", ErrInvalidInput)
 	}
 	r := Ratio{Value: stat(sn) / den}
+	if math.IsInf(r.Value, 0) {
+		return Ratio{}, fmt.Errorf("%w: the ratio %g / %g is too large for a float64", ErrInvalidInput, stat(sn), den)
+	}
 	rng := rand.New(rand.NewPCG(uint64(len(base)), uint64(len(new))))
 	ratios := make([]float64, 0, bootstrapResamples)
 	rb, rn := make([]float64, len(base)), make([]float64, len(new))
 	for range bootstrapResamples {
 		resample(rng, rb, sb)
 		resample(rng, rn, sn)
+		ratio := math.Inf(1) // a zero base: no bound, not a resample to leave out (that would narrow the interval)
 		if d := stat(rb); d != 0 {
-			ratios = append(ratios, stat(rn)/d)
+			ratio = stat(rn) / d
 		}
+		ratios = append(ratios, ratio)
 	}
 	slices.Sort(ratios)
 	alpha := (1 - MedianConfidence) / 2
 	r.CI = Interval{Lo: percentile(ratios, alpha), Hi: percentile(ratios, 1-alpha), Confidence: MedianConfidence}
+	if math.IsInf(r.CI.Lo, 0) || math.IsInf(r.CI.Hi, 0) {
+		return Ratio{}, fmt.Errorf("%w: the ratio's %.0f%% interval has no finite upper end: too many resamples of the base have a statistic of zero",
+			ErrInvalidInput, 100*MedianConfidence)
+	}
 	return r, nil
 }
 

@@ -83,6 +83,20 @@ func checkSVG(t *testing.T, data []byte) {
 	}
 }
 
+// TestWritePlotOfATinySpan: pauses a few subnormals apart, which ReadJSON
+// accepts, give bins of no width; the histogram widens its span as for
+// equal pauses instead of indexing a bin with int(NaN).
+func TestWritePlotOfATinySpan(t *testing.T) {
+	run, err := NewRun(Host{Hostname: "h"}, []ModeInput{{Name: "a", Pauses: []float64{0, 1e-323}}, {Name: "b", Pauses: []float64{0, 1e-323}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := NewReport("pause", nil, run).WritePlot(&b, "svg"); err != nil || b.Len() == 0 {
+		t.Fatalf("WritePlot: %v, %d bytes", err, b.Len())
+	}
+}
+
 func TestWritePlot(t *testing.T) {
 	r := fixtureReport(t)
 	var png1 bytes.Buffer

@@ -268,7 +268,7 @@ func (s *Scaling) Table() *Table {
 		s.New, s.Base, s.New, bootstrapResamples))
 	for _, p := range s.Points {
 		if p.Partial != "" {
-			t.Notes = append(t.Notes, fmt.Sprintf("PARTIAL: %s: %s", strings.Join(configPairsOf(p.Config), " "), p.Partial))
+			t.Notes = append(t.Notes, fmt.Sprintf("PARTIAL: %s on %s: %s", strings.Join(configPairsOf(p.Config), " "), p.Host, p.Partial))
 		}
 	}
 	if hosts := s.hosts(); len(hosts) > 1 && !slices.Contains(s.Keys, hostKey) {

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"image/png"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -180,5 +181,29 @@ func TestScalingCSVIsForMachines(t *testing.T) {
 	}
 	if recs[2][8] != "interrupted" {
 		t.Errorf("the partial point's record %q does not say so", recs[2])
+	}
+}
+
+// TestRatioOfRefusesUnboundedRatios: a ratio too large for a float64, and
+// an interval whose upper end is unbounded because many resamples of a
+// zero-heavy base have a zero statistic, are errors, not +Inf (which JSON
+// cannot hold) or an interval narrowed by leaving those resamples out.
+func TestRatioOfRefusesUnboundedRatios(t *testing.T) {
+	for _, tc := range []struct {
+		base, new []float64
+		st        Statistic
+	}{
+		{[]float64{1e-320}, []float64{1e15}, Median},
+		{[]float64{0, 0, 1}, []float64{1, 1, 1}, Mean},
+		{[]float64{0, 0, 0, 0, 0, 0, 0, 0, 1, 1}, seq(10, 1), TrimMean10},
+	} {
+		if _, err := RatioOf(tc.base, tc.new, tc.st); !errors.Is(err, ErrInvalidInput) {
+			t.Errorf("%v / %v: %v, want ErrInvalidInput", tc.new, tc.base, err)
+		}
+	}
+	few := append([]float64{0}, seq(39, 1)...) // one zero: a zero-mean resample is all but impossible
+	r, err := RatioOf(few, seq(40, 2), Mean)
+	if err != nil || !(r.CI.Lo <= r.Value && r.Value <= r.CI.Hi) || math.IsInf(r.CI.Hi, 0) {
+		t.Fatalf("RatioOf with one zero in the base: %+v, %v", r, err)
 	}
 }

@@ -38,7 +38,12 @@ type Record struct {
 	Imbalance float64
 	// PromotedObjects and PromotedBytes count the survivors copied to the major heap.
 	PromotedObjects, PromotedBytes int64
-	// Pool holds the pool's counters for this collection (zero for Serial).
+	// Pool holds the pool's counters for this collection (zero for Serial),
+	// from the pause's start until Join returned. A worker the collection
+	// woke that runs only after the collector resumes (waiting for a CPU,
+	// or for a P when GOMAXPROCS is below workers+1) counts its wake-up,
+	// futile or not, and its futex calls after that, in the mutator phase:
+	// in no Record, or, if it is still running then, in the next one's.
 	Pool workerpool.Stats
 	// HostGCs is the number of host Go GC cycles that overlapped the
 	// collection (read just outside the pause): those that completed while

@@ -240,8 +240,11 @@ func (s *Sim) allocLarge(ctx context.Context) error {
 				err = s.mut.allocLarge(o)
 			}
 		}
-		if err != nil {
+		switch {
+		case errors.Is(err, heap.ErrLOSFull):
 			return fmt.Errorf("mutator (raise LOS or lower Mutator.LOSFill): %w", err)
+		case err != nil: // the major collection's own failure, or a cancel: no sizing hint
+			return fmt.Errorf("mutator: %w", err)
 		}
 	}
 	return nil
