@@ -32,7 +32,12 @@ const (
 	StartBatch                 // one lock, every push, the gate opened; one wake after the unlock
 )
 
-func (p Protocol) String() string { return [...]string{"perjob", "batch", "startbatch"}[p] }
+func (p Protocol) String() string {
+	if p < PerJob || p > StartBatch {
+		return fmt.Sprintf("Protocol(%d)", int(p))
+	}
+	return [...]string{"perjob", "batch", "startbatch"}[p]
+}
 
 // Wake is the pool's wake policy.
 type Wake int
@@ -43,7 +48,12 @@ const (
 	Targeted
 )
 
-func (w Wake) String() string { return [...]string{"broadcast", "targeted"}[w] }
+func (w Wake) String() string {
+	if w < Broadcast || w > Targeted {
+		return fmt.Sprintf("Wake(%d)", int(w))
+	}
+	return [...]string{"broadcast", "targeted"}[w]
+}
 
 // ErrShape is wrapped by Simulate's errors about its input.
 var ErrShape = errors.New("pausemodel: invalid shape")
@@ -95,12 +105,24 @@ func SimulateSeries(c Costs, s Shape, series [][]time.Duration) (Result, error) 
 	switch {
 	case s.Cores < 1 || s.Cores > maxThreads || s.Workers < 1 || s.Workers > maxThreads:
 		return Result{}, fmt.Errorf("%w: %d cores, %d workers", ErrShape, s.Cores, s.Workers)
+	case s.Protocol < PerJob || s.Protocol > StartBatch || s.Wake < Broadcast || s.Wake > Targeted:
+		return Result{}, fmt.Errorf("%w: protocol %v, wake %v", ErrShape, s.Protocol, s.Wake)
 	case len(series) == 0:
 		return Result{}, fmt.Errorf("%w: no collections", ErrShape)
+	}
+	for _, f := range costFields {
+		if *f(&c) < 0 {
+			return Result{}, fmt.Errorf("%w: a negative cost in %v", ErrShape, c)
+		}
 	}
 	for _, js := range series {
 		if len(js) == 0 {
 			return Result{}, fmt.Errorf("%w: no jobs", ErrShape)
+		}
+		for _, d := range js {
+			if d < 0 {
+				return Result{}, fmt.Errorf("%w: a job of negative cost %v", ErrShape, d)
+			}
 		}
 	}
 	m := newMachine(c, s)

@@ -248,10 +248,23 @@ func TestSimulateSeriesRejectsEmptyCollections(t *testing.T) {
 
 func TestSimulateRejectsBadShapes(t *testing.T) {
 	for _, s := range []Shape{{Cores: 0, Workers: 1, Jobs: jobsOf(1, us)}, {Cores: 1, Workers: 0, Jobs: jobsOf(1, us)},
-		{Cores: 1, Workers: 1}, {Cores: 1, Workers: 5000, Jobs: jobsOf(1, us)}} {
+		{Cores: 1, Workers: 1}, {Cores: 1, Workers: 5000, Jobs: jobsOf(1, us)},
+		{Cores: 1, Workers: 1, Jobs: []time.Duration{-time.Second, time.Millisecond}},
+		{Cores: 1, Workers: 1, Jobs: jobsOf(1, us), Protocol: 7}, {Cores: 1, Workers: 1, Jobs: jobsOf(1, us), Wake: 7}} {
 		if _, err := Simulate(hostLike, s); !errors.Is(err, ErrShape) {
 			t.Errorf("%+v: err = %v, want ErrShape", s, err)
 		}
+	}
+	negative := hostLike
+	negative.WakeToRun = -time.Second
+	if _, err := Simulate(negative, Shape{Cores: 1, Workers: 1, Jobs: jobsOf(1, us)}); !errors.Is(err, ErrShape) {
+		t.Errorf("a negative cost: err = %v, want ErrShape", err)
+	}
+	if _, _, err := Predict(hostLike, Work{}, 2, 2, PerJob, Broadcast); !errors.Is(err, ErrShape) {
+		t.Errorf("Predict of job costs without curves: err = %v, want ErrShape", err)
+	}
+	if got := Protocol(7).String() + Wake(7).String(); got != "Protocol(7)Wake(7)" {
+		t.Errorf("names of unknown values: %q", got)
 	}
 }
 

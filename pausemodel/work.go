@@ -112,6 +112,11 @@ func at(curve []time.Duration, f float64) time.Duration {
 // (SimulateSeries), or of one collection of the mean jobs if w.Each is
 // empty. The Result is that series' mean.
 func Predict(c Costs, w Work, cores, workers int, p Protocol, wake Wake) (time.Duration, Result, error) {
+	for _, e := range append([]Work{w}, w.Each...) {
+		if len(e.Major) == 0 || len(e.LOS) == 0 {
+			return 0, Result{}, fmt.Errorf("%w: job costs without curves (Major %d, LOS %d points)", ErrShape, len(e.Major), len(e.LOS))
+		}
+	}
 	var series [][]time.Duration
 	for _, e := range w.Each {
 		series = append(series, e.Jobs(workers))

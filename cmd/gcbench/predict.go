@@ -159,6 +159,7 @@ func oneCollectorKind(reports []*analysis.Report, names []string) error {
 // startbatch).
 type validation struct {
 	Config          map[string]string
+	Host            string // the machine that measured it (analysis.Host.Label)
 	Cores           int
 	Batched         string
 	MeasuredPerJob  float64
@@ -304,7 +305,7 @@ func validate(costs pausemodel.Costs, reports []*analysis.Report, work func(gcsi
 			}
 			perPause, perRes, err := pausemodel.Predict(costs, w, run.Host.Cores, cfg.Workers, pausemodel.PerJob, wake)
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("%s: %w", r.Source, err)
 			}
 			for _, b := range batchedModes {
 				m := run.Mode(b.name)
@@ -313,9 +314,9 @@ func validate(costs pausemodel.Costs, reports []*analysis.Report, work func(gcsi
 				}
 				pause, res, err := pausemodel.Predict(costs, w, run.Host.Cores, cfg.Workers, b.protocol, wake)
 				if err != nil {
-					return nil, err
+					return nil, fmt.Errorf("%s: %w", r.Source, err)
 				}
-				v := validation{Config: r.Config, Cores: run.Host.Cores, Batched: b.name,
+				v := validation{Config: r.Config, Host: run.Host.Label(), Cores: run.Host.Cores, Batched: b.name,
 					MeasuredPerJob: per.Summary.Mean, MeasuredBatch: m.Summary.Mean, MeasuredFutile: per.CounterMeans["pool_futile_wakeups"],
 					PredictedPerJob: micros(perPause), PredictedBatch: micros(pause), PredictedFutile: perRes.FutileWakeups}
 				for i, part := range dispatchParts {
@@ -486,10 +487,10 @@ func partsTable(vals []validation) *analysis.Table {
 }
 
 // pointKey names what makes two validations the same point measured
-// twice: everything but when it ran.
+// twice: everything but when it ran, on the same machine.
 func pointKey(v validation) string {
 	c := v.Config
-	return fmt.Sprint(v.Batched, v.Cores, c["wake"], c["workers"], c["major_heap"], c["los"], c["nursery"], c["seed"], c["collector"])
+	return fmt.Sprint(v.Host, v.Batched, v.Cores, c["wake"], c["workers"], c["major_heap"], c["los"], c["nursery"], c["seed"], c["collector"])
 }
 
 // measurementFloor is the error, in meanAbsError's terms, that a model

@@ -181,6 +181,11 @@ func TestMeasurementFloorIsTheSpreadOfRepeatedPoints(t *testing.T) {
 
 	tab := validationTable([]validation{v(2, "8", 100), v(2, "8", 300)}, nil)
 	assert.Contains(t, strings.Join(tab.Notes, "\n"), "Measurement floor: 1 point measured 2 times")
+
+	other := v(2, "8", 300)
+	other.Host = "another machine"
+	points, _, _, _ = measurementFloor([]validation{v(2, "8", 100), other})
+	assert.Zero(t, points, "the same grid point on two machines is two points, not one measured twice")
 }
 
 // TestPartsTableAveragesEachPartPerCoreCountAndWake: two broadcast points
