@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -21,12 +22,15 @@ const (
 	SpinLock
 )
 
-// String returns "mutex" or "spin".
+// String returns "mutex" or "spin" (LockKind(n) for another value).
 func (k LockKind) String() string {
-	if k == SpinLock {
+	switch k {
+	case MutexLock:
+		return "mutex"
+	case SpinLock:
 		return "spin"
 	}
-	return "mutex"
+	return fmt.Sprintf("LockKind(%d)", int(k))
 }
 
 // ParseLockKind parses "mutex" or "spin".

@@ -45,3 +45,17 @@ func TestNamesRoundTripThroughJSON(t *testing.T) {
 		t.Fatalf("an unknown name: %v, want ErrInvalidOptions", err)
 	}
 }
+
+// TestUnknownValuesHaveNoName: a value outside the constants does not
+// marshal as a known name (a LockKind(7) wrote "mutex", which reads back
+// as a valid option).
+func TestUnknownValuesHaveNoName(t *testing.T) {
+	for _, v := range []interface{ MarshalText() ([]byte, error) }{Policy(7), Memory(7), LockKind(7)} {
+		if b, err := v.MarshalText(); !errors.Is(err, ErrInvalidOptions) {
+			t.Errorf("%v: %q, %v; want an error wrapping ErrInvalidOptions", v, b, err)
+		}
+	}
+	if got := LockKind(7).String(); got != "LockKind(7)" {
+		t.Errorf("LockKind(7).String() = %q", got)
+	}
+}
