@@ -32,6 +32,21 @@ func checkPaths(outputs, inputs []outfile.Path) error {
 			return usagef("%s %s: %v", o.Name, o.Path, err)
 		}
 	}
+	return checkDistinct(outputs, inputs)
+}
+
+// pathsOf names each of paths for outfile's checks.
+func pathsOf(name string, paths []string) []outfile.Path {
+	out := make([]outfile.Path, len(paths))
+	for i, p := range paths {
+		out[i] = outfile.Path{Name: name, Path: p}
+	}
+	return out
+}
+
+// checkDistinct is checkPaths' second half: a usage error if two of the
+// paths are one file.
+func checkDistinct(outputs, inputs []outfile.Path) error {
 	if err := outfile.Distinct(outputs, inputs); err != nil {
 		if same := (*outfile.SameFileError)(nil); errors.As(err, &same) && same.Inputs {
 			return usagef("%v: give each input once", err)

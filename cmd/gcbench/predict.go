@@ -14,7 +14,6 @@ import (
 
 	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/gcsim"
-	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/pausemodel"
 	"github.com/gcbench/gcbench/workerpool"
 )
@@ -131,15 +130,6 @@ func (o predictOptions) predictionConfig() gcsim.Config {
 	cfg := gcsim.DefaultConfig()
 	cfg.MajorHeap, cfg.LOS = o.major, o.los
 	return cfg
-}
-
-// pathsOf names each of paths for outfile's checks.
-func pathsOf(name string, paths []string) []outfile.Path {
-	out := make([]outfile.Path, len(paths))
-	for i, p := range paths {
-		out[i] = outfile.Path{Name: name, Path: p}
-	}
-	return out
 }
 
 // oneCollectorKind refuses points made with and without --lock-collector

@@ -48,11 +48,7 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	inputs := make([]outfile.Path, len(names))
-	for i, name := range names {
-		inputs[i] = outfile.Path{Name: "input", Path: name}
-	}
-	if err := checkPaths(out.paths(), inputs); err != nil {
+	if err := checkPaths(out.paths(), pathsOf("input", names)); err != nil {
 		return err
 	}
 	reports := make([]*analysis.Report, 0, len(names))

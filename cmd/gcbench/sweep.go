@@ -115,11 +115,11 @@ func (o *sweepOptions) validate(fs *pflag.FlagSet) error {
 // file (the sweep prints there).
 func checkPoints(dir string, todo, done []*runOptions) error {
 	pointPaths := func(ps []*runOptions) []outfile.Path {
-		out := make([]outfile.Path, len(ps))
+		files := make([]string, len(ps))
 		for i, p := range ps {
-			out[i] = outfile.Path{Name: "point", Path: filepath.Join(dir, p.name()+".json")}
+			files[i] = filepath.Join(dir, p.name()+".json")
 		}
-		return out
+		return pathsOf("point", files)
 	}
 	outputs := pointPaths(todo)
 	for _, o := range outputs {
@@ -127,7 +127,10 @@ func checkPoints(dir string, todo, done []*runOptions) error {
 			return usagef("--dir %s: %v", dir, err)
 		}
 	}
-	return checkPaths(append(outputs, stdoutPath()...), pointPaths(done))
+	if err := checkPaths(stdoutPath(), nil); err != nil {
+		return err
+	}
+	return checkDistinct(append(outputs, stdoutPath()...), pointPaths(done)) // each point checked once, above
 }
 
 // points lists the grid in a fixed order (heap sizes, backend, wake,
