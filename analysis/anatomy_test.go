@@ -3,8 +3,10 @@ package analysis
 import (
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"image/png"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -109,12 +111,33 @@ func TestAnatomyInEveryFormat(t *testing.T) {
 	if md := string(render(t, r, Markdown)); !strings.Contains(md, "| job span |") {
 		t.Errorf("Markdown lacks the anatomy:\n%s", md)
 	}
+	// CSV: one table per file, the anatomy in its own with its own header.
 	recs, err := csv.NewReader(bytes.NewReader(render(t, r, CSV))).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if last := recs[len(recs)-1]; !strings.HasPrefix(last[0], "anatomy: futex calls") || len(last) != len(recs[0]) {
-		t.Errorf("CSV's last record %q (header %q)", last, recs[0])
+	if last := recs[len(recs)-1]; last[0] != "host-GC disturbed" {
+		t.Errorf("the pause table's CSV ends in %q: the anatomy is a table of its own", last)
+	}
+	var ab bytes.Buffer
+	if err := r.WriteAnatomyCSV(&ab); err != nil {
+		t.Fatal(err)
+	}
+	arecs, err := csv.NewReader(&ab).ReadAll() // default FieldsPerRecord: every record as wide as the header
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"row", "kind", "perjob", "batch", "batch vs perjob difference"}; !slices.Equal(arecs[0], want) {
+		t.Errorf("anatomy CSV header %q, want %q", arecs[0], want)
+	}
+	if last := arecs[len(arecs)-1]; last[0] != "futex calls" || last[1] != "counter (mean per collection)" || last[4] != "30.000" {
+		t.Errorf("anatomy CSV's last record %q", last)
+	}
+	if len(arecs) != 1+len(testAnatomy.Parts)+len(testAnatomy.Counters) {
+		t.Errorf("anatomy CSV has %d records", len(arecs))
+	}
+	if err := fixtureReport(t).WriteAnatomyCSV(&ab); !errors.Is(err, ErrInvalidInput) {
+		t.Errorf("WriteAnatomyCSV of a report without one = %v", err)
 	}
 	back, err := ReadJSON(bytes.NewReader(render(t, r, JSON)))
 	if err != nil || back.Anatomy == nil || len(back.Anatomy.Parts) != 4 {

@@ -1,6 +1,9 @@
 // Package analysis turns pause samples into the numbers and pictures that
 // gcbench reports: summaries, comparisons with significance, tables in
-// text, Markdown, CSV and JSON, and plots.
+// text, Markdown, CSV and JSON, and plots; and for the field's own tools,
+// one self-contained HTML file with inline SVG plots (WriteHTML), Go
+// benchmark format for benchstat (WriteBench) and HdrHistogram interval
+// logs (WriteHDRLog).
 //
 // It is pure: no goroutines, no flags, no clocks, and no imports of other
 // gcbench packages. Callers convert their measurements into [ModeInput]

@@ -45,9 +45,19 @@ var PlotFormats = []string{"png", "svg"}
 // CDFs show every sample on a logarithmic pause axis (linear if a sample is
 // below 1 ns). format is "png" or "svg".
 func (r *Report) WritePlot(w io.Writer, format string) error {
+	panels, err := r.plotPanels()
+	if err != nil {
+		return err
+	}
+	return writePanels(w, format, panels...)
+}
+
+// plotPanels are WritePlot's panels, top to bottom (WriteHTML draws each
+// as a figure of its own).
+func (r *Report) plotPanels() ([]*plot.Plot, error) {
 	series := r.series()
 	if len(series) == 0 {
-		return fmt.Errorf("%w: nothing to plot", ErrInvalidInput)
+		return nil, fmt.Errorf("%w: nothing to plot", ErrInvalidInput)
 	}
 	var pooled []float64
 	for _, s := range series {
@@ -66,15 +76,15 @@ func (r *Report) WritePlot(w io.Writer, format string) error {
 
 	hist, err := histogramPanel(series, pooled[0], p99)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	box, err := boxPanel(series, lo, hi, logScale)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cdf, err := cdfPanel(series, lo, hi, logScale)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	hist.Title.Text = r.Title + ": " + hist.Title.Text
 
@@ -82,11 +92,11 @@ func (r *Report) WritePlot(w io.Writer, format string) error {
 	if r.Anatomy != nil && len(r.Anatomy.Parts) > 0 {
 		a, err := r.anatomyPanel()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		panels = append(panels, a)
 	}
-	return writePanels(w, format, panels...)
+	return panels, nil
 }
 
 // writePanels draws plots stacked on one page in format ("png" or "svg").

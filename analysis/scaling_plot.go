@@ -17,9 +17,18 @@ import (
 // other varying keys (a wake policy, say), and below it one panel per
 // counter with a line per combination and mode. format is "png" or "svg".
 func (s *Scaling) WritePlot(w io.Writer, format string) error {
-	groups, err := s.groups()
+	panels, err := s.plotPanels()
 	if err != nil {
 		return err
+	}
+	return writePanels(w, format, panels...)
+}
+
+// plotPanels are WritePlot's panels, top to bottom.
+func (s *Scaling) plotPanels() ([]*plot.Plot, error) {
+	groups, err := s.groups()
+	if err != nil {
+		return nil, err
 	}
 	ratio := plot.New()
 	ratio.Title.Text = fmt.Sprintf("TrimMean 10%% %s/%s (95%% bootstrap CI)", s.New, s.Base)
@@ -30,7 +39,7 @@ func (s *Scaling) WritePlot(w io.Writer, format string) error {
 	ratio.Add(one)
 	for i, g := range groups {
 		if err = addRatioLine(ratio, g, i); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	panels := []*plot.Plot{ratio}
@@ -50,7 +59,7 @@ func (s *Scaling) WritePlot(w io.Writer, format string) error {
 					xys[k] = plotter.XY{X: g.x[k], Y: means(pt)[c.Key]}
 				}
 				if err := addLine(p, joinLabel(g.label, mode), xys, 2*i+j); err != nil {
-					return err
+					return nil, err
 				}
 			}
 		}
@@ -59,7 +68,7 @@ func (s *Scaling) WritePlot(w io.Writer, format string) error {
 	for _, p := range panels {
 		workersAxis(p, groups)
 	}
-	return writePanels(w, format, panels...)
+	return panels, nil
 }
 
 // workersAxis puts the x axis on a log2 scale with a tick at every

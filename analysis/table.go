@@ -262,7 +262,8 @@ func (r *Report) medianCIs() string {
 // 3 decimals, percent to 2, p-values to 4 significant digits); cells that
 // do not apply are empty. A run that stopped early adds a last column,
 // "partial" (per host when several are merged), that says why on every
-// record.
+// record. It is the pause table only: the anatomy, a table of other
+// columns, is WriteAnatomyCSV's.
 func (r *Report) WriteCSV(w io.Writer) error {
 	cols := r.columns()
 	head := []string{"statistic"}
@@ -289,8 +290,14 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		}
 		t.Rows = append(t.Rows, rec)
 	}
-	t.Rows = append(t.Rows, r.anatomyCSV(cols)...)
-	for _, run := range r.Runs { // a column "partial" (per host when merged) on every record
+	r.addPartialColumns(t)
+	return t.Write(w, CSV)
+}
+
+// addPartialColumns adds to t, for CSV, a column "partial" (per host when
+// merged) on every record of a run that stopped early.
+func (r *Report) addPartialColumns(t *Table) {
+	for _, run := range r.Runs {
 		if run.Partial == "" {
 			continue
 		}
@@ -300,23 +307,46 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		}
 		t.Facts = append(t.Facts, Fact{Key: key, Value: run.Partial, Warning: true})
 	}
-	return t.Write(w, CSV)
 }
 
-// anatomyCSV are the anatomy's records for the CSV grid: a part's or
-// counter's mean per mode, and in each comparison column base − new.
-func (r *Report) anatomyCSV(cols []column) [][]string {
-	if r.Anatomy == nil {
-		return nil
+// HasAnatomy reports whether r splits its pauses into parts, that is
+// whether WriteAnatomyCSV has a table to write.
+func (r *Report) HasAnatomy() bool { return r.Anatomy != nil && len(r.Anatomy.Parts) > 0 }
+
+// WriteAnatomyCSV writes the pause anatomy as a CSV table of its own:
+// a header record ("row", "kind", then one heading per column as
+// WriteCSV's: "mode", "host/mode", "new vs base difference"), then one
+// record per part (kind "part (µs)") and per explaining counter (kind
+// "counter (mean per collection)", its unit in its label): the mean per
+// collection in each mode's column, base − new in each comparison's, at
+// WriteCSV's precision. A partial run
+// adds WriteCSV's "partial" column. It returns an error wrapping
+// ErrInvalidInput if the report has no anatomy (see HasAnatomy).
+func (r *Report) WriteAnatomyCSV(w io.Writer) error {
+	if !r.HasAnatomy() {
+		return fmt.Errorf("%w: the report has no pause anatomy", ErrInvalidInput)
 	}
-	var recs [][]string
+	cols := r.columns()
+	head := []string{"row", "kind"}
+	for _, c := range cols {
+		h, t, bt := c.headers()
+		label := t
+		if c.cmp != nil {
+			label = bt + " difference"
+		}
+		if h != "" {
+			label = h + "/" + label
+		}
+		head = append(head, label)
+	}
+	t := &Table{Header: [][]string{head}}
 	rows := append(append([]AnatomyRow{}, r.Anatomy.Parts...), r.Anatomy.Counters...)
 	for i, a := range rows {
-		unit := " (µs; comparisons: base − new)"
+		kind := "part (µs)"
 		if i >= len(r.Anatomy.Parts) { // a counter's label says its unit
-			unit = " (mean per collection; comparisons: base − new)"
+			kind = "counter (mean per collection)"
 		}
-		rec := []string{"anatomy: " + a.Label + unit}
+		rec := []string{a.Label, kind}
 		for ci, c := range cols {
 			if c.mode != nil {
 				rec = append(rec, machineStyle.value(c.mode.CounterMeans[a.Key]))
@@ -329,7 +359,8 @@ func (r *Report) anatomyCSV(cols []column) [][]string {
 			}
 			rec = append(rec, cell)
 		}
-		recs = append(recs, rec)
+		t.Rows = append(t.Rows, rec)
 	}
-	return recs
+	r.addPartialColumns(t)
+	return t.Write(w, CSV)
 }
