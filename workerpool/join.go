@@ -64,6 +64,9 @@ func (p *Pool) Join(ctx context.Context) error {
 	if !p.initialized() {
 		return ErrNotInitialized
 	}
+	if p.nat != nil {
+		return p.nat.join(ctx)
+	}
 	c := &p.coord
 	var buf [stackShards]uint64
 	t := p.targetNow(&buf)

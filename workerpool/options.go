@@ -19,9 +19,29 @@ const (
 	// (runtime.UnlockOSThread without its LockOSThread): Close waits for
 	// the worker's thread to end, and an unlocked one does not.
 	Threads
+	// Native runs SGen's thread pool itself: the worker loop — one pthread
+	// mutex of the kind Options.Mutex names, one condition variable, the
+	// gate read under the mutex, one job per mutex hold — runs in C on
+	// pthreads, and each job is one callback into Go. Herds of futile
+	// wake-ups are then the kernel's alone, where on Threads the Go
+	// scheduler cuts them short. It needs cgo on Linux (NativeAvailable);
+	// elsewhere New returns ErrNativeUnavailable.
+	//
+	// It carries the SGen round — Enqueue, EnqueueFunc, EnqueueBatch,
+	// Start, StartBatch, Join, Discard, Close — the Broadcast, Signal and
+	// Targeted policies (Signal and Targeted as pthread_cond_signal calls,
+	// each counted as a wake call) and the counters, except FutexCalls:
+	// glibc makes those (Stats.FutexUncounted). New refuses Spin and the
+	// Sharded layout with ErrUnsupported. Enqueuers are serialized by a Go
+	// mutex before the C one, so that the entries reach the queue in order.
+	// The Observer hears JobStart, JobEnd and Enqueued, not Woken or
+	// FutileWake (those happen in C; Stats counts them). A job must not
+	// call runtime.Goexit: on a thread C created that is fatal. Each
+	// callback needs a P: keep GOMAXPROCS ≥ Workers+1.
+	Native
 )
 
-var backendNames = [...]string{Goroutines: "goroutines", Threads: "threads"}
+var backendNames = [...]string{Goroutines: "goroutines", Threads: "threads", Native: "native"}
 
 // String returns the backend's lower-case name, as ParseBackend accepts it.
 func (b Backend) String() string {
@@ -31,15 +51,17 @@ func (b Backend) String() string {
 	return fmt.Sprintf("Backend(%d)", int(b))
 }
 
-// ParseBackend returns the backend named s ("goroutines" or "threads",
-// case-insensitive); other names yield an error wrapping ErrInvalidOptions.
+// ParseBackend returns the backend named s ("goroutines", "threads" or
+// "native", case-insensitive); other names yield an error wrapping
+// ErrInvalidOptions. A build without the Native backend still parses its
+// name: New says it is missing.
 func ParseBackend(s string) (Backend, error) {
 	for b, name := range backendNames {
 		if strings.EqualFold(s, name) {
 			return Backend(b), nil
 		}
 	}
-	return 0, fmt.Errorf("workerpool: unknown backend %q (want goroutines or threads): %w", s, ErrInvalidOptions)
+	return 0, fmt.Errorf("workerpool: unknown backend %q (want goroutines, threads or native): %w", s, ErrInvalidOptions)
 }
 
 // WakePolicy selects whom an enqueue wakes. See the package documentation
@@ -137,6 +159,43 @@ func ParseQueueLayout(s string) (QueueLayout, error) {
 	return 0, fmt.Errorf("workerpool: unknown queue layout %q (want shared or sharded): %w", s, ErrInvalidOptions)
 }
 
+// MutexKind selects the pthread mutex of the Native backend's pool.
+type MutexKind int
+
+const (
+	// MutexNormal is PTHREAD_MUTEX_NORMAL: an unlock lets a running thread
+	// take the mutex before the waiter it woke (barging).
+	MutexNormal MutexKind = iota
+	// MutexPI is PTHREAD_PRIO_INHERIT, the kind mono's mono_os_mutex_init
+	// asks for on Linux (mono/utils/mono-os-mutex.h): the kernel hands a
+	// contended mutex to its waiter at unlock.
+	MutexPI
+	// MutexAdaptive is glibc's PTHREAD_MUTEX_ADAPTIVE_NP: a contended lock
+	// spins a while before it sleeps.
+	MutexAdaptive
+)
+
+var mutexNames = [...]string{MutexNormal: "normal", MutexPI: "pi", MutexAdaptive: "adaptive"}
+
+// String returns the kind's lower-case name, as ParseMutexKind accepts it.
+func (m MutexKind) String() string {
+	if m >= 0 && int(m) < len(mutexNames) {
+		return mutexNames[m]
+	}
+	return fmt.Sprintf("MutexKind(%d)", int(m))
+}
+
+// ParseMutexKind returns the kind named s (normal, pi or adaptive,
+// case-insensitive); other names yield an error wrapping ErrInvalidOptions.
+func ParseMutexKind(s string) (MutexKind, error) {
+	for m, name := range mutexNames {
+		if strings.EqualFold(s, name) {
+			return MutexKind(m), nil
+		}
+	}
+	return 0, fmt.Errorf("workerpool: unknown mutex kind %q (want normal, pi or adaptive): %w", s, ErrInvalidOptions)
+}
+
 // MaxWorkers is the largest pool New accepts. The Spin policy packs its
 // counts, which reach at most 2×workers, into 16-bit fields, a worker's
 // state word has 12 bits for a shard's index, and thousands of parked OS
@@ -155,6 +214,9 @@ type Options struct {
 	Wake WakePolicy
 	// Queue selects the shared queue (the default) or per-worker shards.
 	Queue QueueLayout
+	// Mutex selects the Native backend's pthread mutex kind; the other
+	// backends accept only the zero value, MutexNormal.
+	Mutex MutexKind
 	// Gated pools model SGen's "started" flag: workers may not take jobs
 	// until Start opens the gate, and the gate closes again when Join
 	// returns, so a round is enqueue → Start → Join. Close opens the gate
@@ -193,6 +255,10 @@ func (o Options) validate() error {
 		return fmt.Errorf("workerpool: unknown wake policy %v: %w", o.Wake, ErrInvalidOptions)
 	case o.Queue < 0 || int(o.Queue) >= len(queueNames):
 		return fmt.Errorf("workerpool: unknown queue layout %v: %w", o.Queue, ErrInvalidOptions)
+	case o.Mutex < 0 || int(o.Mutex) >= len(mutexNames):
+		return fmt.Errorf("workerpool: unknown mutex kind %v: %w", o.Mutex, ErrInvalidOptions)
+	case o.Mutex != MutexNormal && o.Backend != Native:
+		return fmt.Errorf("workerpool: Mutex %v is for the Native backend, not %v: %w", o.Mutex, o.Backend, ErrInvalidOptions)
 	}
 	return nil
 }

@@ -29,8 +29,9 @@ type Pool struct {
 	done    condVar // Join waits here
 	sema    *unfairSema
 	workers []worker
-	shards  []shard  // Sharded: one per worker; nil for the shared queue
-	in      *ingress // ungated Targeted on the shared queue: Enqueue's lock-free front; else nil
+	shards  []shard     // Sharded: one per worker; nil for the shared queue
+	in      *ingress    // ungated Targeted on the shared queue: Enqueue's lock-free front; else nil
+	nat     *nativePool // the Native backend, which serves every method; nil on the others
 
 	// Read without the lock on hot paths, written rarely: off the lines of
 	// the lock-guarded state and of the wake bookkeeping below, which are
@@ -126,6 +127,13 @@ func start(opts Options, cells int) (*Pool, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
+	if opts.Backend == Native {
+		n, err := newNative(opts)
+		if err != nil {
+			return nil, err
+		}
+		return &Pool{opts: opts, nat: n}, nil
+	}
 	var k kit = goKit{}
 	if opts.Backend == Threads {
 		var err error
@@ -190,11 +198,11 @@ func (p *Pool) Workers() int {
 	if p == nil {
 		return 0
 	}
-	return len(p.workers)
+	return p.opts.Workers
 }
 
-// ThreadIDs returns the OS thread ids of a Threads pool's workers, in
-// worker order, so that a caller can pin them (sched_setaffinity), watch
+// ThreadIDs returns the OS thread ids of a Threads or Native pool's
+// workers, in worker order, so that a caller can pin them (sched_setaffinity), watch
 // them in top -H or read their CPU clocks; nil for the other backends and
 // for a closed pool. A job that ends its goroutine with runtime.Goexit
 // takes its thread with it: its worker continues on a new thread, whose
@@ -202,6 +210,9 @@ func (p *Pool) Workers() int {
 func (p *Pool) ThreadIDs() []int {
 	if !p.initialized() || p.closed.Load() {
 		return nil
+	}
+	if p.nat != nil {
+		return p.nat.c.ThreadIDs()
 	}
 	var ids []int
 	for i := range p.workers {
@@ -213,7 +224,7 @@ func (p *Pool) ThreadIDs() []int {
 }
 
 // initialized reports whether New made p: its queue lock exists.
-func (p *Pool) initialized() bool { return p != nil && p.mu != nil }
+func (p *Pool) initialized() bool { return p != nil && (p.mu != nil || p.nat != nil) }
 
 // deferredWake is a wake decided under the queue lock and made after it is
 // released, so that the woken worker does not immediately block on the lock
@@ -261,6 +272,9 @@ func (p *Pool) Enqueue(j jobs.Job) error {
 	}
 	if isNil(j) {
 		return ErrNilJob
+	}
+	if p.nat != nil {
+		return p.nat.enqueue(j, nil, false)
 	}
 	if p.shards != nil {
 		return p.pushSharded(j, nil)
@@ -341,6 +355,12 @@ func (p *Pool) enqueueBatch(js []jobs.Job, start bool) error {
 		return ErrClosed
 	}
 	start = start && p.opts.Gated
+	if p.nat != nil {
+		if len(js) == 0 && !start {
+			return nil
+		}
+		return p.nat.enqueue(nil, js, start)
+	}
 	if len(js) == 0 || p.shards != nil {
 		var err error
 		if len(js) > 0 {
@@ -500,6 +520,10 @@ func (p *Pool) Start() {
 	if !p.initialized() || !p.opts.Gated {
 		return
 	}
+	if p.nat != nil {
+		p.nat.c.Start()
+		return
+	}
 	p.lock(&p.coord)
 	d := p.openGateLocked(&p.coord)
 	p.unlock(&p.coord)
@@ -559,6 +583,9 @@ func (p *Pool) Discard() int {
 	if !p.initialized() {
 		return 0
 	}
+	if p.nat != nil {
+		return p.nat.discard()
+	}
 	c := &p.coord
 	n := 0
 	if p.shards != nil {
@@ -583,6 +610,11 @@ func (p *Pool) Discard() int {
 // shutdown is Close: closed, then (sharded) no push in flight, then sealed
 // with the gate open and every worker woken; it waits for them to exit.
 func (p *Pool) shutdown() error {
+	if p.nat != nil {
+		p.closed.Store(true)
+		p.nat.c.Close()
+		return nil
+	}
 	c := &p.coord
 	if p.shards != nil {
 		p.closed.Store(true)

@@ -39,8 +39,13 @@ type Stats struct {
 	// the queue was empty or the gate closed.
 	FutileWakeups uint64
 	// FutexCalls counts futex system calls by every goroutine and thread
-	// using the pool (Threads backend; always 0 on Goroutines).
+	// using the pool (Threads backend; always 0 on Goroutines; not counted
+	// on Native, see FutexUncounted).
 	FutexCalls uint64
+	// FutexUncounted is true for the Native backend, whose futex calls
+	// glibc makes inside pthread calls: FutexCalls is then 0 and means "not
+	// counted", not "none".
+	FutexUncounted bool
 	// Grabs counts the times jobs were taken from the queue for a worker,
 	// 1 to MaxGrab at a time under one lock acquisition: by the worker, or
 	// by an enqueuer handing them to a Spin listener (Handoffs).
@@ -96,6 +101,7 @@ func (s Stats) Sub(prev Stats) Stats {
 		WorkersWoken:            s.WorkersWoken - prev.WorkersWoken,
 		FutileWakeups:           s.FutileWakeups - prev.FutileWakeups,
 		FutexCalls:              s.FutexCalls - prev.FutexCalls,
+		FutexUncounted:          s.FutexUncounted || prev.FutexUncounted,
 		Grabs:                   s.Grabs - prev.Grabs,
 		SpinWakeups:             s.SpinWakeups - prev.SpinWakeups,
 		Handoffs:                s.Handoffs - prev.Handoffs,
@@ -155,6 +161,9 @@ func (c *counters) addTo(s *Stats) {
 func (p *Pool) Stats() Stats {
 	if p == nil {
 		return Stats{JobsRun: []uint64{}}
+	}
+	if p.nat != nil {
+		return p.nat.stats()
 	}
 	s := Stats{
 		EnqueueLockAcquisitions: p.enq.locks.Load(),

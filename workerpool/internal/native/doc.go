@@ -1,0 +1,66 @@
+// Package native runs SGen's thread-pool protocol in C on pthreads, for
+// workerpool's Native backend: the whole worker loop (one mutex, a work
+// condition variable, the gate read under the mutex, one entry per mutex
+// hold) after mono/sgen/sgen-thread-pool.c's thread_func and get_work, with
+// each job one callback into Go. Herds of futile wake-ups are then the
+// kernel's alone: no Go scheduler stands between a wake and the woken.
+//
+// The pool queues 64-bit entries, not Go values (C may not keep Go
+// pointers): the caller maps an entry to its job. An entry with SpinBit
+// set is a synthetic job that spins in C for the low bits' nanoseconds and
+// makes no callback, so that the callback's share of a dispatch can be
+// measured.
+//
+// It exists where cgo does on Linux (see Available); elsewhere New returns
+// ErrUnavailable.
+package native
+
+import "errors"
+
+// ErrUnavailable is returned by New where the package was built without
+// cgo or off Linux.
+var ErrUnavailable = errors.New("native pthread pool not built in (needs cgo on Linux)")
+
+// SpinBit marks a synthetic entry (see the package documentation).
+const SpinBit = 1 << 63
+
+// Mutex kinds; Wake policies. Their values are the C side's.
+const (
+	MutexNormal   = 0 // PTHREAD_MUTEX_NORMAL
+	MutexPI       = 1 // PTHREAD_PRIO_INHERIT, mono's kind on Linux
+	MutexAdaptive = 2 // PTHREAD_MUTEX_ADAPTIVE_NP
+
+	WakeBroadcast = 0 // pthread_cond_broadcast per enqueue call
+	WakeSignal    = 1 // pthread_cond_signal per entry, up to the worker count
+	WakeTargeted  = 2 // pthread_cond_signal for min(runnable entries, unsignalled waiters)
+)
+
+// Config says what pool New makes.
+type Config struct {
+	Workers int
+	Mutex   int
+	Wake    int
+	Gated   bool
+	// Run runs entry e (never a synthetic one) on worker; it must not
+	// panic (recover inside) nor call runtime.Goexit, which is fatal on a
+	// thread C created.
+	Run func(e uint64, worker int)
+}
+
+// Stats is a snapshot of the pool's counters, each exact: every counter is
+// written under the pool's mutex or by an atomic add.
+type Stats struct {
+	EnqueueLocks, EnqueueWakes uint64 // by Push
+	Locks, Wakes               uint64 // by everyone (Wakes: broadcast and signal calls)
+	Woken, Futile              uint64 // returns from the condition wait; those that found nothing runnable
+	JoinSleeps                 uint64 // condition waits of Join
+	JobsRun                    []uint64
+}
+
+// Result of Push.
+var (
+	// ErrClosed: Close has begun.
+	ErrClosed = errors.New("native pool closing")
+	// ErrNoMemory: the queue could not grow.
+	ErrNoMemory = errors.New("native pool: out of memory growing the queue")
+)

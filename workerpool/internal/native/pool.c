@@ -1,0 +1,382 @@
+//go:build cgo && linux
+
+// SGen's thread pool (mono/sgen/sgen-thread-pool.c, thread_func and
+// get_work) on pthreads. One mutex guards everything; workers wait on
+// work_cond; a worker takes one entry per mutex hold, runs it with the mutex
+// released, then re-takes the mutex to retire it and signal done_cond, on
+// which joiners wait. Every counter but the wake counts is written with the
+// mutex held, so each has one writer at a time; Go reads them without it,
+// hence the relaxed atomic stores and loads. Wake counts are atomic adds: a
+// StartBatch wakes after its unlock.
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pool.h"
+#include "_cgo_export.h"
+
+#define BUMP(x) __atomic_store_n(&(x), (x) + 1, __ATOMIC_RELAXED)
+#define ADD(x, n) __atomic_store_n(&(x), (x) + (n), __ATOMIC_RELAXED)
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define NONE UINT64_MAX
+
+typedef struct {
+	np_pool *pool;
+	pthread_t thread;
+	int id, tid;
+	uint64_t running;            // the sequence number of the entry being run, or NONE
+	uint64_t locks, woken, futile, jobs;
+} __attribute__((aligned(128))) np_worker;
+
+struct np_pool {
+	pthread_mutex_t lock;
+	pthread_cond_t work_cond, done_cond;
+	uint64_t *q;                 // ring of entries; q[seq & (cap-1)]
+	uint64_t cap, head, tail;    // head: next to take; tail: next to push (sequence numbers)
+	int wake, gated, started, closing;
+	int nworkers, ready, waiting, pending, joiners;
+	uint64_t intr_gen;
+	uintptr_t handle;
+	uint64_t enq_locks, enq_wakes, coord_locks, coord_wakes, join_sleeps;
+	np_worker *workers;
+};
+
+static void spin_for(uint64_t ns) {
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((uint64_t)(t.tv_sec - t0.tv_sec) * 1000000000u + (uint64_t)(t.tv_nsec - t0.tv_nsec) < ns);
+}
+
+static int runnable(np_pool *p) { return p->started && p->head < p->tail; }
+
+static void signal_n(np_pool *p, int n, uint64_t *wakes) {
+	for (int i = 0; i < n; i++) {
+		pthread_cond_signal(&p->work_cond);
+		__atomic_fetch_add(wakes, 1, __ATOMIC_RELAXED);
+	}
+}
+
+// wakes_for decides, with the mutex held, how many pthread_cond_signal calls
+// n new entries deserve (-1: one broadcast), and books Targeted's pending
+// wakes.
+static int wakes_for(np_pool *p, int n) {
+	switch (p->wake) {
+	case NP_WAKE_BROADCAST:
+		return -1;
+	case NP_WAKE_SIGNAL:
+		return n < p->nworkers ? n : p->nworkers;
+	default: { // Targeted: only runnable jobs, only workers not already signalled
+		if (!p->started)
+			return 0;
+		int idle = p->waiting - p->pending;
+		int k = n < idle ? n : idle;
+		if (k < 0)
+			k = 0;
+		p->pending += k;
+		return k;
+	}
+	}
+}
+
+static void wake(np_pool *p, int k, uint64_t *wakes) {
+	if (k < 0) {
+		pthread_cond_broadcast(&p->work_cond);
+		__atomic_fetch_add(wakes, 1, __ATOMIC_RELAXED);
+	} else {
+		signal_n(p, k, wakes);
+	}
+}
+
+static void lock(np_pool *p, uint64_t *locks) {
+	pthread_mutex_lock(&p->lock);
+	BUMP(*locks);
+}
+
+static void *worker_main(void *arg) {
+	np_worker *w = arg;
+	np_pool *p = w->pool;
+	w->tid = (int)syscall(SYS_gettid);
+	gcbenchNativeWarm(p->handle, w->id); // a C thread's first callback makes its M: not inside a job
+	lock(p, &w->locks);
+	p->ready++;
+	pthread_cond_broadcast(&p->done_cond);
+	for (;;) {
+		if (runnable(p)) {
+			uint64_t seq = p->head++;
+			uint64_t e = p->q[seq & (p->cap - 1)];
+			w->running = seq;
+			pthread_mutex_unlock(&p->lock);
+			if (e & NP_SPIN)
+				spin_for(e & ~NP_SPIN);
+			else
+				gcbenchNativeRun(p->handle, e, w->id);
+			lock(p, &w->locks);
+			w->running = NONE;
+			BUMP(w->jobs);
+			if (p->joiners)
+				pthread_cond_broadcast(&p->done_cond);
+			// SGen releases the mutex after retiring a job and takes it
+			// again to look for the next: two holds per job.
+			pthread_mutex_unlock(&p->lock);
+			lock(p, &w->locks);
+			continue;
+		}
+		if (p->closing && p->head == p->tail)
+			break;
+		p->waiting++;
+		pthread_cond_wait(&p->work_cond, &p->lock);
+		BUMP(w->locks); // cond_wait re-took the mutex
+		p->waiting--;
+		if (p->pending > 0)
+			p->pending--;
+		BUMP(w->woken);
+		if (!runnable(p) && !(p->closing && p->head == p->tail))
+			BUMP(w->futile);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+int np_mutex_supported(int kind) {
+	pthread_mutexattr_t a;
+	pthread_mutexattr_init(&a);
+	int err = 0;
+	switch (kind) {
+	case NP_MUTEX_NORMAL:
+		err = pthread_mutexattr_settype(&a, PTHREAD_MUTEX_NORMAL);
+		break;
+	case NP_MUTEX_PI:
+		err = pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
+		break;
+	case NP_MUTEX_ADAPTIVE:
+		err = pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP);
+		break;
+	default:
+		err = EINVAL;
+	}
+	pthread_mutex_t m;
+	if (err == 0 && (err = pthread_mutex_init(&m, &a)) == 0)
+		pthread_mutex_destroy(&m);
+	pthread_mutexattr_destroy(&a);
+	return err;
+}
+
+static void free_pool(np_pool *p) {
+	free(p->q);
+	free(p->workers);
+	free(p);
+}
+
+np_pool *np_new(int workers, int mutex_kind, int wake, int gated, uintptr_t handle, int *err) {
+	if ((*err = np_mutex_supported(mutex_kind)) != 0)
+		return NULL;
+	np_pool *p = calloc(1, sizeof *p);
+	np_worker *ws = NULL;
+	if (p == NULL || posix_memalign((void **)&ws, 128, sizeof *ws * (size_t)workers) != 0) {
+		free(p);
+		*err = ENOMEM;
+		return NULL;
+	}
+	memset(ws, 0, sizeof *ws * (size_t)workers);
+	p->workers = ws;
+	p->cap = 256;
+	p->q = malloc(sizeof *p->q * p->cap);
+	if (p->q == NULL) {
+		free_pool(p);
+		*err = ENOMEM;
+		return NULL;
+	}
+	pthread_mutexattr_t a;
+	pthread_mutexattr_init(&a);
+	if (mutex_kind == NP_MUTEX_PI)
+		pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
+	else
+		pthread_mutexattr_settype(&a, mutex_kind == NP_MUTEX_ADAPTIVE ? PTHREAD_MUTEX_ADAPTIVE_NP : PTHREAD_MUTEX_NORMAL);
+	pthread_mutex_init(&p->lock, &a);
+	pthread_mutexattr_destroy(&a);
+	pthread_cond_init(&p->work_cond, NULL);
+	pthread_cond_init(&p->done_cond, NULL);
+	p->wake = wake;
+	p->gated = gated;
+	p->started = !gated;
+	p->nworkers = workers;
+	p->handle = handle;
+	int made = 0;
+	for (; made < workers; made++) {
+		ws[made].pool = p;
+		ws[made].id = made;
+		ws[made].running = NONE;
+		if ((*err = pthread_create(&ws[made].thread, NULL, worker_main, &ws[made])) != 0)
+			break;
+	}
+	pthread_mutex_lock(&p->lock);
+	if (made < workers) { // let the threads made so far exit, then fail
+		p->closing = 1;
+		pthread_cond_broadcast(&p->work_cond);
+		pthread_mutex_unlock(&p->lock);
+		for (int i = 0; i < made; i++)
+			pthread_join(ws[i].thread, NULL);
+		free_pool(p);
+		return NULL;
+	}
+	while (p->ready < workers)
+		pthread_cond_wait(&p->done_cond, &p->lock);
+	pthread_mutex_unlock(&p->lock);
+	return p;
+}
+
+static int grow(np_pool *p, uint64_t need) {
+	uint64_t cap = p->cap;
+	while (cap < need)
+		cap *= 2;
+	if (cap == p->cap)
+		return 0;
+	uint64_t *q = malloc(sizeof *q * cap);
+	if (q == NULL)
+		return -1;
+	for (uint64_t s = p->head; s < p->tail; s++)
+		q[s & (cap - 1)] = p->q[s & (p->cap - 1)];
+	free(p->q);
+	p->q = q;
+	p->cap = cap;
+	return 0;
+}
+
+int np_push(np_pool *p, const uint64_t *entries, int n, int start) {
+	lock(p, &p->enq_locks);
+	if (p->closing) {
+		pthread_mutex_unlock(&p->lock);
+		return -1;
+	}
+	if (grow(p, p->tail - p->head + (uint64_t)n) != 0) {
+		pthread_mutex_unlock(&p->lock);
+		return -2;
+	}
+	for (int i = 0; i < n; i++)
+		p->q[(p->tail++) & (p->cap - 1)] = entries[i];
+	if (!start || p->started) {
+		if (n > 0)
+			wake(p, wakes_for(p, n), &p->enq_wakes);
+		pthread_mutex_unlock(&p->lock);
+		return 0;
+	}
+	// StartBatch: the gate opens in the same hold, the one wake comes after
+	// the unlock, so the woken do not find the mutex still held.
+	p->started = 1;
+	int q = (int)(p->tail - p->head);
+	int k = p->wake == NP_WAKE_SIGNAL && q == 0 ? 0 : wakes_for(p, q);
+	pthread_mutex_unlock(&p->lock);
+	wake(p, k, &p->enq_wakes);
+	return 0;
+}
+
+static void open_gate_locked(np_pool *p) {
+	if (p->started)
+		return;
+	p->started = 1;
+	int q = (int)(p->tail - p->head);
+	if (p->wake == NP_WAKE_SIGNAL && q == 0)
+		return;
+	wake(p, wakes_for(p, q), &p->coord_wakes);
+}
+
+void np_start(np_pool *p) {
+	lock(p, &p->coord_locks);
+	open_gate_locked(p);
+	pthread_mutex_unlock(&p->lock);
+}
+
+static int done_upto(np_pool *p, uint64_t target) {
+	if (p->head < target)
+		return 0;
+	for (int i = 0; i < p->nworkers; i++)
+		if (p->workers[i].running < target)
+			return 0;
+	return 1;
+}
+
+uint64_t np_gen(np_pool *p) { return __atomic_load_n(&p->intr_gen, __ATOMIC_ACQUIRE); }
+
+int np_join(np_pool *p, uint64_t gen) {
+	lock(p, &p->coord_locks);
+	uint64_t target = p->tail;
+	if (!p->started && p->head < target)
+		open_gate_locked(p); // a Join opens a closed gate for its own queued jobs
+	p->joiners++;
+	int done;
+	while (!(done = done_upto(p, target)) && gen == p->intr_gen) {
+		BUMP(p->join_sleeps);
+		pthread_cond_wait(&p->done_cond, &p->lock);
+		BUMP(p->coord_locks);
+	}
+	if (--p->joiners == 0 && done && p->gated && !p->closing)
+		p->started = 0; // sgen_workers_join: started = FALSE
+	pthread_mutex_unlock(&p->lock);
+	return done;
+}
+
+void np_interrupt(np_pool *p) {
+	lock(p, &p->coord_locks);
+	__atomic_store_n(&p->intr_gen, p->intr_gen + 1, __ATOMIC_RELEASE);
+	pthread_cond_broadcast(&p->done_cond);
+	pthread_mutex_unlock(&p->lock);
+}
+
+int np_discard(np_pool *p, uint64_t *out, int cap) {
+	lock(p, &p->coord_locks);
+	int n = 0;
+	while (n < cap && p->head < p->tail)
+		out[n++] = p->q[(p->head++) & (p->cap - 1)];
+	if (n > 0 && p->joiners)
+		pthread_cond_broadcast(&p->done_cond);
+	pthread_mutex_unlock(&p->lock);
+	return n;
+}
+
+void np_close(np_pool *p) {
+	lock(p, &p->coord_locks);
+	p->closing = 1;
+	p->started = 1;
+	pthread_cond_broadcast(&p->work_cond);
+	__atomic_fetch_add(&p->coord_wakes, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&p->lock);
+	for (int i = 0; i < p->nworkers; i++)
+		pthread_join(p->workers[i].thread, NULL);
+}
+
+void np_free(np_pool *p) {
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->work_cond);
+	pthread_cond_destroy(&p->done_cond);
+	free_pool(p);
+}
+
+void np_stats_read(np_pool *p, np_stats *s, uint64_t *jobs_per_worker) {
+	memset(s, 0, sizeof *s);
+	s->enq_locks = LOAD(p->enq_locks);
+	s->enq_wakes = LOAD(p->enq_wakes);
+	s->locks = s->enq_locks + LOAD(p->coord_locks);
+	s->wakes = s->enq_wakes + LOAD(p->coord_wakes);
+	s->join_sleeps = LOAD(p->join_sleeps);
+	for (int i = 0; i < p->nworkers; i++) {
+		np_worker *w = &p->workers[i];
+		s->locks += LOAD(w->locks);
+		s->woken += LOAD(w->woken);
+		s->futile += LOAD(w->futile);
+		jobs_per_worker[i] = LOAD(w->jobs);
+		s->jobs += jobs_per_worker[i];
+	}
+}
+
+void np_tids(np_pool *p, int *tids) {
+	for (int i = 0; i < p->nworkers; i++)
+		tids[i] = p->workers[i].tid;
+}

@@ -1,0 +1,50 @@
+// SGen's thread-pool protocol on pthreads; see doc.go.
+#ifndef GCBENCH_NATIVE_POOL_H
+#define GCBENCH_NATIVE_POOL_H
+
+#include <stdint.h>
+
+enum { NP_MUTEX_NORMAL, NP_MUTEX_PI, NP_MUTEX_ADAPTIVE };
+enum { NP_WAKE_BROADCAST, NP_WAKE_SIGNAL, NP_WAKE_TARGETED };
+
+// An entry with NP_SPIN set is a synthetic job: the worker spins in C for
+// the low bits' nanoseconds and makes no callback.
+#define NP_SPIN (UINT64_C(1) << 63)
+
+typedef struct np_pool np_pool;
+
+// np_stats is a snapshot of the counters (see Stats in stats.go).
+typedef struct {
+	uint64_t enq_locks, enq_wakes;     // Enqueue, EnqueueBatch, StartBatch
+	uint64_t locks, wakes;             // everyone's
+	uint64_t woken, futile, jobs;      // workers'
+	uint64_t join_sleeps;
+} np_stats;
+
+// np_new makes and starts a pool; it returns NULL with *err set to an errno
+// value (or -1 for a mutex kind the system lacks).
+np_pool *np_new(int workers, int mutex_kind, int wake, int gated, uintptr_t handle, int *err);
+// np_push queues n entries under one lock acquisition. start opens the gate
+// in the same hold and wakes after the unlock. It returns 0, or -1 after
+// np_close began.
+int np_push(np_pool *p, const uint64_t *entries, int n, int start);
+void np_start(np_pool *p);
+// np_join waits until every entry queued before it ran, or until the
+// interrupt generation differs from gen (np_gen read before the caller
+// checked its own cancellation); it returns 1 when done, 0 when
+// interrupted. A done join of a gated pool closes the gate (SGen's
+// sgen_workers_join).
+int np_join(np_pool *p, uint64_t gen);
+uint64_t np_gen(np_pool *p);
+void np_interrupt(np_pool *p);
+// np_discard moves up to cap queued entries to out and returns how many.
+int np_discard(np_pool *p, uint64_t *out, int cap);
+// np_close lets every queued entry run and joins every worker thread;
+// np_free then frees p, once no other call can be in progress.
+void np_close(np_pool *p);
+void np_free(np_pool *p);
+void np_stats_read(np_pool *p, np_stats *s, uint64_t *jobs_per_worker);
+void np_tids(np_pool *p, int *tids);
+int np_mutex_supported(int kind);
+
+#endif
