@@ -22,24 +22,35 @@
 //     session's budget. With the Lockless policy the reservation is a CAS
 //     loop on an atomic total that fails without taking any lock; the
 //     manager lock is taken only to link a reserved buffer into the writer's
-//     list. The Locked policy is the pre-fix design: the check, the
-//     reservation and the allocation happen under the manager lock, so when
-//     the budget is exhausted every writer queues on that lock just to learn
-//     that it must drop its event (the "lock caravan"), and the reader, which
-//     needs the same lock to free buffers, starves.
+//     list (and, with Options.LocklessAllocInLock, to allocate it, as
+//     EventPipe did between dotnet/runtime#50797 and #67936). The Locked
+//     policy is the pre-fix design: the check, the reservation and the
+//     allocation happen under the manager lock — a request is admitted if
+//     one event fits what is left of the budget, and the buffer shrunk to
+//     what is left — so when the budget is exhausted every writer queues on
+//     that lock just to learn that it must drop its event (the "lock
+//     caravan"), and the reader, which needs the same lock to free buffers,
+//     starves.
 //   - The manager lock is a sync.Mutex by default; Options.Lock selects a
-//     spin lock like EventPipe's, whose waiters keep using CPU.
+//     spin lock like CoreCLR's, which guards EventPipe's, whose waiters
+//     poll, yield the CPU to the kernel and stay runnable.
 //   - A writer never waits for the reader. An event that finds no buffer is
 //     dropped, but it still consumes the writer's sequence number, so the
 //     gaps in each writer's sequence are exactly its lost events:
 //     events read + events lost = events written, per writer.
 //   - One reader goroutine per session wakes when writers start new buffers
-//     (and every FlushInterval), seals every writer's buffers, merges the
-//     writers' events in timestamp order into the output, and frees drained
-//     buffers that their writers have handed over, which releases their
-//     budget. A writer hands a buffer over when it is full, at its first
-//     Write after the reader sealed it, or at Writer.Close: a writer that
-//     goes quiet without Close keeps one buffer of the budget.
+//     (and every FlushInterval), takes the writers' events out of their
+//     buffers into the output, and frees drained buffers that their writers
+//     have handed over, which releases their budget. A writer hands a
+//     buffer over when it is full, when the reader seals it (at the
+//     writer's next Write), or at Writer.Close: with the batch reader, a
+//     writer that goes quiet without Close keeps one buffer of the budget
+//     (the EventPipe reader takes it). Options.Reader selects
+//     how: BatchReader (the default) seals every writer's buffers, merges
+//     their events in time order and frees what it drained, taking the
+//     manager lock twice per flush; EventPipeReader does what EventPipe's
+//     streaming thread does, taking the lock per step, per drained buffer
+//     and per sequence point (see EventPipeReader).
 //   - Buffer bytes come from anonymous mmap blocks (the aspnetcore
 //     UnmanagedBufferAllocator argument): the host Go collector neither scans
 //     nor owns them, and a block is unmapped at the first flush after it has
@@ -88,10 +99,12 @@
 // Within a writer, blocks appear in sequence order; a gap between one
 // block's last sequence number and the next block's first (or below a
 // block's range, or before the writer's count in the end block) is the
-// number of events that writer lost. Each flush of the reader emits its
-// events merged by time; an event whose writer was interrupted by the
+// number of events that writer lost. Each flush of the batch reader emits
+// its events merged by time; an event whose writer was interrupted by the
 // flush's seal is emitted by the next flush, so time order is exact within
-// a flush and per writer, and approximate across flush boundaries.
+// a flush and per writer, and approximate across flush boundaries. The
+// EventPipe reader groups each window's events by writer; time order is
+// exact per writer only.
 //
 // A session that does not finish (a killed process, a full disk) leaves a
 // file without its end block, possibly cut inside a block. Every block is

@@ -27,6 +27,7 @@ type flushState struct {
 	heap    []*cursor
 	hdr     [blockHeaderSz]byte
 	free    []*buffer
+	heads   []headBuffer // EventPipeReader's
 }
 
 // readLoop is the reader goroutine (EventPipe's streaming thread): flush,
@@ -76,16 +77,24 @@ func (s *Session) setErr(err error) {
 	}
 }
 
-// flush seals every writer's buffers, emits their unread records merged by
+// flush is the batch reader's flush (EventPipeReader's is flushEventPipe):
+// it seals every writer's buffers, emits their unread records merged by
 // time, and frees the buffers that are drained and retired (all of them
 // when final). It reports whether any event was emitted.
 func (s *Session) flush(fs *flushState, final bool) bool {
 	t0 := time.Now()
 	defer func() { s.flushTime.Add(int64(time.Since(t0))) }()
 	s.flushes.Add(1)
+	if s.opt.Reader == EventPipeReader {
+		wrote := s.flushEventPipe(fs, final)
+		if final {
+			s.freeDrained(fs, true) // buffers never started, which hold no event
+		}
+		return wrote
+	}
 	fs.spans = fs.spans[:0]
 	fs.cursors = fs.cursors[:0]
-	s.lock()
+	s.lockForReader()
 	for _, w := range s.writers {
 		first := len(fs.spans)
 		for b := w.head; b != nil; b = b.next {
@@ -178,6 +187,9 @@ func (s *Session) writeBlock(fs *flushState, h *blockHeader, body []byte) {
 	le.PutUint32(fs.hdr[36:], blockCRC(&fs.hdr, body))
 	s.blocks.Add(1)
 	s.bytesFlushed.Add(uint64(len(body)))
+	if h.tag == tagEvents {
+		s.eventsFlushed.Add(uint64(h.count))
+	}
 	if s.err != nil {
 		return // keep draining so that the budget is released
 	}
@@ -210,7 +222,7 @@ func (s *Session) writeEnd() {
 // budget outside it.
 func (s *Session) freeDrained(fs *flushState, final bool) {
 	fs.free = fs.free[:0]
-	s.lock()
+	s.lockForReader()
 	for _, w := range s.writers {
 		for b := w.head; b != nil; b = w.head {
 			st := b.state.Load()

@@ -2,23 +2,37 @@ package trace
 
 import (
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
+	_ "unsafe" // for go:linkname
 )
 
-// LockKind selects the implementation of a session's manager lock.
+// LockKind selects the implementation of a session's locks: the manager
+// lock, and each writer's own lock under the EventPipe reader protocol.
 type LockKind int
 
 const (
 	// MutexLock is sync.Mutex: a waiter spins briefly, then parks, giving
 	// its processor to other goroutines (the reader among them).
 	MutexLock LockKind = iota
-	// SpinLock never parks: a waiter polls the lock word and yields its
-	// processor every spinYieldEvery polls, like the spin lock that guards
-	// EventPipe's buffer manager (ep_rt_spin_lock; CoreCLR's SpinLock spins
-	// with YieldProcessor and then switches threads). Waiters keep using
-	// CPU, which is what turns a queue on the lock into a caravan.
+	// SpinLock is CoreCLR's SpinLock (dotnet/runtime
+	// src/coreclr/vm/spinlock.cpp), which guards EventPipe's buffer manager
+	// (its rt_lock) and every EventPipe thread's state: test-and-test-and-set;
+	// a waiter polls the lock word in runs of spinPolls pause instructions
+	// (YieldProcessor), tries again after each run, and between runs yields
+	// the CPU with a raw sched_yield system call (SwitchToThread), keeping
+	// its Go processor; only after sleepAfterRounds runs does it also sleep
+	// a little. A waiter stays runnable all along, which is what turns a
+	// queue on the lock into a caravan. It never calls runtime.Gosched: on a
+	// goroutine locked to its thread, that hands the processor off and
+	// sleeps the thread in a futex, which is a parking lock in effect.
+	//
+	// It is meant for goroutines locked to OS threads with GOMAXPROCS at
+	// least the threads (as trace-stress runs), where the kernel alone
+	// decides who runs. Elsewhere it is still correct: a holder the Go
+	// scheduler preempted runs again when the waiters on its processor are
+	// preempted in turn, or sleep.
 	SpinLock
 )
 
@@ -44,33 +58,88 @@ func ParseLockKind(s string) (LockKind, error) {
 	return 0, errorf("lock %q (want mutex or spin)", s)
 }
 
-const spinYieldEvery = 64
+// The spin lock's waiting, after CoreCLR's SpinLock::SpinToAcquire and
+// __SwitchToThread (dotnet/runtime src/coreclr/vm/spinlock.cpp and
+// src/coreclr/vm/hosting.cpp).
+const (
+	// spinPolls is how many pause-and-poll steps a waiter makes before it
+	// tries the lock again and yields: CoreCLR's 10,000
+	// YieldProcessorNormalized calls. One step is one PAUSE here (tens of
+	// nanoseconds), about what CoreCLR normalizes its step to.
+	spinPolls = 10000
+	// sleepAfterRounds is how many rounds of polls and yields a waiter
+	// makes before each further round also sleeps sleepFor. CoreCLR waits
+	// for 32K rounds (SLEEP_START_THRESHOLD), which is never in practice;
+	// here the sleep is also the cure for a holder that the Go scheduler,
+	// not the kernel, preempted (possible only when goroutines outnumber
+	// processors), so it comes after tens of milliseconds of spinning.
+	sleepAfterRounds = 64
+	// sleepFor is CoreCLR's Sleep(1).
+	sleepFor = time.Millisecond
+)
 
-// managerLock is the session's manager lock, of either kind. The spin
-// word uses sync/atomic, so the race detector sees its happens-before
-// edges.
-type managerLock struct {
+// procyield is the runtime's spin-wait primitive (PAUSE on amd64, YIELD on
+// arm64), the one sync.Mutex spins with; the runtime keeps it available to
+// packages outside the standard library (go.dev/issue/67401,
+// runtime/stubs.go).
+//
+//go:linkname procyield runtime.procyield
+func procyield(cycles uint32)
+
+// lockWord is a lock of either kind. The spin word uses sync/atomic, so
+// the race detector sees its happens-before edges.
+type lockWord struct {
 	spin bool
 	mu   sync.Mutex
 	word atomic.Int32
 }
 
-func (l *managerLock) Lock() {
+// TryLock takes the lock if it is free, without waiting: for the spin
+// kind, CoreCLR's GetLockNoWait, a load before the atomic exchange so that
+// pollers do not pull the cache line into exclusive state for nothing.
+func (l *lockWord) TryLock() bool {
+	if !l.spin {
+		return l.mu.TryLock()
+	}
+	return l.word.Load() == 0 && l.word.CompareAndSwap(0, 1)
+}
+
+// Lock takes the lock, waiting as its kind does.
+func (l *lockWord) Lock() {
 	if !l.spin {
 		l.mu.Lock()
 		return
 	}
-	for i := 1; ; i++ {
-		if l.word.Load() == 0 && l.word.CompareAndSwap(0, 1) {
+	if l.TryLock() {
+		return
+	}
+	l.spinToAcquire()
+}
+
+// spinToAcquire is SpinLock::SpinToAcquire: runs of pause-and-poll, each
+// followed by one try and, if that fails, a yield of the thread.
+func (l *lockWord) spinToAcquire() {
+	for rounds := 0; ; rounds++ {
+		for i := 0; i < spinPolls; i++ {
+			procyield(1)
+			if l.word.Load() == 0 {
+				break
+			}
+		}
+		if l.TryLock() {
 			return
 		}
-		if i%spinYieldEvery == 0 {
-			runtime.Gosched()
+		if rounds >= sleepAfterRounds {
+			// time.Sleep parks the goroutine, so a holder queued on this
+			// processor by the Go scheduler can run.
+			time.Sleep(sleepFor)
 		}
+		osYield()
 	}
 }
 
-func (l *managerLock) Unlock() {
+// Unlock releases the lock.
+func (l *lockWord) Unlock() {
 	if !l.spin {
 		l.mu.Unlock()
 		return

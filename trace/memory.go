@@ -140,13 +140,13 @@ func unmap(l *blockLink) {
 // capped at 1 MiB, at least enough for one record of need bytes (plus the
 // block's own link header), rounded up to whole pages.
 func bufferSize(live, need int) int {
-	const step, max = 100 << 10, 1 << 20
-	size := step * (live + 1)
-	if size > max {
-		size = max
-	}
-	if min := need + blockLinkSize; size < min {
-		size = min
-	}
-	return (size + pageSize - 1) / pageSize * pageSize
+	const step, limit = 100 << 10, 1 << 20
+	size := min(step*(live+1), limit)
+	return max(roundPages(size), eventBlockSize(need))
 }
+
+// eventBlockSize is the smallest block that holds one record of need
+// bytes: whole pages.
+func eventBlockSize(need int) int { return roundPages(need + blockLinkSize) }
+
+func roundPages(n int) int { return (n + pageSize - 1) / pageSize * pageSize }

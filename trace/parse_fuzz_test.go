@@ -17,6 +17,10 @@ func FuzzParseLockKind(f *testing.F) {
 	parsetest.Fuzz(f, ParseLockKind, ErrInvalidOptions, []LockKind{MutexLock, SpinLock}, "Mutex", "spinlock")
 }
 
+func FuzzParseReaderProtocol(f *testing.F) {
+	parsetest.Fuzz(f, ParseReaderProtocol, ErrInvalidOptions, []ReaderProtocol{BatchReader, EventPipeReader}, "EventPipe", "event-pipe")
+}
+
 func FuzzParsePolicy(f *testing.F) {
 	parsetest.Fuzz(f, ParsePolicy, ErrInvalidOptions, []Policy{Lockless, Locked}, "lock", "LOCKED")
 }
@@ -28,17 +32,18 @@ func TestNamesRoundTripThroughJSON(t *testing.T) {
 		Policies []Policy
 		Memory   Memory
 		Lock     LockKind
-	}{[]Policy{Lockless, Locked}, GoHeap, SpinLock}
+		Reader   ReaderProtocol
+	}{[]Policy{Lockless, Locked}, GoHeap, SpinLock, EventPipeReader}
 	b, err := json.Marshal(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `{"Policies":["lockless","locked"],"Memory":"goheap","Lock":"spin"}`; string(b) != want {
+	if want := `{"Policies":["lockless","locked"],"Memory":"goheap","Lock":"spin","Reader":"eventpipe"}`; string(b) != want {
 		t.Fatalf("JSON %s, want %s", b, want)
 	}
 	out := in
-	out.Policies, out.Memory, out.Lock = nil, OffHeap, MutexLock
-	if err := json.Unmarshal(b, &out); err != nil || !slices.Equal(out.Policies, in.Policies) || out.Memory != in.Memory || out.Lock != in.Lock {
+	out.Policies, out.Memory, out.Lock, out.Reader = nil, OffHeap, MutexLock, BatchReader
+	if err := json.Unmarshal(b, &out); err != nil || !slices.Equal(out.Policies, in.Policies) || out.Memory != in.Memory || out.Lock != in.Lock || out.Reader != in.Reader {
 		t.Fatalf("decoded %+v, %v; want %+v", out, err, in)
 	}
 	if err := json.Unmarshal([]byte(`{"Lock":"futex"}`), &out); !errors.Is(err, ErrInvalidOptions) {
@@ -50,7 +55,7 @@ func TestNamesRoundTripThroughJSON(t *testing.T) {
 // marshal as a known name (a LockKind(7) wrote "mutex", which reads back
 // as a valid option).
 func TestUnknownValuesHaveNoName(t *testing.T) {
-	for _, v := range []interface{ MarshalText() ([]byte, error) }{Policy(7), Memory(7), LockKind(7)} {
+	for _, v := range []interface{ MarshalText() ([]byte, error) }{Policy(7), Memory(7), LockKind(7), ReaderProtocol(7)} {
 		if b, err := v.MarshalText(); !errors.Is(err, ErrInvalidOptions) {
 			t.Errorf("%v: %q, %v; want an error wrapping ErrInvalidOptions", v, b, err)
 		}

@@ -12,7 +12,9 @@ import (
 )
 
 // TestPropertyExactlyOnce: for random writer counts, payload sizes,
-// budgets, policies, memories and flush intervals, and writers that close
+// budgets, policies (Lockless allocating inside the manager lock or
+// outside), memories, locks, reader protocols and flush intervals, and
+// writers that close
 // part-way (their later Writes refused and not counted), every event whose
 // Write returned true is read back exactly once with its fields, no other
 // event is, read + lost = written per writer, and Close returns every byte
@@ -20,11 +22,13 @@ import (
 func TestPropertyExactlyOnce(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		opt := Options{
-			Limit:         rapid.Int64Range(MinLimit, 8*MinLimit).Draw(t, "limit"),
-			Policy:        rapid.SampledFrom([]Policy{Lockless, Locked}).Draw(t, "policy"),
-			Memory:        rapid.SampledFrom([]Memory{OffHeap, GoHeap}).Draw(t, "memory"),
-			FlushInterval: time.Duration(rapid.IntRange(1, 5000).Draw(t, "flushµs")) * time.Microsecond,
-			Lock:          rapid.SampledFrom([]LockKind{MutexLock, SpinLock}).Draw(t, "lock"),
+			Limit:               rapid.Int64Range(MinLimit, 8*MinLimit).Draw(t, "limit"),
+			Policy:              rapid.SampledFrom([]Policy{Lockless, Locked}).Draw(t, "policy"),
+			Memory:              rapid.SampledFrom([]Memory{OffHeap, GoHeap}).Draw(t, "memory"),
+			FlushInterval:       time.Duration(rapid.IntRange(1, 5000).Draw(t, "flushµs")) * time.Microsecond,
+			Lock:                rapid.SampledFrom([]LockKind{MutexLock, SpinLock}).Draw(t, "lock"),
+			Reader:              rapid.SampledFrom([]ReaderProtocol{BatchReader, EventPipeReader}).Draw(t, "reader"),
+			LocklessAllocInLock: rapid.Bool().Draw(t, "allocInLock"),
 		}
 		writers := rapid.IntRange(1, 6).Draw(t, "writers")
 		perWriter := rapid.IntRange(0, 1500).Draw(t, "events")

@@ -65,14 +65,23 @@ const (
 )
 
 // Options configure a Session. The zero value is a 256 MiB lockless
-// off-heap session whose manager lock is a sync.Mutex and whose reader
-// flushes every 100 ms.
+// off-heap session whose manager lock is a sync.Mutex and whose batch
+// reader flushes every 100 ms.
 type Options struct {
 	Limit         int64         // bytes of all buffers together; 0 = DefaultLimit; else ≥ MinLimit
 	Policy        Policy        // how writers reserve budget
 	Memory        Memory        // where buffer bytes live
 	FlushInterval time.Duration // the reader's pause after each flush; 0 = DefaultFlushInterval
-	Lock          LockKind      // the manager lock's implementation; MutexLock
+	Lock          LockKind      // the locks' implementation (the manager lock's, and the writers' own under EventPipeReader); MutexLock
+	// Reader selects the reader's protocol: BatchReader (the zero value)
+	// or EventPipeReader. The file it writes is the same format either way.
+	Reader ReaderProtocol
+	// LocklessAllocInLock, under the Lockless policy, allocates a reserved
+	// buffer's memory while holding the manager lock, as EventPipe did from
+	// dotnet/runtime#50797 (the lockless reservation) until #67936 moved
+	// the allocation out; false allocates it outside, as EventPipe does
+	// since. The Locked policy always allocates under the lock.
+	LocklessAllocInLock bool
 	// RunReader, if set, runs the session's reader: NewSession calls it on
 	// a new goroutine with the reader's loop, which it must call exactly
 	// once, on that goroutine, before returning; Close waits until it has
@@ -100,6 +109,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("%w: Memory %d", ErrInvalidOptions, int(o.Memory))
 	case o.Lock != MutexLock && o.Lock != SpinLock:
 		return o, fmt.Errorf("%w: Lock %d", ErrInvalidOptions, int(o.Lock))
+	case o.Reader != BatchReader && o.Reader != EventPipeReader:
+		return o, fmt.Errorf("%w: Reader %d", ErrInvalidOptions, int(o.Reader))
 	case o.FlushInterval < 0:
 		return o, fmt.Errorf("%w: FlushInterval %v is negative", ErrInvalidOptions, o.FlushInterval)
 	}
@@ -118,20 +129,22 @@ func (o Options) Validate() error {
 // A Session owns the budget, the writers' buffers and the reader goroutine
 // that streams them to the output.
 //
-// Locking: mu (the manager lock) guards the writer list and every writer's
-// buffer list. A writer's current buffer is owned by the writer; the reader
-// touches it only through its atomic state word (see buffer). The budget
-// total is atomic; under Locked it is only increased with mu held.
+// Locking: mu (the manager lock) guards the writer list, every writer's
+// buffer list and the sequence points. A writer's current buffer is owned
+// by the writer; the batch reader touches it only through its atomic state
+// word (see buffer), the EventPipe reader under the writer's own lock. The
+// budget total is atomic; under Locked it is only increased with mu held.
 type Session struct {
 	opt   Options
 	start time.Time
 	alloc allocator
 
 	total atomic.Int64 // bytes reserved by live buffers
-	mu    managerLock  // the manager lock; acquire through lock or lockForWriter
+	mu    lockWord     // the manager lock; acquire through lock, lockForWriter or lockForReader
 
 	// guarded by mu
 	writers []*Writer
+	seq     seqPoints // EventPipeReader only
 
 	closed      atomic.Bool
 	wakePending atomic.Bool   // a wake-up is in s.wake or about to be
@@ -145,6 +158,10 @@ type Session struct {
 	err error // first output error; the reader's, read after finished
 
 	locks, writerLocks atomic.Uint64
+	readerLocks        atomic.Uint64
+	readerWriterLocks  atomic.Uint64
+	eventsFlushed      atomic.Uint64
+	seqRecorded        atomic.Uint64
 	lockContended      atomic.Uint64
 	lockWait           atomic.Int64 // nanoseconds
 	buffersAllocated   atomic.Uint64
@@ -174,6 +191,10 @@ func NewSession(w io.Writer, opt Options) (*Session, error) {
 		out:      bufio.NewWriterSize(w, 1<<20),
 	}
 	s.mu.spin = opt.Lock == SpinLock
+	if opt.Reader == EventPipeReader {
+		s.seq.window = seqPointWindow(opt.Limit)
+		s.seq.remaining = s.seq.window
+	}
 	if opt.Memory == OffHeap {
 		s.alloc = &offHeap{}
 	} else {
@@ -214,6 +235,7 @@ func (s *Session) NewWriter() (*Writer, error) {
 		return nil, fmt.Errorf("%w: %d", ErrTooManyWriters, maxWriters)
 	}
 	w := &Writer{s: s, id: uint32(len(s.writers))}
+	w.lk.spin = s.mu.spin
 	s.writers = append(s.writers, w)
 	return w, nil
 }
@@ -242,33 +264,43 @@ type Stats struct {
 	FailedReservations uint64 // buffer reservations refused by the budget
 	BuffersAllocated   uint64
 	BuffersFreed       uint64
-	BytesReserved      int64         // budget in use now
-	PeakReserved       int64         // the most budget ever in use
-	LockAcquisitions   uint64        // manager-lock acquisitions by anyone
-	WriterLocks        uint64        // manager-lock acquisitions by writers
-	LockContended      uint64        // manager-lock acquisitions that found it held and waited
-	LockWait           time.Duration // wall time spent waiting for the manager lock, summed over waiters
-	Flushes            uint64        // reader flushes
-	FlushTime          time.Duration // wall time the reader spent flushing (descheduled time included)
-	BytesFlushed       uint64        // event bytes the reader emitted
-	Blocks             uint64        // event blocks written
+	BytesReserved      int64  // budget in use now
+	PeakReserved       int64  // the most budget ever in use
+	LockAcquisitions   uint64 // manager-lock acquisitions by anyone
+	WriterLocks        uint64 // manager-lock acquisitions by writers
+	ReaderLocks        uint64 // manager-lock acquisitions by the reader
+	// ReaderWriterLocks counts the EventPipe reader's acquisitions of
+	// writers' own locks: its conversions of a writer's buffer to read-only.
+	ReaderWriterLocks uint64
+	LockContended     uint64        // manager-lock acquisitions that found it held and waited
+	LockWait          time.Duration // wall time spent waiting for the manager lock, summed over waiters
+	Flushes           uint64        // reader flushes
+	FlushTime         time.Duration // wall time the reader spent flushing (descheduled time included)
+	BytesFlushed      uint64        // event bytes the reader emitted
+	EventsFlushed     uint64        // events the reader emitted
+	SequencePoints    uint64        // sequence points recorded (EventPipeReader)
+	Blocks            uint64        // event blocks written
 }
 
 // Stats returns the current counters.
 func (s *Session) Stats() Stats {
 	st := Stats{
-		BuffersAllocated: s.buffersAllocated.Load(),
-		BuffersFreed:     s.buffersFreed.Load(),
-		BytesReserved:    s.total.Load(),
-		PeakReserved:     s.peak.Load(),
-		LockAcquisitions: s.locks.Load(),
-		WriterLocks:      s.writerLocks.Load(),
-		LockContended:    s.lockContended.Load(),
-		LockWait:         time.Duration(s.lockWait.Load()),
-		Flushes:          s.flushes.Load(),
-		FlushTime:        time.Duration(s.flushTime.Load()),
-		BytesFlushed:     s.bytesFlushed.Load(),
-		Blocks:           s.blocks.Load(),
+		BuffersAllocated:  s.buffersAllocated.Load(),
+		BuffersFreed:      s.buffersFreed.Load(),
+		BytesReserved:     s.total.Load(),
+		PeakReserved:      s.peak.Load(),
+		LockAcquisitions:  s.locks.Load(),
+		WriterLocks:       s.writerLocks.Load(),
+		ReaderLocks:       s.readerLocks.Load(),
+		ReaderWriterLocks: s.readerWriterLocks.Load(),
+		EventsFlushed:     s.eventsFlushed.Load(),
+		SequencePoints:    s.seqRecorded.Load(),
+		LockContended:     s.lockContended.Load(),
+		LockWait:          time.Duration(s.lockWait.Load()),
+		Flushes:           s.flushes.Load(),
+		FlushTime:         time.Duration(s.flushTime.Load()),
+		BytesFlushed:      s.bytesFlushed.Load(),
+		Blocks:            s.blocks.Load(),
 	}
 	s.lock()
 	ws := s.writers
@@ -295,18 +327,20 @@ func (s *Session) lock() {
 }
 
 // tryLock takes the manager lock if it is free, without waiting.
-func (s *Session) tryLock() bool {
-	if s.mu.spin {
-		return s.mu.word.CompareAndSwap(0, 1)
-	}
-	return s.mu.mu.TryLock()
-}
+func (s *Session) tryLock() bool { return s.mu.TryLock() }
 
 // lockForWriter is lock, also counted as a writer acquisition: the counter
 // that proves a failed Lockless reservation takes no lock.
 func (s *Session) lockForWriter() {
 	s.lock()
 	s.writerLocks.Add(1)
+}
+
+// lockForReader is lock, also counted as a reader acquisition: the counter
+// that shows how often the reader joins the writers' queue on the lock.
+func (s *Session) lockForReader() {
+	s.lock()
+	s.readerLocks.Add(1)
 }
 
 func (s *Session) now() int64 { return int64(time.Since(s.start)) }

@@ -122,23 +122,26 @@ func TestRoundTrip(t *testing.T) {
 // written. Run it under -race.
 func TestExactAccounting(t *testing.T) {
 	type config struct {
-		pol  Policy
-		mem  Memory
-		lock LockKind
+		pol    Policy
+		mem    Memory
+		lock   LockKind
+		reader ReaderProtocol
 	}
 	var configs []config
 	for _, pol := range policies {
 		for _, mem := range memories {
-			configs = append(configs, config{pol, mem, MutexLock})
+			configs = append(configs, config{pol, mem, MutexLock, BatchReader})
 		}
-		configs = append(configs, config{pol, OffHeap, SpinLock})
+		configs = append(configs, config{pol, OffHeap, SpinLock, BatchReader},
+			config{pol, OffHeap, SpinLock, EventPipeReader}, config{pol, GoHeap, MutexLock, EventPipeReader})
 	}
 	for _, c := range configs {
 		pol, mem := c.pol, c.mem
 		{
-			t.Run(fmt.Sprintf("%v/%v/%v", pol, mem, c.lock), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%v/%v/%v/%v", pol, mem, c.lock, c.reader), func(t *testing.T) {
 				var buf bytes.Buffer
-				s, err := NewSession(&buf, Options{Limit: MinLimit * 3, Policy: pol, Memory: mem, Lock: c.lock, FlushInterval: 20 * time.Millisecond})
+				s, err := NewSession(&buf, Options{Limit: MinLimit * 3, Policy: pol, Memory: mem, Lock: c.lock, Reader: c.reader,
+					LocklessAllocInLock: c.reader == EventPipeReader, FlushInterval: 20 * time.Millisecond})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -263,6 +266,7 @@ func TestOptionsValidation(t *testing.T) {
 		{Memory: 3},
 		{FlushInterval: -time.Second},
 		{Lock: 9},
+		{Reader: 4},
 	}
 	for _, o := range bad {
 		if _, err := NewSession(io.Discard, o); !errors.Is(err, ErrInvalidOptions) {

@@ -12,8 +12,16 @@ type Writer struct {
 	s  *Session
 	id uint32
 
-	cur    *buffer // the buffer being written; owned by the writer
+	cur    *buffer // the buffer being written; owned by the writer (and under lk with EventPipeReader)
 	closed bool    // Close was called; owned by the writer
+
+	// lk is the writer's own lock, EventPipe's per-thread lock: with
+	// EventPipeReader the writer holds it around each write into its
+	// buffer, and the reader takes it to convert that buffer to read-only.
+	lk lockWord
+	// lastRead is the sequence number of the writer's last event the
+	// EventPipe reader emitted; the reader's own.
+	lastRead uint64
 
 	seq     atomic.Uint64 // next sequence number; stored only by the writer
 	dropped atomic.Uint64
@@ -37,6 +45,7 @@ type Writer struct {
 type buffer struct {
 	mem     []byte
 	size    int64 // block size charged to the budget
+	created int64 // session time of its allocation (EventPipe's creation timestamp)
 	state   atomic.Uint64
 	next    *buffer // the writer's list; guarded by s.mu
 	readOff int     // bytes already emitted; reader only
@@ -85,20 +94,10 @@ func (w *Writer) Write(kind Kind, arg uint64, payload []byte) bool {
 	}
 	n := recordSize(len(payload))
 	t := s.now()
-	for {
-		if b := w.cur; b != nil {
-			st := b.state.Load()
-			off := int(st & offsetMask)
-			if st&sealedBit == 0 && off+n <= len(b.mem) {
-				putRecord(b.mem[off:off+n], t, seq, arg, kind, payload)
-				if b.state.CompareAndSwap(st, st+uint64(n)) {
-					return true
-				}
-			}
-			// Full, or sealed by the reader: hand it over for good.
-			w.cur = nil
-			b.state.Or(sealedBit | retiredBit)
-		}
+	if s.opt.Reader == EventPipeReader {
+		return w.writeEventPipe(t, seq, arg, kind, payload, n)
+	}
+	for !w.tryCurrent(t, seq, arg, kind, payload, n) {
 		b := s.newBuffer(w, n)
 		s.signal() // EventPipe signals whenever a buffer was needed, even in vain
 		if b == nil {
@@ -107,6 +106,60 @@ func (w *Writer) Write(kind Kind, arg uint64, payload []byte) bool {
 		}
 		w.cur = b
 	}
+	return true
+}
+
+// writeEventPipe is Write as ep_buffer_manager_write_event does it: the
+// attempt on the current buffer under the writer's own lock; on failure a
+// new buffer, got without that lock; then, under it again, either the
+// drop (EventPipe bumps the sequence number there) or the new buffer
+// installed as the current one and the event written into it. The reader
+// takes the same lock to convert a buffer to read-only, so it never seals
+// a buffer in the middle of a write.
+func (w *Writer) writeEventPipe(t int64, seq, arg uint64, kind Kind, payload []byte, n int) bool {
+	s := w.s
+	w.lk.Lock()
+	ok := w.tryCurrent(t, seq, arg, kind, payload, n)
+	w.lk.Unlock()
+	for !ok {
+		b := s.newBuffer(w, n)
+		s.signal()
+		w.lk.Lock()
+		if b == nil {
+			w.dropped.Add(1)
+			w.lk.Unlock()
+			return false
+		}
+		w.cur = b
+		// Fails only if the reader converted b first, which it does not do
+		// to a buffer that is not yet current; then the loop gets another.
+		ok = w.tryCurrent(t, seq, arg, kind, payload, n)
+		w.lk.Unlock()
+	}
+	return true
+}
+
+// tryCurrent writes the record into the current buffer if it is not
+// sealed and has room, and reports whether it did; otherwise it hands the
+// buffer over for good (the reader may free it once drained) and clears
+// it, so that the caller gets a new one.
+func (w *Writer) tryCurrent(t int64, seq, arg uint64, kind Kind, payload []byte, n int) bool {
+	b := w.cur
+	if b == nil {
+		return false
+	}
+	st := b.state.Load()
+	off := int(st & offsetMask)
+	if st&sealedBit == 0 && off+n <= len(b.mem) {
+		putRecord(b.mem[off:off+n], t, seq, arg, kind, payload)
+		if b.state.CompareAndSwap(st, st+uint64(n)) {
+			return true
+		}
+	}
+	// Full, or sealed by the reader: hand it over for good.
+	w.cur = nil
+	b.state.Or(sealedBit | retiredBit)
+	return false
 }
 
 // Close hands the writer's buffer to the reader for good, which frees it,
@@ -120,6 +173,10 @@ func (w *Writer) Close() {
 		return
 	}
 	w.closed = true
+	if w.s.opt.Reader == EventPipeReader {
+		w.lk.Lock() // the EventPipe reader reads cur under it
+		defer w.lk.Unlock()
+	}
 	if b := w.cur; b != nil {
 		w.cur = nil
 		b.state.Or(sealedBit | retiredBit)
@@ -129,37 +186,62 @@ func (w *Writer) Close() {
 
 // newBuffer reserves, allocates and links a buffer with room for a record
 // of need bytes, or returns nil if the budget (or the allocator) refuses.
+//
+// Lockless is buffer_manager_allocate_buffer_for_thread after
+// dotnet/runtime#50797: buffer_manager_try_reserve_buffer first, without
+// any lock; the allocation then under the manager lock with the link (as
+// #50797 left it, LocklessAllocInLock) or before taking it (as #67936
+// moved it). Locked is the same function before #50797, all under the
+// manager lock: the request is admitted if one event fits what is left of
+// the budget, and the new buffer is then shrunk to what is left. (EventPipe
+// compared the bare request and rounded the buffer up to pages afterwards,
+// which could overshoot the limit by part of a page; here the check takes
+// one event's page-rounded block, so the limit is never exceeded.)
 func (s *Session) newBuffer(w *Writer, need int) *buffer {
 	size := bufferSize(int(w.live.Load()), need)
-	var b *buffer
-	if s.opt.Policy == Lockless {
-		if !s.tryReserve(int64(size)) {
-			w.failed.Add(1)
-			return nil
-		}
-		b = s.allocBuffer(size) // outside the lock, as after dotnet/runtime#67936
-		if b == nil {
-			return nil
-		}
+	if s.opt.Policy == Locked {
+		return s.newBufferLocked(w, need, size)
+	}
+	if !s.tryReserve(int64(size)) {
+		w.failed.Add(1)
+		return nil
+	}
+	if s.opt.LocklessAllocInLock {
 		s.lockForWriter()
-		s.link(w, b)
-		s.mu.Unlock()
-	} else {
-		s.lockForWriter()
-		if s.total.Load()+int64(size) > s.opt.Limit {
-			s.mu.Unlock()
-			w.failed.Add(1)
-			return nil
-		}
-		s.notePeak(s.total.Add(int64(size)))
-		b = s.allocBuffer(size)
+		b := s.allocBuffer(size)
 		if b != nil {
 			s.link(w, b)
 		}
 		s.mu.Unlock()
-		if b == nil {
-			return nil
-		}
+		return b
+	}
+	b := s.allocBuffer(size) // outside the lock, as after dotnet/runtime#67936
+	if b == nil {
+		return nil
+	}
+	s.lockForWriter()
+	s.link(w, b)
+	s.mu.Unlock()
+	return b
+}
+
+// newBufferLocked is the pre-#50797 allocation: admission, sizing,
+// allocation and link under the manager lock.
+func (s *Session) newBufferLocked(w *Writer, need, size int) *buffer {
+	s.lockForWriter()
+	defer s.mu.Unlock()
+	left := s.opt.Limit - s.total.Load()
+	if int64(eventBlockSize(need)) > left { // not even one event fits
+		w.failed.Add(1)
+		return nil
+	}
+	if int64(size) > left {
+		size = int(left) / pageSize * pageSize // ≥ one event's block, which is whole pages
+	}
+	s.notePeak(s.total.Add(int64(size)))
+	b := s.allocBuffer(size)
+	if b != nil {
+		s.link(w, b)
 	}
 	return b
 }
@@ -196,11 +278,15 @@ func (s *Session) allocBuffer(size int) *buffer {
 		return nil
 	}
 	s.buffersAllocated.Add(1)
-	return &buffer{mem: mem, size: int64(size)}
+	return &buffer{mem: mem, size: int64(size), created: s.now()}
 }
 
-// link appends b to w's list; s.mu must be held.
+// link appends b to w's list, and with EventPipeReader does the sequence
+// point bookkeeping of its allocation; s.mu must be held.
 func (s *Session) link(w *Writer, b *buffer) {
+	if s.seq.window > 0 {
+		s.allocated(b.size)
+	}
 	if w.tail == nil {
 		w.head = b
 	} else {
