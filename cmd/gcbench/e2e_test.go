@@ -2,12 +2,17 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/gcbench/gcbench/internal/testwait"
 
 	"go.uber.org/goleak"
 )
@@ -28,10 +33,17 @@ func testMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	gcbenchBin = filepath.Join(dir, "gcbench")
-	build := exec.Command("go", "build", "-o", gcbenchBin, ".")
+	// The build is bounded too (there is no test to fail yet): past
+	// buildBound, go and the compilers it started are killed.
+	ctx, cancel := context.WithTimeout(context.Background(), buildBound)
+	defer cancel()
+	build := exec.CommandContext(ctx, "go", "build", "-o", gcbenchBin, ".")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	build.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	build.Cancel = func() error { return syscall.Kill(-build.Process.Pid, syscall.SIGKILL) }
+	build.WaitDelay = time.Second
 	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "e2e: building gcbench:", err)
+		fmt.Fprintf(os.Stderr, "e2e: building gcbench (at most %v): %v\n", buildBound, err)
 		return 1
 	}
 	code := m.Run()
@@ -44,6 +56,15 @@ func testMain(m *testing.M) int {
 	return code
 }
 
+// buildBound is how long building gcbench may take: minutes on a busy
+// 2-core machine with a cold cache.
+const buildBound = 5 * time.Minute
+
+// runBound is how long one run of the built gcbench may take in a test,
+// which runs small settings that take seconds; past it gcbench is killed
+// and the test fails with what it printed.
+const runBound = 3 * time.Minute
+
 // runBinary runs the built gcbench with args and returns what it printed
 // and its exit status.
 func runBinary(t *testing.T, args ...string) (stdout, stderr string, code int) {
@@ -51,7 +72,7 @@ func runBinary(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	cmd := exec.Command(gcbenchBin, args...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
+	err := testwait.Run(t, cmd, runBound)
 	var exit *exec.ExitError
 	switch {
 	case err == nil:

@@ -19,6 +19,7 @@ import (
 
 	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/internal/protocols"
+	"github.com/gcbench/gcbench/internal/testwait"
 )
 
 var poolTiny = []string{"pool", "--items", "2000", "--round-trips", "40", "--repetitions", "2",
@@ -170,9 +171,10 @@ func TestPoolGOMAXPROCSIsSetAndRecorded(t *testing.T) {
 	cmd := exec.Command(gcbenchBin, "pool", "--protocols", "latency", "--round-trips", "5", "--repetitions", "1",
 		"--workers", "1", "--backends", "goroutines", "--wakes", "spin", "--gomaxprocs", "0", "--format", "json")
 	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
-	out, err := cmd.Output()
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(out, &doc), string(out))
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	require.NoError(t, testwait.Run(t, cmd, runBound))
+	require.NoError(t, json.Unmarshal(out.Bytes(), &doc), out.String())
 	assert.Equal(t, 1, doc.Host.GOMAXPROCS)
 	assert.Equal(t, 1, doc.Report.GOMAXPROCS)
 
@@ -181,9 +183,10 @@ func TestPoolGOMAXPROCSIsSetAndRecorded(t *testing.T) {
 	cmd = exec.Command(gcbenchBin, "pool", "--protocols", "latency", "--round-trips", "5", "--repetitions", "1",
 		"--workers", "2", "--backends", "threads", "--wakes", "spin", "--format", "json")
 	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
-	out, err = cmd.Output()
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(out, &doc), string(out))
+	out.Reset()
+	cmd.Stdout = &out
+	require.NoError(t, testwait.Run(t, cmd, runBound))
+	require.NoError(t, json.Unmarshal(out.Bytes(), &doc), out.String())
 	assert.Equal(t, 3, doc.Report.GOMAXPROCS)
 
 	stdout, stderr, code = runBinary(t, "pool", "--gomaxprocs", "-2")

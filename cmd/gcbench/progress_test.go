@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gcbench/gcbench/internal/testwait"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -37,7 +39,7 @@ func TestProgressConcurrentUpdates(t *testing.T) {
 			}
 		})
 	}
-	wg.Wait()
+	testwait.Do(t, time.Minute, "300 progress updates from 3 goroutines", wg.Wait)
 	p.finish()
 }
 

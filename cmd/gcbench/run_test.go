@@ -21,6 +21,7 @@ import (
 	"testing"
 
 	"github.com/gcbench/gcbench/gcsim"
+	"github.com/gcbench/gcbench/internal/testwait"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -456,7 +457,7 @@ func TestAnOutputIntoStandardOutputIsRefused(t *testing.T) {
 		var stderr bytes.Buffer
 		cmd := exec.Command(gcbenchBin, append(slices.Clone(runTiny), flag, name)...)
 		cmd.Stdout, cmd.Stderr = f, &stderr
-		err = cmd.Run()
+		err = testwait.Run(t, cmd, runBound)
 		f.Close()
 		var exit *exec.ExitError
 		require.ErrorAs(t, err, &exit, flag)
@@ -483,7 +484,7 @@ func TestAReportStandardOutputCannotTakeIsKept(t *testing.T) {
 	cmd := exec.Command(gcbenchBin, runTiny...)
 	cmd.Stdout, cmd.Stderr = full, &stderr
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
-	err = cmd.Run()
+	err = testwait.Run(t, cmd, runBound)
 	var exit *exec.ExitError
 	require.ErrorAs(t, err, &exit, stderr.String())
 	assert.Equal(t, 1, exit.ExitCode())

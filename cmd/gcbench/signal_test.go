@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gcbench/gcbench/analysis"
+	"github.com/gcbench/gcbench/internal/testwait"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -28,6 +29,11 @@ import (
 
 // maxExit is how long gcbench may take to exit after a signal.
 const maxExit = 2 * time.Second
+
+// exitBound is how long a test waits for gcbench to exit after a signal
+// before it kills it and fails with what it printed: far past maxExit, so
+// that a slow exit is told by the assertion on the time it took.
+const exitBound = 10 * maxExit
 
 // A longPhase is a command that would run for minutes, the time it needs
 // to be well inside its long phase, and what it must leave in its
@@ -94,7 +100,10 @@ func longPhases() []longPhase {
 
 // interrupt starts gcbench with args in dir, sends sigs (in order, back to
 // back) after a while, and returns the exit status and how long gcbench
-// took to exit after the first signal.
+// took to exit after the first signal. gcbench starts with the signals at
+// their default dispositions, whatever this test binary inherited (see
+// testwait.Signals), and is killed if it has not exited exitBound after
+// them.
 func interrupt(t *testing.T, dir string, args []string, after time.Duration, sigs ...syscall.Signal) (code int, took time.Duration, stderr string) {
 	t.Helper()
 	tmp := filepath.Join(dir, ".tmp") // the command's TMPDIR: what it leaves there is a leak
@@ -104,13 +113,13 @@ func interrupt(t *testing.T, dir string, args []string, after time.Duration, sig
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	var errOut limitedBuffer
 	cmd.Stderr = &errOut
-	require.NoError(t, cmd.Start())
+	c := testwait.Start(t, cmd)
 	time.Sleep(after)
 	sent := time.Now()
 	for _, s := range sigs {
-		require.NoError(t, cmd.Process.Signal(s))
+		require.NoError(t, c.Signal(s))
 	}
-	err := cmd.Wait()
+	err := c.Wait(exitBound)
 	took = time.Since(sent)
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
@@ -186,18 +195,16 @@ func TestNohupKeepsARunThroughSIGHUP(t *testing.T) {
 	cmd.Dir = dir
 	var errOut limitedBuffer
 	cmd.Stdout, cmd.Stderr = &errOut, &errOut
-	require.NoError(t, cmd.Start())
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	c := testwait.Start(t, cmd)
 	time.Sleep(p.after)
-	require.NoError(t, cmd.Process.Signal(syscall.SIGHUP))
+	require.NoError(t, c.Signal(syscall.SIGHUP))
 	select {
-	case err := <-exited:
-		t.Fatalf("gcbench under nohup ended on SIGHUP: %v: %s", err, errOut.String())
+	case <-c.Done():
+		t.Fatalf("gcbench under nohup ended on SIGHUP: %v", c.Output())
 	case <-time.After(500 * time.Millisecond):
 	}
-	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
-	err = <-exited
+	require.NoError(t, c.Signal(syscall.SIGINT))
+	err = c.Wait(exitBound)
 	var exit *exec.ExitError
 	require.ErrorAs(t, err, &exit)
 	assert.Equal(t, 130, exit.ExitCode(), errOut.String())
@@ -276,11 +283,11 @@ func TestSignalStopsAWaitForAnOutputFIFOsReader(t *testing.T) {
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	var errOut limitedBuffer
 	cmd.Stderr = &errOut
-	require.NoError(t, cmd.Start())
+	c := testwait.Start(t, cmd)
 	time.Sleep(time.Second) // the report is rendered in milliseconds; then it waits for a reader
 	sent := time.Now()
-	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
-	err = cmd.Wait()
+	require.NoError(t, c.Signal(syscall.SIGINT))
+	err = c.Wait(exitBound)
 	assert.Less(t, time.Since(sent), maxExit, "time to exit after the signal")
 	var exit *exec.ExitError
 	require.ErrorAs(t, err, &exit, errOut.String())

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/gcbench/gcbench/internal/outfile"
+	"github.com/gcbench/gcbench/internal/testwait"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -162,25 +163,26 @@ func TestConcurrentSweepsNeverReplaceEachOthersPoints(t *testing.T) {
 		gcs, stderr string
 		code        int
 	}
-	results := make(chan outcome, 2)
-	for _, gcs := range []string{"40", "41"} {
-		cmd := exec.Command(gcbenchBin, sweepGrid(dir, "1", "broadcast", gcs)...)
+	gcs := []string{"40", "41"}
+	var sweeps []*testwait.Child
+	var stderrs [2]strings.Builder
+	for i := range gcs {
+		cmd := exec.Command(gcbenchBin, sweepGrid(dir, "1", "broadcast", gcs[i])...)
 		cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
-		var errOut strings.Builder
-		cmd.Stderr = &errOut
-		require.NoError(t, cmd.Start())
-		go func() {
-			err := cmd.Wait()
-			code := 0
-			if exit := (*exec.ExitError)(nil); errors.As(err, &exit) {
-				code = exit.ExitCode()
-			}
-			results <- outcome{gcs, errOut.String(), code}
-		}()
+		cmd.Stderr = &stderrs[i]
+		sweeps = append(sweeps, testwait.Start(t, cmd))
+	}
+	var results []outcome
+	for i, sweep := range sweeps { // both run meanwhile: the order of the waits does not matter
+		err := sweep.Wait(runBound)
+		code := 0
+		if exit := (*exec.ExitError)(nil); errors.As(err, &exit) {
+			code = exit.ExitCode()
+		}
+		results = append(results, outcome{gcs[i], stderrs[i].String(), code})
 	}
 	var won []string
-	for range 2 {
-		r := <-results
+	for _, r := range results {
 		switch r.code {
 		case 0:
 			won = append(won, r.gcs)
@@ -258,7 +260,7 @@ func TestCommandsRefuseToPrintIntoTheirInputs(t *testing.T) {
 		var errOut bytes.Buffer
 		cmd := exec.Command(gcbenchBin, tc.args...)
 		cmd.Stdout, cmd.Stderr = f, &errOut
-		err = cmd.Run()
+		err = testwait.Run(t, cmd, runBound)
 		f.Close()
 		var exit *exec.ExitError
 		require.ErrorAs(t, err, &exit, "%v: %s", tc.args, errOut.String())

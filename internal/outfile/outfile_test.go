@@ -16,6 +16,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/gcbench/gcbench/internal/testwait"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -41,6 +43,51 @@ func entries(t *testing.T, dir string) []string {
 		names = append(names, de.Name())
 	}
 	return names
+}
+
+// waitBound is how long a test waits for a FIFO's other end, for bytes
+// down a pipe or for a goroutine's result before it fails, naming what it
+// waited for.
+const waitBound = 30 * time.Second
+
+// readFIFO opens fifo for reading, waiting at most waitBound for a writer
+// (what), and bounds the reads from it by waitBound too. The open blocks
+// in the kernel, where no deadline reaches it: past the bound it is ended
+// by opening the other end.
+func readFIFO(t *testing.T, fifo, what string) *os.File {
+	t.Helper()
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		f, err := os.Open(fifo)
+		ch <- opened{f, err}
+	}()
+	select {
+	case o := <-ch:
+		require.NoError(t, o.err)
+		t.Cleanup(func() { o.f.Close() })
+		require.NoError(t, o.f.SetReadDeadline(time.Now().Add(waitBound)), "a FIFO takes deadlines")
+		return o.f
+	case <-time.After(waitBound):
+		releaseFIFO(fifo)
+		if o := testwait.Recv(t, ch, waitBound, "the open of "+fifo+" to return once a writer opened it"); o.f != nil {
+			o.f.Close()
+		}
+		t.Fatalf("%s did not open %s for writing within %v", what, fifo, waitBound)
+		return nil
+	}
+}
+
+// releaseFIFO ends a wait in open for a writer of fifo, if there is one:
+// it opens fifo for writing and closes it, so the reader reads end of
+// file. With no reader waiting the open fails, and nothing happens.
+func releaseFIFO(fifo string) {
+	if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+		w.Close()
+	}
 }
 
 func readFile(t *testing.T, path string) string {
@@ -283,10 +330,11 @@ func TestPipeDescriptorIsWrittenInPlace(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- Write(path, nil, writeString("down the pipe")) }()
 	buf := make([]byte, 64)
+	require.NoError(t, r.SetReadDeadline(time.Now().Add(waitBound)))
 	n, err := r.Read(buf)
-	require.NoError(t, err)
+	require.NoError(t, err, "the output down the pipe")
 	assert.Equal(t, "down the pipe", string(buf[:n]))
-	require.NoError(t, <-done)
+	require.NoError(t, testwait.Recv(t, done, waitBound, "Write's return"))
 	assert.ErrorIs(t, Check("/dev/fd/"+strconv.Itoa(int(r.Fd()))), ErrNotWritable, "the read end")
 }
 
@@ -364,13 +412,10 @@ func TestFIFOWaitsForAReader(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- WriteContext(context.Background(), fifo, nil, writeString("for the reader")) }()
 	time.Sleep(3 * fifoPoll) // the writer is waiting
-	r, err := os.Open(fifo)
-	require.NoError(t, err)
-	defer r.Close()
-	got, err := io.ReadAll(r)
-	require.NoError(t, err)
+	got, err := io.ReadAll(readFIFO(t, fifo, "WriteContext"))
+	require.NoError(t, err, "the output through the FIFO")
 	assert.Equal(t, "for the reader", string(got))
-	require.NoError(t, <-done)
+	require.NoError(t, testwait.Recv(t, done, waitBound, "WriteContext's return"))
 }
 
 // TestAnotherProcessesDescriptorIsAppendedTo: /proc/PID/fd/N of another
@@ -384,10 +429,9 @@ func TestAnotherProcessesDescriptorIsAppendedTo(t *testing.T) {
 	defer f.Close()
 	cmd := exec.Command("sleep", "30")
 	cmd.Stdout = f
-	require.NoError(t, cmd.Start())
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	other := testwait.Start(t, cmd) // killed when the test ends
 
-	require.NoError(t, Write(fmt.Sprintf("/proc/%d/fd/1", cmd.Process.Pid), nil, writeString("report\n")))
+	require.NoError(t, Write(fmt.Sprintf("/proc/%d/fd/1", other.Pid()), nil, writeString("report\n")))
 	assert.Equal(t, "the other process's lines\nreport\n", readFile(t, log))
 }
 
@@ -405,15 +449,23 @@ func TestCheckLeavesAWaitingFIFOReaderAlone(t *testing.T) {
 			return
 		}
 		defer r.Close()
-		b, _ := io.ReadAll(r)
+		if err := r.SetReadDeadline(time.Now().Add(waitBound)); err != nil {
+			got <- err.Error()
+			return
+		}
+		b, err := io.ReadAll(r)
+		if err != nil {
+			b = append(b, err.Error()...)
+		}
 		got <- string(b)
 	}()
-	time.Sleep(3 * fifoPoll) // the reader is waiting
+	t.Cleanup(func() { releaseFIFO(fifo) }) // the reader's open, if the test failed before the write
+	time.Sleep(3 * fifoPoll)                // the reader is waiting
 	require.NoError(t, Check(fifo))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	require.NoError(t, WriteContext(ctx, fifo, nil, writeString("the report")))
-	assert.Equal(t, "the report", <-got)
+	assert.Equal(t, "the report", testwait.Recv(t, got, waitBound, "what the waiting reader read"))
 
 	require.NoError(t, os.Chmod(fifo, 0o400))
 	if os.Geteuid() != 0 { // root may write whatever the mode says
