@@ -211,3 +211,21 @@ func TestLockMutualExclusion(t *testing.T) {
 		})
 	}
 }
+
+// TestStatsTakesNoLock: sampling the counters never takes the manager
+// lock, so that a measurement does not join the queue it measures.
+func TestStatsTakesNoLock(t *testing.T) {
+	s, err := NewSession(io.Discard, Options{FlushInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	w, _ := s.NewWriter()
+	w.Write(KindStress, 0, nil)
+	s.mu.Lock() // held: a Stats that took it would never return
+	st := s.Stats()
+	s.mu.Unlock()
+	if st.Written != 1 {
+		t.Fatalf("Stats with the lock held: %+v", st)
+	}
+}

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,8 +20,9 @@ const (
 	// SpinLock is CoreCLR's SpinLock (dotnet/runtime
 	// src/coreclr/vm/spinlock.cpp), which guards EventPipe's buffer manager
 	// (its rt_lock) and every EventPipe thread's state: test-and-test-and-set;
-	// a waiter polls the lock word in runs of spinPolls pause instructions
-	// (YieldProcessor), tries again after each run, and between runs yields
+	// a waiter polls the lock word in runs of 10,000 normalized pause steps
+	// (YieldProcessorNormalized, about 0.4 ms a run), tries again after
+	// each run, and between runs yields
 	// the CPU with a raw sched_yield system call (SwitchToThread), keeping
 	// its Go processor; only after sleepAfterRounds runs does it also sleep
 	// a little. A waiter stays runnable all along, which is what turns a
@@ -64,9 +66,12 @@ func ParseLockKind(s string) (LockKind, error) {
 const (
 	// spinPolls is how many pause-and-poll steps a waiter makes before it
 	// tries the lock again and yields: CoreCLR's 10,000
-	// YieldProcessorNormalized calls. One step is one PAUSE here (tens of
-	// nanoseconds), about what CoreCLR normalizes its step to.
-	spinPolls = 10000
+	// YieldProcessorNormalized calls. A step is pausesPerPoll() PAUSEs,
+	// normalized as CoreCLR normalizes it (yieldprocessornormalized.h):
+	// at least minPollTime, so a run lasts about 0.4 ms whatever a PAUSE
+	// costs on the CPU (from a few to over a hundred cycles).
+	spinPolls   = 10000
+	minPollTime = 37 * time.Nanosecond // CoreCLR's MinNsPerNormalizedYield
 	// sleepAfterRounds is how many rounds of polls and yields a waiter
 	// makes before each further round also sleeps sleepFor. CoreCLR waits
 	// for 32K rounds (SLEEP_START_THRESHOLD), which is never in practice;
@@ -85,6 +90,21 @@ const (
 //
 //go:linkname procyield runtime.procyield
 func procyield(cycles uint32)
+
+// pausesPerPoll is how many PAUSEs make one normalized poll step,
+// measured once per process: minPollTime over a PAUSE's cost, rounded, at
+// least 1.
+var pausesPerPoll = sync.OnceValue(func() uint32 {
+	const n = 2000
+	best := time.Duration(math.MaxInt64)
+	for range 3 { // the fastest of three: an interrupted measurement only overstates
+		t0 := time.Now()
+		procyield(n)
+		best = min(best, time.Since(t0))
+	}
+	perPause := float64(best) / n
+	return uint32(max(1, math.Round(float64(minPollTime)/max(perPause, 0.1))))
+})
 
 // lockWord is a lock of either kind. The spin word uses sync/atomic, so
 // the race detector sees its happens-before edges.
@@ -119,9 +139,10 @@ func (l *lockWord) Lock() {
 // spinToAcquire is SpinLock::SpinToAcquire: runs of pause-and-poll, each
 // followed by one try and, if that fails, a yield of the thread.
 func (l *lockWord) spinToAcquire() {
+	pauses := pausesPerPoll()
 	for rounds := 0; ; rounds++ {
 		for i := 0; i < spinPolls; i++ {
-			procyield(1)
+			procyield(pauses)
 			if l.word.Load() == 0 {
 				break
 			}

@@ -144,7 +144,10 @@ type Session struct {
 
 	// guarded by mu
 	writers []*Writer
-	seq     seqPoints // EventPipeReader only
+	// published is writers as of the last NewWriter, for Stats, which
+	// reads the writers' counters without the manager lock.
+	published atomic.Pointer[[]*Writer]
+	seq       seqPoints // EventPipeReader only
 
 	closed      atomic.Bool
 	wakePending atomic.Bool   // a wake-up is in s.wake or about to be
@@ -237,6 +240,8 @@ func (s *Session) NewWriter() (*Writer, error) {
 	w := &Writer{s: s, id: uint32(len(s.writers))}
 	w.lk.spin = s.mu.spin
 	s.writers = append(s.writers, w)
+	ws := s.writers // elements below len(ws) never change, so a reader of an older snapshot reads no element written here
+	s.published.Store(&ws)
 	return w, nil
 }
 
@@ -282,7 +287,8 @@ type Stats struct {
 	Blocks            uint64        // event blocks written
 }
 
-// Stats returns the current counters.
+// Stats returns the current counters. It takes no lock, so that sampling
+// them does not join the writers' queue on the manager lock.
 func (s *Session) Stats() Stats {
 	st := Stats{
 		BuffersAllocated:  s.buffersAllocated.Load(),
@@ -302,9 +308,10 @@ func (s *Session) Stats() Stats {
 		BytesFlushed:      s.bytesFlushed.Load(),
 		Blocks:            s.blocks.Load(),
 	}
-	s.lock()
-	ws := s.writers
-	s.mu.Unlock()
+	var ws []*Writer
+	if p := s.published.Load(); p != nil {
+		ws = *p
+	}
 	for _, w := range ws {
 		st.Written += w.seq.Load()
 		st.Dropped += w.dropped.Load()

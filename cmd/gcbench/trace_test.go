@@ -23,17 +23,20 @@ func TestTraceStressTable(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Empty(t, stderr)
 	for _, p := range []string{"lockless", "locked"} {
-		assert.Contains(t, stdout, "policy "+p+": 3 writers, 50-byte payloads, 400KiB limit, 20ms per run, 2 iterations, offheap buffers, mutex manager lock")
+		assert.Contains(t, stdout, "policy "+p)
+		assert.Contains(t, stdout, ": 3 writers, 50-byte payloads, 2µs of work per event, 400KiB limit, 20ms per run, 2 iterations, offheap buffers, spin (CoreCLR SpinLock) locks, eventpipe reader")
+		assert.Contains(t, stdout, p+", each run while the writers wrote: reader CPU share ")
 	}
 	for _, row := range []string{"Events Read (events)", "Events Dropped (events)", "Throughput Efficiency (%)",
 		"Event Throughput (events/s)", "Data Throughput (bytes/s)", "Host Go GC cycles (cycles)",
 		"Reader flushes made (flushes)", "Reader flushes asked (duration / flush interval)", "Reader CPU share (% of one CPU)",
-		"Manager lock wait time (s, summed over threads)"} {
+		"Manager lock wait time (s, summed over threads)", "Reader lock acquisitions per flush (manager lock)"} {
 		assert.Equal(t, 2, strings.Count(stdout, row), "row %q once per policy", row)
 	}
 	assert.Contains(t, stdout, "Min")
 	assert.Contains(t, stdout, "Std Dev")
-	assert.Contains(t, stdout, "Lockless/Locked event throughput:")
+	assert.Contains(t, stdout, "policy lockless, allocation inside the lock:")
+	assert.Contains(t, stdout, "Lockless/Locked events read: ")
 	assert.Equal(t, 2, strings.Count(stdout, "GOMAXPROCS 5,"), "auto: 3 writers + reader + 1, in each table's host line")
 }
 
@@ -70,7 +73,7 @@ func TestTraceStressJSON(t *testing.T) {
 	}
 	assert.Equal(t, "goheap", doc.Report.Options.Memory)
 	assert.Equal(t, "spin", doc.Report.Options.Lock)
-	require.Len(t, doc.Report.Policies["locked"], 14)
+	require.Len(t, doc.Report.Policies["locked"], 16)
 	read := doc.Report.Policies["locked"][0]
 	assert.Equal(t, "Events Read", read.Name)
 	assert.Positive(t, read.Spread.Min)

@@ -19,7 +19,8 @@ import (
 func TestStressTableOfAPolicyThatNeverFinished(t *testing.T) {
 	res := &protocols.TraceStressResult{Partial: true,
 		Options: protocols.TraceStressOptions{Policies: []trace.Policy{trace.Lockless, trace.Locked}, Iterations: 2, Writers: 2, PayloadSize: 50},
-		Runs:    []protocols.TraceStressRun{{Policy: trace.Lockless, EventsRead: 100, Duration: time.Second}}}
+		Runs: []protocols.TraceStressRun{{Policy: trace.Lockless, EventsRead: 100, Duration: time.Second,
+			Counted: protocols.TraceStressCount{EventsRead: 90, Duration: time.Second}}}}
 	require.Nil(t, res.Metrics(trace.Locked))
 	var text strings.Builder
 	require.NoError(t, writeStress(&text, analysis.Text, res))
@@ -39,8 +40,8 @@ func TestStressTableOfAPolicyThatNeverFinished(t *testing.T) {
 func TestStressCSVCarriesTheRatio(t *testing.T) {
 	res := &protocols.TraceStressResult{
 		Options: protocols.TraceStressOptions{Policies: []trace.Policy{trace.Lockless, trace.Locked}, Iterations: 1, Writers: 2, PayloadSize: 50},
-		Runs: []protocols.TraceStressRun{{Policy: trace.Lockless, EventsRead: 300, Duration: time.Second},
-			{Policy: trace.Locked, EventsRead: 200, Duration: time.Second}}}
+		Runs: []protocols.TraceStressRun{{Policy: trace.Lockless, Counted: protocols.TraceStressCount{EventsRead: 300, Duration: time.Second}},
+			{Policy: trace.Locked, Counted: protocols.TraceStressCount{EventsRead: 200, Duration: time.Second}}}}
 	var out strings.Builder
 	require.NoError(t, writeStress(&out, analysis.CSV, res))
 	recs, err := csv.NewReader(strings.NewReader(out.String())).ReadAll()
@@ -52,5 +53,21 @@ func TestStressCSVCarriesTheRatio(t *testing.T) {
 		}
 	}
 	assert.Equal(t, map[string]string{"event throughput, ratio of means": "1.50",
-		"event throughput, median of per-iteration ratios": "1.50"}, ratios, out.String())
+		"event throughput, median of per-iteration ratios": "1.50", "events read, median of per-iteration ratios": "1.50"}, ratios, out.String())
+}
+
+// TestTraceStressVariants: the flags that leave EventPipe's protocol (the
+// batch reader, allocation outside the lock, the mutex, no writer cost)
+// run and are named in each table's title; bad values are usage errors.
+func TestTraceStressVariants(t *testing.T) {
+	stdout, stderr, code := runBinary(t, append(traceStressTiny, "--dir", t.TempDir(), "--reader", "batch", "--alloc", "outside",
+		"--lock", "mutex", "--write-cost", "0s")...)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "policy lockless, allocation outside the lock: 3 writers, 50-byte payloads, 0s of work per event,")
+	assert.Contains(t, stdout, "mutex (sync.Mutex) locks, batch reader")
+	for _, args := range [][]string{{"--reader", "fast"}, {"--alloc", "middle"}, {"--write-cost", "-1us"}, {"--write-cost", "2s"}} {
+		_, stderr, code := runBinary(t, append([]string{"trace-stress"}, args...)...)
+		assert.Equal(t, 2, code, "%v: %s", args, stderr)
+		assert.Contains(t, stderr, args[0], "%v", args)
+	}
 }

@@ -4,7 +4,6 @@ package protocols
 
 import (
 	"sync/atomic"
-	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -20,16 +19,6 @@ const (
 // threadID is the calling OS thread's id (gettid), to show that actors
 // locked to their threads run on distinct ones.
 func threadID() int { return unix.Gettid() }
-
-// threadCPUTime is the CPU time the calling OS thread has used
-// (CLOCK_THREAD_CPUTIME_ID), 0 if the clock cannot be read.
-func threadCPUTime() time.Duration {
-	var ts unix.Timespec
-	if unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts) != nil {
-		return 0
-	}
-	return time.Duration(ts.Nano())
-}
 
 // futexWait sleeps in the kernel while *addr == val (FUTEX_WAIT_PRIVATE).
 // It returns on a wake, at once if *addr != val, or spuriously (EINTR), so

@@ -5,14 +5,10 @@ package protocols
 import (
 	"runtime"
 	"sync/atomic"
-	"time"
 )
 
 // threadID is 0: without gettid, every actor looks like one thread.
 func threadID() int { return 0 }
-
-// threadCPUTime is 0: the reader's CPU share is not measured here.
-func threadCPUTime() time.Duration { return 0 }
 
 // futexWait stands in for the Linux futex by yielding: the caller re-checks
 // its condition, so this is correct, but it polls; the protocols' wake-up

@@ -283,7 +283,7 @@ type PoolOptions struct {
 	// BatchSize is the items per EnqueueBatch call in Throughput,
 	// 1..MaxPoolItems; default 1024; -1 = all at once.
 	BatchSize int
-	Backends  []workerpool.Backend    // default Goroutines, Threads
+	Backends  []workerpool.Backend    // default Goroutines, Threads (Native only when asked for)
 	Wakes     []workerpool.WakePolicy // default Broadcast, Signal, Targeted, Spin
 	// Progress, if set, is called after each run with the runs done and
 	// the total, from the calling goroutine.
@@ -379,12 +379,16 @@ func (o PoolOptions) itemsFor(p PoolProtocol) int {
 }
 
 // Contenders lists the contenders ComparePool runs for these options: the
-// baseline first, then every backend × wake policy × {Enqueue, EnqueueBatch}.
+// baseline first, then every backend × wake policy × {Enqueue, EnqueueBatch}
+// but Native × Spin, which that backend does not have.
 func (o PoolOptions) Contenders() []PoolContender {
 	o, _ = o.withDefaults()
 	cs := []PoolContender{{Baseline: true}}
 	for _, b := range o.Backends {
 		for _, w := range o.Wakes {
+			if b == workerpool.Native && w == workerpool.Spin {
+				continue
+			}
 			for _, batch := range []bool{false, true} {
 				cs = append(cs, PoolContender{Backend: b, Wake: w, Batch: batch})
 			}

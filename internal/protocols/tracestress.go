@@ -21,29 +21,51 @@ import (
 // (dotnet/diagnostics src/tests/EventPipeStress). Zero fields take the
 // defaults shown; TraceStress rejects other values outside the bounds
 // shown with an error wrapping ErrInvalidOptions that names the field.
+//
+// The fields whose zero value is meaningful — Lock, Reader,
+// LocklessAllocInLock, WriteCost — take it as given: the trace package's
+// defaults, with no writer cost. The gcbench trace-stress command
+// defaults instead to EventPipe as dotnet/runtime#50797 measured it:
+// SpinLock, EventPipeReader, the allocation inside the lock and a 2 µs
+// writer cost (DefaultTraceStressWriteCost).
 type TraceStressOptions struct {
 	Writers       int            // writers, each on its own OS thread; 32; 1..MaxTraceStressWriters
 	PayloadSize   int            // bytes per event payload; 200; 0..trace.MaxPayload
 	Limit         int64          // session byte limit; trace.DefaultLimit (256 MiB); ≥ trace.MinLimit
-	Duration      time.Duration  // how long the writers write, per run; 2 s; Duration × runs must fit a time.Duration
-	Iterations    int            // runs per policy; 10; 1..MaxTraceStressIterations
+	Duration      time.Duration  // how long each run counts (after the initial fill, see TraceStressCount); 20 s; Duration × runs must fit a time.Duration
+	Iterations    int            // runs per policy; 3; 1..MaxTraceStressIterations
 	Policies      []trace.Policy // compared side by side, each at most once; Lockless, Locked
 	Memory        trace.Memory   // where buffers live; OffHeap
 	FlushInterval time.Duration  // the reader's pause; trace.DefaultFlushInterval (100 ms, EventPipe's)
-	Lock          trace.LockKind // the manager lock; MutexLock
-	Dir           string         // an existing directory for the per-run trace files; os.TempDir()
+	Lock          trace.LockKind // the session's locks (the manager lock, and the writers' own with EventPipeReader)
+	Reader        trace.ReaderProtocol
+	// LocklessAllocInLock allocates a Lockless buffer under the manager
+	// lock, as #50797 did (see trace.Options.LocklessAllocInLock).
+	LocklessAllocInLock bool
+	// WriteCost is CPU time each writer spends before every Write attempt,
+	// kept or dropped, standing in for what EventPipe does for every event
+	// before its buffer write: the managed stack walk
+	// (ep_walk_managed_stack_for_current_thread). 0..MaxTraceStressWriteCost.
+	WriteCost time.Duration
+	Dir       string // an existing directory for the per-run trace files; os.TempDir()
 	// Progress, if set, is called after each run with runs done and total.
 	Progress func(done, total int) `json:"-"`
 }
 
 // Defaults for TraceStressOptions' zero fields: the seed's protocol, but
-// 2 s per run instead of its 60 s, which is enough for the budget to run
-// out many times over.
+// 3 iterations of 20 s per policy instead of its 10 of 60 s, which keeps
+// the counted time of a run (see TraceStressCount) many times the time the
+// initial fill takes.
 const (
 	DefaultTraceStressWriters    = 32
 	DefaultTraceStressPayload    = 200
-	DefaultTraceStressDuration   = 2 * time.Second
-	DefaultTraceStressIterations = 10
+	DefaultTraceStressDuration   = 20 * time.Second
+	DefaultTraceStressIterations = 3
+	// DefaultTraceStressWriteCost is the command's writer cost: a stack
+	// walk of a few frames.
+	DefaultTraceStressWriteCost = 2 * time.Microsecond
+	// MaxTraceStressWriteCost bounds TraceStressOptions.WriteCost.
+	MaxTraceStressWriteCost = time.Second
 )
 
 func (o TraceStressOptions) withDefaults() (TraceStressOptions, error) {
@@ -83,6 +105,8 @@ func (o TraceStressOptions) validate() error {
 		return invalidf("TraceStressOptions.PayloadSize = %d: want 0..%d bytes", o.PayloadSize, trace.MaxPayload)
 	case o.Duration < 0:
 		return invalidf("TraceStressOptions.Duration = %v: want > 0", o.Duration)
+	case o.WriteCost < 0 || o.WriteCost > MaxTraceStressWriteCost:
+		return invalidf("TraceStressOptions.WriteCost = %v: want 0..%v", o.WriteCost, MaxTraceStressWriteCost)
 	case o.Iterations < 1 || o.Iterations > MaxTraceStressIterations:
 		return invalidf("TraceStressOptions.Iterations = %d: want 1..%d", o.Iterations, MaxTraceStressIterations)
 	}
@@ -123,63 +147,94 @@ func (o TraceStressOptions) validatePolicies() error {
 
 // session is the session configuration of a run with policy p.
 func (o TraceStressOptions) session(p trace.Policy) trace.Options {
-	return trace.Options{Limit: o.Limit, Policy: p, Memory: o.Memory, FlushInterval: o.FlushInterval, Lock: o.Lock}
+	return trace.Options{Limit: o.Limit, Policy: p, Memory: o.Memory, FlushInterval: o.FlushInterval, Lock: o.Lock,
+		Reader: o.Reader, LocklessAllocInLock: o.LocklessAllocInLock}
 }
 
 // TraceStressRun is one run: one policy, one iteration.
 type TraceStressRun struct {
 	Policy    trace.Policy // the session's reservation policy
 	Iteration int          // 0-based; every policy runs once per iteration
-	// EventsRead and EventsDropped are counted by reading the trace file
-	// back, as the seed's orchestrator does; their sum is the events the
-	// writers attempted, exactly.
+	// EventsRead and EventsDropped are the whole run's, counted by reading
+	// the trace file back, as the seed's orchestrator does; their sum is
+	// the events the writers attempted, exactly.
 	EventsRead, EventsDropped uint64
 	// Duration runs from releasing the writers until the session is closed,
-	// i.e. every kept event is in the file: writing time plus drain.
-	Duration  time.Duration
+	// i.e. every kept event is in the file: initial fill, counted time and
+	// drain (the seed's stopwatch).
+	Duration time.Duration
+	// Counted is what the run counts while its writers write, which the
+	// table reports.
+	Counted   TraceStressCount
 	FileBytes int64 // the trace file's size: header, blocks and end block
 	// Host Go runtime during the run (not the read-back): collections
 	// completed and bytes allocated on the Go heap.
 	HostGCs   uint32      // Go collections completed
 	HeapAlloc uint64      // bytes allocated on the Go heap
 	Session   trace.Stats // the session's counters at Close
-	// FlushesAsked is how many flushes the reader's pause allows in
-	// Duration (Duration / FlushInterval): FlushesMade falls short of it
-	// when the reader does not get the CPU it asks for.
+	// FlushesAsked is how many flushes the reader's pause allows in the
+	// counted time (Counted.Duration / FlushInterval): Counted.Flushes
+	// falls short of it when the reader does not get the CPU it asks for.
 	FlushesAsked float64
-	// FlushesMade is how many flushes the reader made while the writers
-	// wrote: Session.Flushes also counts the session's first flush, before
-	// any writer, and the drain in Close.
-	FlushesMade uint64
-	// ReaderCPU is the CPU time of the reader's OS thread over ReaderWall,
-	// the reader's life (the session's, from NewSession to Close): their
-	// ratio is the share of one CPU the reader got.
-	ReaderCPU, ReaderWall time.Duration
 	// Threads is how many distinct OS threads the writers and the reader
 	// ran on: Writers + 1 on Linux, where each has its own.
 	Threads int
 }
 
-// ReaderCPUShare is the reader thread's CPU time over its wall time, in
-// percent of one CPU.
-func (run TraceStressRun) ReaderCPUShare() float64 {
-	if run.ReaderWall <= 0 {
-		return 0
-	}
-	return 100 * run.ReaderCPU.Seconds() / run.ReaderWall.Seconds()
+// TraceStressCount is a run's count while its writers write: for
+// TraceStressOptions.Duration from the first event dropped (the budget has
+// run out: the initial fill, which only measures how fast writers write
+// into an empty budget, is over) to the writers' stop, before the
+// session's final drain, which only measures how fast the reader empties
+// a full budget. Every policy's count thus lasts the same time. If no
+// event is dropped within Duration of the writers' release, the count is
+// that first Duration.
+type TraceStressCount struct {
+	Start    time.Duration // from the writers' release to the count's start: the initial fill
+	Duration time.Duration // counted time
+	// EventsRead is the events the reader emitted in the counted time,
+	// EventsDropped those the writers dropped.
+	EventsRead, EventsDropped uint64
+	Flushes                   uint64 // reader flushes begun
+	// ReaderLocks is the reader's manager-lock acquisitions,
+	// ReaderWriterLocks its acquisitions of writers' own locks.
+	ReaderLocks, ReaderWriterLocks uint64
+	LockContended                  uint64        // manager-lock acquisitions, by anyone, that found it held
+	LockWait                       time.Duration // their wait, summed over threads
+	ReaderCPU                      time.Duration // CPU time of the reader's OS thread
 }
 
-// Efficiency is 100·read/(read+dropped), 0 for a run without events.
+// ReaderCPUShare is the reader thread's CPU time over the counted time,
+// in percent of one CPU.
+func (c TraceStressCount) ReaderCPUShare() float64 {
+	if c.Duration <= 0 {
+		return 0
+	}
+	return 100 * c.ReaderCPU.Seconds() / c.Duration.Seconds()
+}
+
+// ReaderLocksPerFlush is the reader's manager-lock acquisitions per flush
+// (0 without a flush): 2 for the batch reader, hundreds for EventPipe's at
+// a full 256 MiB budget.
+func (c TraceStressCount) ReaderLocksPerFlush() float64 {
+	if c.Flushes == 0 {
+		return 0
+	}
+	return float64(c.ReaderLocks) / float64(c.Flushes)
+}
+
+// Efficiency is 100·read/(read+dropped) in the counted time, 0 for a run
+// without events.
 func (run TraceStressRun) Efficiency() float64 {
-	if t := run.EventsRead + run.EventsDropped; t > 0 {
-		return 100 * float64(run.EventsRead) / float64(t)
+	if t := run.Counted.EventsRead + run.Counted.EventsDropped; t > 0 {
+		return 100 * float64(run.Counted.EventsRead) / float64(t)
 	}
 	return 0
 }
 
-// EventThroughput is events read per second of Duration.
+// EventThroughput is events read per second of counted time.
 func (run TraceStressRun) EventThroughput() float64 {
-	return float64(run.EventsRead) / run.Duration.Seconds()
+	return float64(run.Counted.EventsRead) / run.Counted.Duration.Seconds()
 }
 
 // TraceStressResult holds every completed run, in the order they ran.
@@ -217,19 +272,21 @@ var metricDefs = []struct {
 	name, unit string
 	of         func(run TraceStressRun, payload float64) float64
 }{
-	{"Events Read", "events", func(x TraceStressRun, _ float64) float64 { return float64(x.EventsRead) }},
-	{"Events Dropped", "events", func(x TraceStressRun, _ float64) float64 { return float64(x.EventsDropped) }},
+	{"Events Read", "events", func(x TraceStressRun, _ float64) float64 { return float64(x.Counted.EventsRead) }},
+	{"Events Dropped", "events", func(x TraceStressRun, _ float64) float64 { return float64(x.Counted.EventsDropped) }},
 	{"Throughput Efficiency", "%", func(x TraceStressRun, _ float64) float64 { return x.Efficiency() }},
 	{"Event Throughput", "events/s", func(x TraceStressRun, _ float64) float64 { return x.EventThroughput() }},
 	{"Data Throughput", "bytes/s", func(x TraceStressRun, size float64) float64 { return x.EventThroughput() * size }},
-	{"Duration", "s", func(x TraceStressRun, _ float64) float64 { return x.Duration.Seconds() }},
-	{"Reader flushes made", "flushes", func(x TraceStressRun, _ float64) float64 { return float64(x.FlushesMade) }},
+	{"Duration", "s", func(x TraceStressRun, _ float64) float64 { return x.Counted.Duration.Seconds() }},
+	{"Initial fill", "s, not counted", func(x TraceStressRun, _ float64) float64 { return x.Counted.Start.Seconds() }},
+	{"Reader flushes made", "flushes", func(x TraceStressRun, _ float64) float64 { return float64(x.Counted.Flushes) }},
 	{"Reader flushes asked", "duration / flush interval", func(x TraceStressRun, _ float64) float64 { return x.FlushesAsked }},
-	{"Reader CPU share", "% of one CPU", func(x TraceStressRun, _ float64) float64 { return x.ReaderCPUShare() }},
+	{"Reader lock acquisitions per flush", "manager lock", func(x TraceStressRun, _ float64) float64 { return x.Counted.ReaderLocksPerFlush() }},
+	{"Reader CPU share", "% of one CPU", func(x TraceStressRun, _ float64) float64 { return x.Counted.ReaderCPUShare() }},
 	{"Manager lock waits", "acquisitions that found it held", func(x TraceStressRun, _ float64) float64 {
-		return float64(x.Session.LockContended)
+		return float64(x.Counted.LockContended)
 	}},
-	{"Manager lock wait time", "s, summed over threads", func(x TraceStressRun, _ float64) float64 { return x.Session.LockWait.Seconds() }},
+	{"Manager lock wait time", "s, summed over threads", func(x TraceStressRun, _ float64) float64 { return x.Counted.LockWait.Seconds() }},
 	{"Reader drain rate", "bytes/s of flush wall time", func(x TraceStressRun, _ float64) float64 {
 		return float64(x.Session.BytesFlushed) / x.Session.FlushTime.Seconds()
 	}},
@@ -237,10 +294,12 @@ var metricDefs = []struct {
 	{"Host Go heap allocated", "bytes", func(x TraceStressRun, _ float64) float64 { return float64(x.HeapAlloc) }},
 }
 
-// Metrics returns the seed's rows for one policy — Events Read, Events
-// Dropped, Throughput Efficiency (%), Event Throughput (events/s), Data
-// Throughput (payload bytes/s) — then this port's: duration, reader
-// flushes and drain rate, host-GC cycles and Go-heap bytes, each
+// Metrics returns the seed's rows for one policy, over the counted time
+// (see TraceStressCount) — Events Read, Events Dropped, Throughput
+// Efficiency (%), Event Throughput (events/s), Data Throughput (payload
+// bytes/s), Duration — then this port's: the initial fill left out, the
+// reader's flushes, manager-lock acquisitions per flush, CPU share and
+// drain rate, the lock's waits, host-GC cycles and Go-heap bytes, each
 // summarized over the policy's runs; nil if none of them finished.
 func (r *TraceStressResult) Metrics(p trace.Policy) []TraceStressMetric {
 	runs := r.PolicyRuns(p)
@@ -267,24 +326,35 @@ type TraceStressRatio struct {
 	// iteration ran both policies back to back, so each ratio is free of
 	// the drift between iterations.
 	MedianRatio float64 `json:"median_paired_ratio"`
+	// ReadMedianRatio is the median of the per-iteration ratios of events
+	// read in the counted time (the seed's Events Read row).
+	ReadMedianRatio float64 `json:"median_paired_events_read_ratio"`
 }
 
-// LocklessOverLocked returns the ratios of Lockless's event throughput to
-// Locked's, or nil unless both policies completed the same number (> 0) of
-// iterations, so that every ratio pairs runs of one iteration.
+// LocklessOverLocked returns the ratios of Lockless's event throughput and
+// events read to Locked's, or nil unless both policies completed the same
+// number (> 0) of iterations, so that every ratio pairs runs of one
+// iteration, and every Locked run counted events.
 func (r *TraceStressResult) LocklessOverLocked() *TraceStressRatio {
 	a, b := r.PolicyRuns(trace.Lockless), r.PolicyRuns(trace.Locked)
 	if len(a) == 0 || len(a) != len(b) {
 		return nil
 	}
-	ta, tb, paired := make([]float64, len(a)), make([]float64, len(b)), make([]float64, len(a))
+	for _, run := range b {
+		if run.Counted.EventsRead == 0 || run.Counted.Duration <= 0 {
+			return nil // no ratio to a run that counted nothing
+		}
+	}
+	ta, tb, paired, read := make([]float64, len(a)), make([]float64, len(b)), make([]float64, len(a)), make([]float64, len(a))
 	for i := range a {
 		ta[i], tb[i] = a[i].EventThroughput(), b[i].EventThroughput()
 		paired[i] = ta[i] / tb[i]
+		read[i] = float64(a[i].Counted.EventsRead) / float64(b[i].Counted.EventsRead)
 	}
 	return &TraceStressRatio{
-		MeanRatio:   analysis.Summarize(ta).Mean / analysis.Summarize(tb).Mean,
-		MedianRatio: analysis.Summarize(paired).Median,
+		MeanRatio:       analysis.Summarize(ta).Mean / analysis.Summarize(tb).Mean,
+		MedianRatio:     analysis.Summarize(paired).Median,
+		ReadMedianRatio: analysis.Summarize(read).Median,
 	}
 }
 
@@ -295,10 +365,11 @@ var errAccounting = errors.New("trace-stress: accounting mismatch")
 // TraceStress runs the EventPipe stress protocol: for each iteration,
 // each policy in turn (the order alternates between iterations so neither
 // always runs first) starts a session streaming to a file, lets Writers
-// goroutines write PayloadSize-byte events as fast as they can for
-// Duration, closes the session, and reads the file back to count the
-// events read and lost. It checks that read + lost equals the events the
-// writers attempted.
+// goroutines write PayloadSize-byte events as fast as they can (after
+// WriteCost of work each) for Duration, closes the session, and reads the
+// file back to count the events read and lost. It checks that read + lost
+// equals the events the writers attempted, and reports each run's
+// figures while its writers wrote (TraceStressRun.Counted).
 //
 // Cancelling ctx stops TraceStress promptly in every phase: the writers
 // stop at once, the session drains its buffers without writing more of
@@ -383,17 +454,17 @@ func (run *TraceStressRun) record(ctx context.Context, opt TraceStressOptions, f
 	runtime.ReadMemStats(&before)
 	tids := make([]int, opt.Writers+1) // the writers', then the reader's
 	sopt := opt.session(run.Policy)
-	sopt.RunReader = run.readerOnThread(&tids[opt.Writers])
+	sopt.RunReader = readerOnThread(&tids[opt.Writers])
 	s, err := trace.NewSession(ctxWriter{ctx, f}, sopt)
 	if err != nil {
 		return err
 	}
-	flushes := firstFlush(ctx, s)
-	t0, err := writeFor(ctx, s, opt, tids[:opt.Writers])
-	run.FlushesMade = s.Stats().Flushes - flushes // while the writers wrote, not the drain in Close
+	firstFlush(ctx, s) // the reader's thread runs, and its id is set
+	release, start, stop, err := writeFor(ctx, s, opt, tids[:opt.Writers], tids[opt.Writers])
 	closeErr := s.Close()
-	run.Duration = time.Since(t0)
-	run.FlushesAsked = float64(opt.Duration) / float64(opt.FlushInterval)
+	run.Duration = time.Since(release)
+	run.Counted = counted(release, start, stop)
+	run.FlushesAsked = float64(run.Counted.Duration) / float64(opt.FlushInterval)
 	run.Threads = distinct(tids)
 	runtime.ReadMemStats(&after)
 	run.HostGCs = after.NumGC - before.NumGC
@@ -409,57 +480,79 @@ func (run *TraceStressRun) record(ctx context.Context, opt TraceStressOptions, f
 }
 
 // firstFlush waits for the reader's first flush, which it makes as soon as
-// its thread runs and which finds nothing, and returns the session's
-// flushes then: the count FlushesMade starts from. Read at once after
-// NewSession, before the reader's thread had run, the count was 0, and
-// FlushesMade counted that empty flush too.
-func firstFlush(ctx context.Context, s *trace.Session) uint64 {
-	for ctx.Err() == nil {
-		if n := s.Stats().Flushes; n > 0 {
-			return n
-		}
+// its thread runs and which finds nothing: after it, the reader's thread id
+// is known, and the session's counters start from a reader at work.
+func firstFlush(ctx context.Context, s *trace.Session) {
+	for ctx.Err() == nil && s.Stats().Flushes == 0 {
 		time.Sleep(50 * time.Microsecond)
 	}
-	return s.Stats().Flushes
 }
 
-// readerOnThread is the session's RunReader for this run: the reader runs
-// on an OS thread of its own, as EventPipe's streaming thread does, whose
-// id it stores in tid and whose CPU and wall time it records in the run.
-// Close waits for it, so the run's fields are set when Close returns.
-func (run *TraceStressRun) readerOnThread(tid *int) func(loop func()) {
+// readerOnThread is the session's RunReader for a run: the reader runs on
+// an OS thread of its own, as EventPipe's streaming thread does, whose id
+// it stores in tid before its first flush.
+func readerOnThread(tid *int) func(loop func()) {
 	return func(loop func()) {
 		runtime.LockOSThread() // never unlocked: the thread ends with the reader
 		*tid = threadID()
-		cpu0, t0 := threadCPUTime(), time.Now()
 		loop()
-		run.ReaderCPU, run.ReaderWall = threadCPUTime()-cpu0, time.Since(t0)
+	}
+}
+
+// stressMark is a run's counters at one moment.
+type stressMark struct {
+	at        time.Time
+	st        trace.Stats
+	readerCPU time.Duration
+}
+
+func markNow(s *trace.Session, readerTID int) stressMark {
+	return stressMark{at: time.Now(), st: s.Stats(), readerCPU: threadCPUOf(readerTID)}
+}
+
+// counted is the run's count from start to stop; release is when the
+// writers were released.
+func counted(release time.Time, start, stop stressMark) TraceStressCount {
+	return TraceStressCount{
+		Start:             start.at.Sub(release),
+		Duration:          stop.at.Sub(start.at),
+		EventsRead:        stop.st.EventsFlushed - start.st.EventsFlushed,
+		EventsDropped:     stop.st.Dropped - start.st.Dropped,
+		Flushes:           stop.st.Flushes - start.st.Flushes,
+		ReaderLocks:       stop.st.ReaderLocks - start.st.ReaderLocks,
+		ReaderWriterLocks: stop.st.ReaderWriterLocks - start.st.ReaderWriterLocks,
+		LockContended:     stop.st.LockContended - start.st.LockContended,
+		LockWait:          stop.st.LockWait - start.st.LockWait,
+		ReaderCPU:         stop.readerCPU - start.readerCPU,
 	}
 }
 
 // writeFor starts opt.Writers writers, each on a goroutine locked to an OS
 // thread of its own (never unlocked, so the thread ends with it), writing
-// to s as fast as they can; it stores each writer thread's id in tids,
-// stops them after opt.Duration or as soon as ctx is done, and returns when
-// they have all stopped, with the time they were released.
+// to s as fast as they can after opt.WriteCost of work per event; it
+// stores each writer thread's id in tids, stops them opt.Duration after
+// the first drop (see TraceStressCount) or as soon as ctx is done, and
+// returns when they have all stopped, with the time they were released and
+// the counters where the count starts and stops.
 //
 // Writers are threads, as the seed's are, so that the kernel schedules
 // them and the reader alike: under the Go scheduler alone, writers that
 // never block would keep the reader goroutine off the processors for
 // whole time slices and the reader's flushes, not the reservation policy,
 // would set the pace.
-func writeFor(ctx context.Context, s *trace.Session, opt TraceStressOptions, tids []int) (time.Time, error) {
+func writeFor(ctx context.Context, s *trace.Session, opt TraceStressOptions, tids []int, readerTID int) (release time.Time, start, stop stressMark, err error) {
 	writers := make([]*trace.Writer, opt.Writers)
 	for i := range writers {
-		var err error
 		if writers[i], err = s.NewWriter(); err != nil {
-			return time.Now(), err
+			return time.Now(), start, start, err
 		}
 	}
 	var (
-		stop  atomic.Bool
-		wg    sync.WaitGroup
-		ready = make(chan struct{})
+		halt, full atomic.Bool
+		firstDrop  stressMark // set by the writer that drops first, before it closes dropped
+		dropped    = make(chan struct{})
+		wg         sync.WaitGroup
+		ready      = make(chan struct{})
 	)
 	for i, w := range writers {
 		wg.Go(func() {
@@ -470,22 +563,50 @@ func writeFor(ctx context.Context, s *trace.Session, opt TraceStressOptions, tid
 				payload[i] = 'a' + byte(i%26)
 			}
 			<-ready
-			for i := uint64(0); !stop.Load(); i++ {
-				w.Write(trace.KindStress, i, payload)
+			for i := uint64(0); !halt.Load(); i++ {
+				busyFor(opt.WriteCost)
+				if !w.Write(trace.KindStress, i, payload) && !full.Load() && full.CompareAndSwap(false, true) {
+					firstDrop = markNow(s, readerTID)
+					close(dropped)
+				}
 			}
 		})
 	}
-	t0 := time.Now()
+	start = markNow(s, readerTID)
+	release = start.at
 	close(ready)
+	// The count starts at the first drop and lasts opt.Duration; if
+	// nothing is dropped within opt.Duration, it is the first opt.Duration.
 	timer := time.NewTimer(opt.Duration)
 	select {
+	case <-dropped:
+		start = firstDrop
+		timer.Reset(time.Until(start.at.Add(opt.Duration)))
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+		}
 	case <-timer.C:
 	case <-ctx.Done():
-		timer.Stop()
 	}
-	stop.Store(true) // each writer sees it after at most one more event
+	timer.Stop()
+	halt.Store(true) // each writer sees it after at most one more event
+	// The count stops here, not when the last writer has seen halt: a
+	// writer that waits for a spin lock may take a while to, and the
+	// reader drains meanwhile.
+	stop = markNow(s, readerTID)
 	wg.Wait()
-	return t0, nil
+	return release, start, stop, nil
+}
+
+// busyFor keeps the thread busy for d, reading the clock (a vDSO call of
+// tens of nanoseconds) until d has passed.
+func busyFor(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	for t0 := time.Now(); time.Since(t0) < d; {
+	}
 }
 
 // readBack counts the run's events in its file and checks them against
@@ -501,9 +622,13 @@ func (run *TraceStressRun) readBack(ctx context.Context, f *os.File) error {
 	if run.EventsRead, run.EventsDropped, err = countEvents(ctx, f); err != nil {
 		return fmt.Errorf("read back the run's trace: %w", err)
 	}
-	if st := run.Session; run.EventsRead+run.EventsDropped != st.Written || run.EventsDropped != st.Dropped {
-		return fmt.Errorf("%w: file has %d read + %d lost, writers attempted %d and dropped %d",
-			errAccounting, run.EventsRead, run.EventsDropped, st.Written, st.Dropped)
+	if st := run.Session; run.EventsRead+run.EventsDropped != st.Written || run.EventsDropped != st.Dropped || run.EventsRead != st.EventsFlushed {
+		return fmt.Errorf("%w: file has %d read + %d lost, writers attempted %d and dropped %d, reader emitted %d",
+			errAccounting, run.EventsRead, run.EventsDropped, st.Written, st.Dropped, st.EventsFlushed)
+	}
+	if c := run.Counted; c.EventsRead > run.EventsRead || c.EventsDropped > run.EventsDropped {
+		return fmt.Errorf("%w: counted %d read and %d dropped while writing, more than the file's %d and %d",
+			errAccounting, c.EventsRead, c.EventsDropped, run.EventsRead, run.EventsDropped)
 	}
 	return nil
 }
