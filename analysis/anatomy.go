@@ -65,7 +65,7 @@ func (r *Report) AnatomyTable() *Table {
 		anatomyRow("sum of the parts", cols, func(m *Mode) float64 { return a.sum(m) }, true),
 		anatomyRow("mean pause (Avg)", cols, func(m *Mode) float64 { return m.Summary.Mean }, true))
 	for _, c := range a.Counters {
-		t.Rows = append(t.Rows, anatomyRow(c.Label, cols, func(m *Mode) float64 { return m.CounterMeans[c.Key] }, false))
+		t.Rows = append(t.Rows, anatomyRow(c.Label, cols, func(m *Mode) float64 { return counterMean(m, c.Key) }, false))
 	}
 	t.Notes = append(t.Notes, "The parts add up to each collection's pause; a difference column is base − new (positive: new is shorter there), "+
 		"share its part of the whole difference of the mean pauses.")
@@ -93,13 +93,30 @@ func (a *Anatomy) sum(m *Mode) float64 {
 	return s
 }
 
+// counterMean is m's mean of counter key, NaN where m's run did not count
+// it (a counter its pool cannot have, such as the Native backend's futex
+// calls): shown as n/a, never as a zero.
+func counterMean(m *Mode, key string) float64 {
+	if v, ok := m.CounterMeans[key]; ok {
+		return v
+	}
+	return math.NaN()
+}
+
 // anatomyRow is one row: a value per mode column, and for each comparison
 // column the difference base − new and its share of the pause difference.
+// A NaN value or difference is shown as n/a.
 func anatomyRow(label string, cols []column, value func(*Mode) float64, share bool) []string {
 	row := []string{label}
+	num := func(v float64) string {
+		if math.IsNaN(v) {
+			return "n/a"
+		}
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
 	for i, c := range cols {
 		if c.mode != nil {
-			row = append(row, strconv.FormatFloat(value(c.mode), 'f', 1, 64))
+			row = append(row, num(value(c.mode)))
 			continue
 		}
 		base, new := findMode(cols[:i], c.host, c.cmp.Base), findMode(cols[:i], c.host, c.cmp.New)
@@ -108,9 +125,9 @@ func anatomyRow(label string, cols []column, value func(*Mode) float64, share bo
 			continue
 		}
 		d := value(base) - value(new)
-		row = append(row, strconv.FormatFloat(d, 'f', 1, 64))
+		row = append(row, num(d))
 		total := base.Summary.Mean - new.Summary.Mean
-		if share && total != 0 {
+		if share && total != 0 && !math.IsNaN(d) {
 			row = append(row, fmt.Sprintf("%.0f%%", 100*d/total))
 		} else {
 			row = append(row, "")

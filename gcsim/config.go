@@ -94,6 +94,10 @@ type Config struct {
 	// Backend and Wake select the pool's workers and its wake policy.
 	Backend workerpool.Backend
 	Wake    workerpool.WakePolicy
+	// Mutex is the Native backend's pthread mutex kind. The other backends'
+	// locks have no kinds: they leave it unused, so that a configuration
+	// can switch backends by Backend alone.
+	Mutex workerpool.MutexKind
 	// Seed determines the initial heap and every mutator choice.
 	Seed uint64
 	// Verify runs the heap verifier before and after every collection and
@@ -183,19 +187,33 @@ func DefaultMutator() MutatorConfig {
 }
 
 // DefaultConfig is the seed experiment: a 2.5 GiB major heap, a 1 GiB LOS,
-// SGen's 4 MiB nursery, one worker per CPU, OS-thread workers woken by
-// broadcast (SGen's pool), the default mutator.
+// SGen's 4 MiB nursery, one worker per CPU, the default mutator, and SGen's
+// own pool: the Native backend with mono's mutex kind on Linux
+// (DefaultBackend), woken by broadcast.
 func DefaultConfig() Config {
 	hc := heap.DefaultConfig()
+	b, m := DefaultBackend()
 	return Config{
 		MajorHeap: hc.MajorHeap, LOS: hc.LOS, Nursery: hc.Nursery,
 		Roots:   heap.DefaultRoots,
 		Workers: runtime.NumCPU(),
-		Backend: workerpool.Threads,
+		Backend: b,
+		Mutex:   m,
 		Wake:    workerpool.Broadcast,
 		Seed:    1,
 		Mutator: DefaultMutator(),
 	}
+}
+
+// DefaultBackend is the pool that reproduces SGen's where this build can
+// run it: the Native backend with a PTHREAD_PRIO_INHERIT mutex, as mono
+// makes its mutexes on Linux (mono/utils/mono-os-mutex.h); without cgo the
+// Threads backend, whose futex mutex has no kinds.
+func DefaultBackend() (workerpool.Backend, workerpool.MutexKind) {
+	if workerpool.NativeAvailable {
+		return workerpool.Native, workerpool.MutexPI
+	}
+	return workerpool.Threads, workerpool.MutexNormal
 }
 
 // heapConfig is the heap part of the configuration.

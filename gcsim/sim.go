@@ -111,6 +111,9 @@ func (s *Sim) populate(ctx context.Context) error {
 func (s *Sim) startPool() error {
 	cfg := s.cfg
 	popt := workerpool.Options{Workers: cfg.Workers, Backend: cfg.Backend, Wake: cfg.Wake, Gated: true}
+	if cfg.Backend == workerpool.Native {
+		popt.Mutex = cfg.Mutex
+	}
 	if cfg.Trace != nil {
 		var err error
 		if s.obs, err = NewTraceObserver(cfg.Trace, cfg.Workers); err != nil {

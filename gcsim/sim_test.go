@@ -58,10 +58,14 @@ func run(t testing.TB, s *Sim, modes []Mode, n int) uint64 {
 // testBackends lists the pool backends this OS supports: Threads is
 // Linux-only.
 func testBackends() []workerpool.Backend {
+	bs := []workerpool.Backend{workerpool.Goroutines}
 	if runtime.GOOS == "linux" {
-		return []workerpool.Backend{workerpool.Goroutines, workerpool.Threads}
+		bs = append(bs, workerpool.Threads)
 	}
-	return []workerpool.Backend{workerpool.Goroutines}
+	if workerpool.NativeAvailable {
+		bs = append(bs, workerpool.Native)
+	}
+	return bs
 }
 
 // TestChecksumsIdenticalThroughMajorsAndAFullLOS: a heap small enough that
@@ -359,10 +363,7 @@ func pauseAllocs(t *testing.T) int64 {
 func TestPauseAllocatesNothing(t *testing.T) {
 	defer func(rate int) { runtime.MemProfileRate = rate }(runtime.MemProfileRate)
 	runtime.MemProfileRate = 1
-	for _, backend := range []workerpool.Backend{workerpool.Goroutines, workerpool.Threads} {
-		if backend == workerpool.Threads && runtime.GOOS != "linux" {
-			continue
-		}
+	for _, backend := range testBackends() {
 		cfg := tinyConfig(6, 4)
 		cfg.Verify, cfg.Workers, cfg.Backend = false, 4, backend
 		s := newSim(t, cfg)

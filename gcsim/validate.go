@@ -88,8 +88,15 @@ func (c Config) validatePool() error {
 		return badValue("Workers", c.Workers, fmt.Sprintf("1..%d", workerpool.MaxWorkers))
 	}
 	if _, err := workerpool.ParseBackend(c.Backend.String()); err != nil {
-		return badValue("Backend", c.Backend, "goroutines or threads")
+		return badValue("Backend", c.Backend, "goroutines, threads or native")
 	}
+	if c.Backend == workerpool.Native && !workerpool.NativeAvailable {
+		return badValue("Backend", c.Backend, "threads or goroutines (native needs a build with cgo, on Linux)")
+	}
+	if _, err := workerpool.ParseMutexKind(c.Mutex.String()); err != nil {
+		return badValue("Mutex", c.Mutex, "normal, pi or adaptive")
+	}
+
 	if _, err := workerpool.ParseWakePolicy(c.Wake.String()); err != nil {
 		return badValue("Wake", c.Wake, "broadcast, signal, targeted or spin")
 	}

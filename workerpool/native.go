@@ -237,8 +237,10 @@ func (n *nativePool) join(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("workerpool: join: %w", err)
 	}
-	stop := context.AfterFunc(ctx, n.c.Interrupt)
-	defer stop()
+	if ctx.Done() != nil { // AfterFunc allocates: not for a context that never ends
+		stop := context.AfterFunc(ctx, n.c.Interrupt)
+		defer stop()
+	}
 	for !n.c.Join(gen) {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("workerpool: join: %w", err)

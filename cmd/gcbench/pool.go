@@ -28,13 +28,13 @@ func cmdPool(ctx context.Context, e *env, args []string) error {
 		"runs of each contender and protocol (interleaved)")
 	fs.Var(newIntValue(&opt.Workers, runtime.GOMAXPROCS(0), 1, workerpool.MaxWorkers), "workers", "pool workers")
 	fs.Var(newIntValue(&procs, 0, 0, maxGOMAXPROCS), "gomaxprocs",
-		"GOMAXPROCS for the run (0: workers+1 when the threads backend runs, which models dedicated pthreads; else the runtime's default)")
+		"GOMAXPROCS for the run (0: workers+1 when the threads or native backend runs, which models dedicated pthreads; else the runtime's default)")
 	opt.BatchSize = protocols.DefaultPoolBatchSize // before the flag, whose help shows it
 	fs.Var(&batchSizeValue{&opt.BatchSize}, "batch-size", "items per EnqueueBatch call in the throughput protocol (-1: all in one call)")
 	fs.Var(newListValue(&opt.Protocols, []protocols.PoolProtocol{protocols.Throughput, protocols.Latency}, protocols.ParsePoolProtocol,
 		"throughput or latency"), "protocols", "protocols to run: throughput, latency")
 	fs.Var(newListValue(&opt.Backends, []workerpool.Backend{workerpool.Goroutines, workerpool.Threads}, workerpool.ParseBackend,
-		"goroutines or threads"), "backends", "pool backends: goroutines, threads")
+		"goroutines, threads or native"), "backends", "pool backends: goroutines, threads, native (SGen's pool in C; needs a cgo build; no spin)")
 	fs.Var(newListValue(&opt.Wakes, []workerpool.WakePolicy{workerpool.Broadcast, workerpool.Signal, workerpool.Targeted, workerpool.Spin},
 		workerpool.ParseWakePolicy, "broadcast, signal, targeted or spin"), "wakes", "wake policies: broadcast, signal, targeted, spin")
 	var format analysis.Format
@@ -57,7 +57,10 @@ func cmdPool(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
-	if procs == 0 && slices.Contains(opt.Backends, workerpool.Threads) {
+	if slices.Contains(opt.Backends, workerpool.Native) && !workerpool.NativeAvailable {
+		return usagef("--backends native: this build has no native backend (it needs cgo, on Linux)")
+	}
+	if procs == 0 && (slices.Contains(opt.Backends, workerpool.Threads) || slices.Contains(opt.Backends, workerpool.Native)) {
 		procs = opt.Workers + 1 // a woken worker thread never waits for a P
 	}
 	if procs > 0 {

@@ -68,12 +68,15 @@ func parseRunFlags(args []string, stdout io.Writer) (*runOptions, error) {
 		"modes to compare, in column order; the last is compared with each earlier one "+
 			"(serial: jobs run inline; perjob: one enqueue and wake per job, then Start; batch: one enqueue and wake for all, "+
 			"then Start, which wakes again, as SGen's fix did; startbatch: the batch and Start under one lock, one wake)")
-	fs.Var(newEnumValue(&o.cfg.Backend, def.Backend, workerpool.ParseBackend, "threads or goroutines"), "backend",
-		"worker backend: threads (OS threads parked on futexes) or goroutines")
+	fs.Var(newEnumValue(&o.cfg.Backend, def.Backend, workerpool.ParseBackend, "native, threads or goroutines"), "backend",
+		"worker backend: native (SGen's pool in C on pthreads; needs a cgo build), threads (Go-locked OS threads "+
+			"parked on futexes) or goroutines")
+	fs.Var(newEnumValue(&o.cfg.Mutex, workerpool.MutexPI, workerpool.ParseMutexKind, "normal, pi or adaptive"), "mutex",
+		"the native backend's pthread mutex: pi (PTHREAD_PRIO_INHERIT, mono's on Linux), normal or adaptive")
 	fs.Var(newEnumValue(&o.cfg.Wake, def.Wake, workerpool.ParseWakePolicy, "broadcast, signal, targeted or spin"), "wake",
 		"wake policy of the pool modes: broadcast, signal, targeted or spin")
 	fs.Uint64Var(&o.cfg.Seed, "seed", def.Seed, "seed of the mutator's random choices (same seed, same heap)")
-	fs.Var(newIntValue(&o.gomaxprocs, 0, 0, maxRunGOMAXPROCS), "gomaxprocs", "GOMAXPROCS during the run; 0 = auto: workers+1 when --backend is threads and "+
+	fs.Var(newIntValue(&o.gomaxprocs, 0, 0, maxRunGOMAXPROCS), "gomaxprocs", "GOMAXPROCS during the run; 0 = auto: workers+1 when --backend is threads or native and "+
 		"a pool mode runs (a woken worker thread then finds a free P at once, as SGen's pthreads find a core, "+
 		"instead of waiting up to 10 ms for the runtime to retake one), else the runtime's default. "+
 		"The report's host line gives the value in force")
@@ -96,6 +99,9 @@ func parseRunFlags(args []string, stdout io.Writer) (*runOptions, error) {
 }
 
 func (o *runOptions) validate(fs *pflag.FlagSet, avail int64) error {
+	if err := checkMutex(fs, o.cfg.Backend, &o.cfg.Mutex); err != nil {
+		return err
+	}
 	if err := fitsMemory(o.cfg, avail); err != nil {
 		return err
 	}
@@ -120,10 +126,23 @@ func fitsMemory(c gcsim.Config, avail int64) error {
 	return nil
 }
 
+// checkMutex refuses --mutex for a backend without mutex kinds, and sets the
+// mutex of one that has none to gcsim's unused zero.
+func checkMutex(fs *pflag.FlagSet, backend workerpool.Backend, m *workerpool.MutexKind) error {
+	if backend == workerpool.Native {
+		return nil
+	}
+	if fs.Changed("mutex") {
+		return usagef("--mutex %v: only the native backend has mutex kinds (this run's backend is %v)", *m, backend)
+	}
+	*m = workerpool.MutexNormal
+	return nil
+}
+
 // configFlags maps gcsim.Config fields to the flags that set them.
 var configFlags = map[string]string{
 	"MajorHeap": "--major-heap", "LOS": "--los", "Nursery": "--nursery", "Workers": "--workers",
-	"CompareOptions.GCs": "--gcs", "CompareOptions.Warmup": "--warmup",
+	"CompareOptions.GCs": "--gcs", "CompareOptions.Warmup": "--warmup", "Backend": "--backend", "Mutex": "--mutex",
 }
 
 // configUsageError turns gcsim's complaint about a Config field into a
@@ -256,14 +275,15 @@ const maxRunCollections = 1 << 40
 const maxRunGOMAXPROCS = workerpool.MaxWorkers + 1
 
 // procs is the GOMAXPROCS the run uses: --gomaxprocs, or in auto mode
-// workers+1 when Threads workers run (gcsim's package documentation
-// explains why: at GOMAXPROCS = cores the Threads backend measures the Go
-// runtime's P hand-off rather than kernel wakes), else the current value.
+// workers+1 when Threads or Native workers run (gcsim's package
+// documentation explains why: at GOMAXPROCS = cores the Threads backend
+// measures the Go runtime's P hand-off rather than kernel wakes, and each
+// Native callback needs a P), else the current value.
 func (o *runOptions) procs(modes []gcsim.Mode) int {
 	if o.gomaxprocs > 0 {
 		return o.gomaxprocs
 	}
-	if o.cfg.Backend == workerpool.Threads && slices.ContainsFunc(modes, func(m gcsim.Mode) bool { return m != gcsim.Serial }) {
+	if o.cfg.Backend != workerpool.Goroutines && slices.ContainsFunc(modes, func(m gcsim.Mode) bool { return m != gcsim.Serial }) {
 		return o.cfg.Workers + 1
 	}
 	return runtime.GOMAXPROCS(0)
@@ -364,6 +384,9 @@ func (o *runOptions) config() map[string]string {
 		analysis.ConfigModes: strings.Join(o.modeNames(), ","), "backend": cfg.Backend.String(), "wake": cfg.Wake.String(),
 		"seed": strconv.FormatUint(cfg.Seed, 10), "verify": strconv.FormatBool(cfg.Verify),
 		"gomaxprocs": o.gomaxprocsSetting(),
+	}
+	if cfg.Backend == workerpool.Native { // only there: earlier reports' configurations stay as they were
+		c["mutex"] = cfg.Mutex.String()
 	}
 	if o.lockCollector { // recorded only when set, so that earlier reports keep their configuration
 		c["collector"] = lockedCollector
@@ -471,6 +494,9 @@ func modeInput(mr gcsim.ModeResult) analysis.ModeInput {
 			in.Disturbed = append(in.Disturbed, i)
 		}
 		for _, c := range recordCounters {
+			if c.name == "pool_futex_calls" && r.Pool.FutexUncounted {
+				continue // not counted (Native): absent, shown as n/a, not as 0
+			}
 			in.Counters[c.name] = append(in.Counters[c.name], c.value(r))
 		}
 	}

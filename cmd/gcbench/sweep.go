@@ -46,6 +46,7 @@ type sweepOptions struct {
 	workers               []int
 	wakes                 []workerpool.WakePolicy
 	backends              []workerpool.Backend
+	mutexes               []workerpool.MutexKind // the native points'
 	majorHeaps, loses     []int64
 	base                  runOptions // nursery, gcs, warmup, modes, seed, gomaxprocs, lock-collector
 	shardIndex, shardSize int
@@ -62,8 +63,10 @@ func parseSweepFlags(args []string, stdout io.Writer) (*sweepOptions, error) {
 	fs.Var(newListValue(&o.workers, []int{1, 2, 4, 8, 16, 32}, boundedInt(1, workerpool.MaxWorkers), "worker counts"), "workers", "worker counts")
 	fs.Var(newListValue(&o.wakes, []workerpool.WakePolicy{workerpool.Broadcast, workerpool.Targeted}, workerpool.ParseWakePolicy,
 		"broadcast, signal, targeted or spin"), "wake", "wake policies")
-	fs.Var(newListValue(&o.backends, []workerpool.Backend{workerpool.Threads}, workerpool.ParseBackend, "threads or goroutines"),
+	fs.Var(newListValue(&o.backends, []workerpool.Backend{workerpool.Threads}, workerpool.ParseBackend, "native, threads or goroutines"),
 		"backend", "worker backends")
+	fs.Var(newListValue(&o.mutexes, []workerpool.MutexKind{workerpool.MutexPI}, workerpool.ParseMutexKind, "normal, pi or adaptive"),
+		"mutex", "pthread mutex kinds of the native backend's points (each native point runs once per kind)")
 	fs.Var(newListValue(&o.majorHeaps, []int64{512 << 20}, size, "sizes like 512MiB").showing(formatSize), "major-heap", "major heap sizes")
 	fs.Var(newListValue(&o.loses, []int64{256 << 20}, size, "sizes like 256MiB").showing(formatSize), "los", "large-object space sizes")
 	fs.Var(newSizeValue(&o.base.cfg.Nursery, def.Nursery, avail), "nursery", "nursery `size` of every point")
@@ -94,6 +97,9 @@ func (o *sweepOptions) validate(fs *pflag.FlagSet) error {
 	}
 	if len(o.base.modes) < 2 {
 		return usagef("--modes %s: a sweep compares at least two modes", strings.Join(o.base.modeNames(), ","))
+	}
+	if fs.Changed("mutex") && !slices.Contains(o.backends, workerpool.Native) {
+		return usagef("--mutex: only the native backend has mutex kinds, and --backend has no native")
 	}
 	avail := availableMemory()
 	for _, p := range o.points() {
@@ -133,19 +139,27 @@ func checkPoints(dir string, todo, done []*runOptions) error {
 	return checkDistinct(append(outputs, stdoutPath()...), pointPaths(done)) // each point checked once, above
 }
 
-// points lists the grid in a fixed order (heap sizes, backend, wake,
-// workers), so that every shard of every machine numbers it alike.
+// points lists the grid in a fixed order (heap sizes, backend, mutex kind
+// for native, wake, workers), so that every shard of every machine numbers
+// it alike.
 func (o *sweepOptions) points() []*runOptions {
 	var out []*runOptions
 	for _, major := range o.majorHeaps {
 		for _, los := range o.loses {
 			for _, backend := range o.backends {
-				for _, wake := range o.wakes {
-					for _, workers := range o.workers {
-						p := o.base
-						p.modes = append([]gcsim.Mode(nil), o.base.modes...)
-						p.cfg.MajorHeap, p.cfg.LOS, p.cfg.Backend, p.cfg.Wake, p.cfg.Workers = major, los, backend, wake, workers
-						out = append(out, &p)
+				mutexes := []workerpool.MutexKind{workerpool.MutexNormal} // unused by the Go backends
+				if backend == workerpool.Native {
+					mutexes = o.mutexes
+				}
+				for _, mutex := range mutexes {
+					for _, wake := range o.wakes {
+						for _, workers := range o.workers {
+							p := o.base
+							p.modes = append([]gcsim.Mode(nil), o.base.modes...)
+							p.cfg.MajorHeap, p.cfg.LOS, p.cfg.Backend, p.cfg.Mutex = major, los, backend, mutex
+							p.cfg.Wake, p.cfg.Workers = wake, workers
+							out = append(out, &p)
+						}
 					}
 				}
 			}
@@ -157,7 +171,11 @@ func (o *sweepOptions) points() []*runOptions {
 // name is a point's file name (without .json): what varies in a grid.
 func (o *runOptions) name() string {
 	c := o.cfg
-	return fmt.Sprintf("workers%d-%s-%s-major%s-los%s", c.Workers, c.Wake, c.Backend, formatSize(c.MajorHeap), formatSize(c.LOS))
+	backend := c.Backend.String()
+	if c.Backend == workerpool.Native {
+		backend += "-" + c.Mutex.String()
+	}
+	return fmt.Sprintf("workers%d-%s-%s-major%s-los%s", c.Workers, c.Wake, backend, formatSize(c.MajorHeap), formatSize(c.LOS))
 }
 
 // cmdSweep is `gcbench sweep`.
