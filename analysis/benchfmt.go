@@ -27,7 +27,7 @@ const BenchName = "BenchmarkPause"
 // order of the scaling table; each run's other configuration is written
 // before its lines as "key: value" lines (keys in lower case, spaces made
 // hyphens, as the format wants), with goos, goarch, cpu, the host's
-// GOMAXPROCS, and for several runs the host. A run that stopped early
+// GOMAXPROCS, and the host when the runs come from several. A run that stopped early
 // carries a "partial" line. benchstat then compares two such files (or,
 // with -col /mode, the modes of one) by medians and their intervals, not
 // by the trimmed means of the seed's table.
@@ -46,6 +46,10 @@ func WriteBench(w io.Writer, reports ...*Report) error {
 		return fmt.Errorf("%w: no runs to write", ErrInvalidInput)
 	}
 	keys := benchNameKeys(reports)
+	hosts := map[string]bool{}
+	for _, e := range entries {
+		hosts[e.run.Host.Label()] = true
+	}
 	slices.SortStableFunc(entries, func(a, b entry) int {
 		for _, k := range keys {
 			if c := compareValues(a.r.Config[k], b.r.Config[k]); c != 0 {
@@ -57,7 +61,7 @@ func WriteBench(w io.Writer, reports ...*Report) error {
 	bw := bufio.NewWriter(w)
 	var prev map[string]string // the configuration in force, as written
 	for i, e := range entries {
-		cfg := benchConfig(e.r, e.run, keys, len(entries) > 1)
+		cfg := benchConfig(e.r, e.run, keys, len(hosts) > 1)
 		if !maps.Equal(cfg, prev) {
 			if i > 0 {
 				bw.WriteString("\n")
@@ -116,7 +120,8 @@ func benchNameKeys(reports []*Report) []string {
 }
 
 // benchConfig is the file configuration of one run's lines: the host's
-// and the report's configuration but the keys in the name.
+// and the report's configuration but the keys in the name; the host's
+// name too if several hosts ran the reports.
 func benchConfig(r *Report, run *Run, nameKeys []string, several bool) map[string]string {
 	cfg := map[string]string{}
 	set := func(k, v string) {

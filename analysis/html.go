@@ -60,7 +60,9 @@ type htmlFigure struct {
 	SVG         template.HTML
 }
 
-// An htmlDetail is one sweep point's own report, folded.
+// An htmlDetail is one sweep point's own report, folded. Its ID is on
+// the folded content, not on <details>: a browser that follows a link to
+// an element inside a closed <details> opens it.
 type htmlDetail struct {
 	ID, Summary string
 	Facts       []Fact
@@ -76,7 +78,7 @@ var htmlTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <meta name="generator" content="gcbench">
 <title>{{.Title}}</title>
 <style>
-body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 70em; padding: 0 1em; color: #111; }
+body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 80em; padding: 0 1em; color: #111; }
 h1 { font-size: 1.5em; }
 h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ccc; }
 dl.facts { display: grid; grid-template-columns: max-content auto; gap: 0.2em 1em; }
@@ -86,7 +88,8 @@ dl.facts dd { margin: 0; }
 table { border-collapse: collapse; margin: 1em 0; font-variant-numeric: tabular-nums; }
 caption { text-align: left; font-weight: bold; padding-bottom: 0.3em; }
 th, td { padding: 0.2em 0.6em; border-bottom: 1px solid #ddd; }
-thead th { text-align: right; border-bottom: 2px solid #999; white-space: nowrap; }
+thead th { text-align: right; vertical-align: bottom; border-bottom: 2px solid #999; }
+div.table { overflow-x: auto; }
 thead th:first-child, tbody th { text-align: left; }
 td { text-align: right; white-space: nowrap; }
 tbody tr:hover { background: #f3f6fa; }
@@ -95,7 +98,7 @@ figure { margin: 1.5em 0; }
 figure svg { display: block; background: #fff; }
 figcaption { font-size: 0.9em; color: #333; }
 details { margin: 0.5em 0; border: 1px solid #ddd; padding: 0.3em 0.8em; }
-details:target { border-color: #36c; }
+details:has(:target) { border-color: #36c; }
 summary { cursor: pointer; }
 code { font-size: 0.95em; }
 </style>
@@ -114,11 +117,13 @@ code { font-size: 0.95em; }
 </figure>
 {{- end}}
 {{- range .Details}}
-<details id="{{.ID}}">
+<details>
 <summary>{{.Summary}}</summary>
-{{template "facts" .Facts}}
+<div id="{{.ID}}">
+{{- template "facts" .Facts}}
 {{- if .Source}}<p class="note">Saved point: <a href="{{.Source}}">{{.Source}}</a></p>{{end}}
 {{- range .Tables}}{{template "table" .}}{{end}}
+</div>
 </details>
 {{- end}}
 </section>
@@ -134,6 +139,7 @@ code { font-size: 0.95em; }
 </dl>
 {{- end}}{{end}}
 {{define "table"}}
+<div class="table">
 <table>
 <caption>{{.Caption}}</caption>
 <thead>
@@ -147,6 +153,7 @@ code { font-size: 0.95em; }
 {{- end}}
 </tbody>
 </table>
+</div>
 {{- range .Notes}}
 <p class="note">{{.}}</p>
 {{- end}}

@@ -98,7 +98,7 @@ func TestScalingHTMLLinksEachPoint(t *testing.T) {
 		if !strings.Contains(page, `<th scope="row"><a href="#`+id+`">`+p.Config["wake"]+`</a></th>`) {
 			t.Errorf("row %d does not link to #%s", i+1, id)
 		}
-		if !strings.Contains(page, `<details id="`+id+`">`) {
+		if !strings.Contains(page, `<div id="`+id+`">`) {
 			t.Errorf("no section %s", id)
 		}
 	}

@@ -120,7 +120,8 @@ func (e *env) print(f analysis.Format, render func(io.Writer) error) error {
 
 // formatExt is the file extension of each format, for a report kept in the
 // temporary directory.
-var formatExt = map[analysis.Format]string{analysis.Text: ".txt", analysis.Markdown: ".md", analysis.CSV: ".csv", analysis.JSON: ".json"}
+var formatExt = map[analysis.Format]string{analysis.Text: ".txt", analysis.Markdown: ".md", analysis.CSV: ".csv", analysis.JSON: ".json",
+	analysis.Bench: ".txt"}
 
 // keptElsewhereError is save's error when the output could not be put
 // where it was asked for and was saved in the file kept instead, which its

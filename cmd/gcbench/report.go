@@ -24,7 +24,9 @@ directories, say one per machine of a sharded sweep), it prints the
 scaling table instead: per point, the ratio of the last mode to the one
 before (batch/perjob) with its confidence interval and p-value, and the
 futile wake-ups and futex calls. --plot then draws the ratio, the futile
-wake-ups and the futex calls against the workers.
+wake-ups and the futex calls against the workers; --html writes the table,
+those plots and each point's own report into one page; --format bench
+prints every point's pauses with its grid values in the benchmark names.
 
 flags:
 `
@@ -47,6 +49,11 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 	names, sweep, err := reportInputs(fs.Args())
 	if err != nil {
 		return err
+	}
+	if sweep {
+		if err := out.exports.checkSweep(); err != nil {
+			return err
+		}
 	}
 	if err := checkPaths(out.paths(), pathsOf("input", names)); err != nil {
 		return err
@@ -112,6 +119,9 @@ func writeScaling(ctx context.Context, e *env, out *outputFlags, reports []*anal
 		return err
 	}
 	render := func(w io.Writer) error { return s.Write(w, out.format) }
+	if out.format == analysis.Bench { // the points' samples, their grid values in the names
+		render = func(w io.Writer) error { return analysis.WriteBench(w, reports...) }
+	}
 	if out.out == "" {
 		err = e.print(out.format, render)
 	} else {
@@ -120,7 +130,7 @@ func writeScaling(ctx context.Context, e *env, out *outputFlags, reports []*anal
 	if out.plot != "" {
 		err = joinErrors(err, e.save(ctx, "--plot", out.plot, true, func(w io.Writer) error { return s.WritePlot(w, formatForPlot(out.plot)) }))
 	}
-	return err
+	return joinErrors(err, out.exports.writeScaling(ctx, e, s, reports))
 }
 
 // readReport reads the report in file name; a signal (ctx) ends a wait
@@ -144,19 +154,24 @@ func readReport(ctx context.Context, name string) (*analysis.Report, error) {
 }
 
 // outputFlags are the flags that say where a report goes: --format, --out
-// and --plot (shared by run and report).
+// and --plot, and the exports (--html, --hdr-log) (shared by run and
+// report).
 type outputFlags struct {
-	format analysis.Format
-	out    string
-	plot   string
+	format  analysis.Format
+	out     string
+	plot    string
+	exports exportFlags
 }
 
 func (o *outputFlags) register(fs *pflag.FlagSet) {
-	fs.Var(formatValue{&o.format}, "format",
-		"output `format`: text, markdown, csv or json (json keeps every sample; 'gcbench report' reads it back); "+
+	fs.Var(reportFormatValue{&o.format}, "format",
+		"output `format`: text, markdown, csv, json or bench (json keeps every sample; 'gcbench report' reads it back; "+
+			"csv is the pause table, and with --out FILE.csv the anatomy goes to FILE.anatomy.csv; "+
+			"bench is Go benchmark format, a line per collection, for benchstat); "+
 			"unless given, --out's extension (.json, .csv, .md) picks it")
 	fs.StringVarP(&o.out, "out", "o", "", "write the report to `FILE` instead of standard output")
 	fs.StringVar(&o.plot, "plot", "", "also draw histograms, box plots and CDFs of the pauses into `FILE.png` or FILE.svg")
+	o.exports.register(fs)
 }
 
 // check validates the flags after parsing, before any work: the format,
@@ -183,7 +198,10 @@ func (o *outputFlags) paths() []outfile.Path {
 	if o.out != "" {
 		out = []outfile.Path{{Name: "--out", Path: o.out}}
 	}
-	return append(out, outfile.Path{Name: "--plot", Path: o.plot})
+	if o.format == analysis.CSV {
+		out = append(out, outfile.Path{Name: "--out's anatomy", Path: anatomyPath(o.out)})
+	}
+	return append(append(out, outfile.Path{Name: "--plot", Path: o.plot}), o.exports.paths()...)
 }
 
 // stdoutPath is standard output as an output to check, if it takes bytes
@@ -214,11 +232,14 @@ func (o *outputFlags) write(ctx context.Context, e *env, r *analysis.Report) err
 	} else {
 		err = e.save(ctx, "--out", o.out, false, render)
 	}
+	if path := anatomyPath(o.out); o.format == analysis.CSV && path != "" && r.HasAnatomy() { // CSV: one table per file
+		err = joinErrors(err, e.save(ctx, "--out's anatomy", path, false, r.WriteAnatomyCSV))
+	}
 	if o.plot != "" {
 		perr := e.save(ctx, "--plot", o.plot, true, func(w io.Writer) error { return r.WritePlot(w, formatForPlot(o.plot)) })
 		err = joinErrors(err, perr)
 	}
-	return err
+	return joinErrors(err, o.exports.write(ctx, e, r))
 }
 
 // joinErrors joins errors on one line, as the CLI prints them; nil ones

@@ -139,4 +139,6 @@ func TestReportHelp(t *testing.T) {
 	assert.Equal(t, 0, code)
 	assert.Contains(t, stdout, "usage: gcbench report")
 	assert.Contains(t, stdout, "--plot FILE.png")
+	assert.Contains(t, stdout, "--html FILE")
+	assert.Contains(t, stdout, "--format bench")
 }

@@ -282,6 +282,7 @@ func TestRunHelpDocumentsEveryFlag(t *testing.T) {
 			"--workers int", "--gcs int", "(default 1500)", "--warmup int", "--modes list", "(default serial,perjob,batch)",
 			"--backend name", "(default threads)", "--wake name", "(default broadcast)", "--seed uint",
 			"--verify", "--format format", "(default text)", "--out FILE", "--plot FILE.png", "--cpuprofile FILE", "--trace FILE",
+			"--html FILE", "--hdr-log FILE", "--hdr-interval int", "(default 100)", "json or bench", "FILE.anatomy.csv",
 			"--gomaxprocs int", "workers+1", "--lock-collector", "SGen's collector is one thread",
 			"2.5GiB, 2560MiB", "microseconds",
 		} {
