@@ -136,6 +136,14 @@ func TestAnatomyInEveryFormat(t *testing.T) {
 	if len(arecs) != 1+len(testAnatomy.Parts)+len(testAnatomy.Counters) {
 		t.Errorf("anatomy CSV has %d records", len(arecs))
 	}
+	delete(r.Runs[0].Modes[1].CounterMeans, "futex") // batch's run did not count it
+	ab.Reset()
+	if err := r.WriteAnatomyCSV(&ab); err != nil {
+		t.Fatal(err)
+	}
+	if last := readAll(t, ab.String()); !slices.Equal(last[len(last)-1][2:], []string{"40.000", "", ""}) {
+		t.Errorf("a counter one mode lacks: %q, want it and its difference empty", last[len(last)-1])
+	}
 	if err := fixtureReport(t).WriteAnatomyCSV(&ab); !errors.Is(err, ErrInvalidInput) {
 		t.Errorf("WriteAnatomyCSV of a report without one = %v", err)
 	}
@@ -153,4 +161,13 @@ func TestAnatomyInEveryFormat(t *testing.T) {
 	if fixture := string(render(t, fixtureReport(t), Text)); strings.Contains(fixture, "anatomy") {
 		t.Error("a report without an anatomy printed one")
 	}
+}
+
+func readAll(t *testing.T, s string) [][]string {
+	t.Helper()
+	recs, err := csv.NewReader(strings.NewReader(s)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
 }

@@ -319,7 +319,7 @@ func (r *Report) HasAnatomy() bool { return r.Anatomy != nil && len(r.Anatomy.Pa
 // record per part (kind "part (µs)") and per explaining counter (kind
 // "counter (mean per collection)", its unit in its label): the mean per
 // collection in each mode's column, base − new in each comparison's, at
-// WriteCSV's precision. A partial run
+// WriteCSV's precision; empty where a mode's run did not count it. A partial run
 // adds WriteCSV's "partial" column. It returns an error wrapping
 // ErrInvalidInput if the report has no anatomy (see HasAnatomy).
 func (r *Report) WriteAnatomyCSV(w io.Writer) error {
@@ -349,13 +349,21 @@ func (r *Report) WriteAnatomyCSV(w io.Writer) error {
 		rec := []string{a.Label, kind}
 		for ci, c := range cols {
 			if c.mode != nil {
-				rec = append(rec, machineStyle.value(c.mode.CounterMeans[a.Key]))
+				cell := ""
+				if v, ok := c.mode.CounterMeans[a.Key]; ok { // a counter the mode's run did not count is empty, not 0
+					cell = machineStyle.value(v)
+				}
+				rec = append(rec, cell)
 				continue
 			}
 			base, new := findMode(cols[:ci], c.host, c.cmp.Base), findMode(cols[:ci], c.host, c.cmp.New)
 			cell := ""
 			if base != nil && new != nil {
-				cell = machineStyle.value(base.CounterMeans[a.Key] - new.CounterMeans[a.Key])
+				bv, okB := base.CounterMeans[a.Key]
+				nv, okN := new.CounterMeans[a.Key]
+				if okB && okN {
+					cell = machineStyle.value(bv - nv)
+				}
 			}
 			rec = append(rec, cell)
 		}
