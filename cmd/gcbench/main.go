@@ -51,6 +51,7 @@ var commands = map[string]command{
 	"pool":         {summary: "DedicatedThreadPool protocols: pool throughput and latency vs a goroutine per item", run: cmdPool},
 	"trace":        {summary: "summarize a trace file (events per kind, lost) or convert it: --perfetto OUT.json", run: cmdTrace},
 	"trace-stress": {summary: "EventPipe stress protocol: lockless vs locked buffer reservation", run: cmdTraceStress},
+	"version":      {summary: "print the version, the Go toolchain, and whether the native backend is built in", run: cmdVersion},
 }
 
 // errUsage marks errors caused by what the user typed: exit status 2.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -101,4 +102,18 @@ func lineWith(t *testing.T, text, prefix string) string {
 	}
 	t.Fatalf("no line starts with %q in:\n%s", prefix, text)
 	return ""
+}
+
+func TestVersionSaysWhetherNativeIsBuiltIn(t *testing.T) {
+	stdout, stderr, code := runBinary(t, "version")
+	require.Equal(t, 0, code, stderr)
+	want := "native backend: not built in"
+	if workerpool.NativeAvailable {
+		want = "native backend: built in"
+	}
+	assert.Contains(t, stdout, want)
+	assert.Contains(t, stdout, runtime.Version())
+	_, stderr, code = runBinary(t, "version", "extra")
+	assert.Equal(t, 2, code)
+	assert.Equal(t, "gcbench version: unexpected argument \"extra\" (version takes none)\n", stderr)
 }
