@@ -81,6 +81,16 @@
 // gcbench run sets Workers+1 for the Threads backend unless --gomaxprocs
 // says otherwise.
 //
+// # The Native backend
+//
+// workerpool's Native backend runs SGen's pool itself, in C on pthreads
+// (see workerpool.Native): the herds of futile wake-ups a per-job
+// broadcast makes behind the closed gate are then the kernel's alone, with
+// the pthread mutex kind (Config.Mutex) deciding how woken workers and the
+// collector share the lock. DefaultConfig picks it where the build has it
+// (DefaultBackend). Each job is a callback into Go and needs a P, so the
+// GOMAXPROCS advice above holds for it too.
+//
 // The collections run on the goroutine that calls Collect or Compare, and
 // the runtime may move a goroutine to another thread, among other times
 // when it has run 10 ms without being rescheduled (forcePreemptNS in
