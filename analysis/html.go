@@ -46,7 +46,7 @@ type htmlSection struct {
 
 type htmlTable struct {
 	Caption string
-	Header  [][]string
+	Header  [][][]string // heading lines of cells of words
 	Rows    [][]htmlCell
 	Notes   []string
 }
@@ -90,6 +90,7 @@ caption { text-align: left; font-weight: bold; padding-bottom: 0.3em; }
 th, td { padding: 0.2em 0.6em; border-bottom: 1px solid #ddd; }
 thead th { text-align: right; vertical-align: bottom; border-bottom: 2px solid #999; }
 div.table { overflow-x: auto; }
+span.nw { white-space: nowrap; }
 thead th:first-child, tbody th { text-align: left; }
 td { text-align: right; white-space: nowrap; }
 tbody tr:hover { background: #f3f6fa; }
@@ -144,7 +145,7 @@ code { font-size: 0.95em; }
 <caption>{{.Caption}}</caption>
 <thead>
 {{- range .Header}}
-<tr>{{range $i, $c := .}}<th scope="col">{{$c}}</th>{{end}}</tr>
+<tr>{{range .}}<th scope="col">{{range $j, $w := .}}{{if $j}} {{end}}<span class="nw">{{$w}}</span>{{end}}</th>{{end}}</tr>
 {{- end}}
 </thead>
 <tbody>
@@ -165,7 +166,7 @@ func htmlTableOf(t *Table, caption string) htmlTable {
 	if caption == "" {
 		caption = t.Title
 	}
-	out := htmlTable{Caption: caption, Header: t.Header, Notes: t.Notes}
+	out := htmlTable{Caption: caption, Notes: t.Notes}
 	width := 0
 	for _, line := range t.Header {
 		width = max(width, len(line))
@@ -173,10 +174,13 @@ func htmlTableOf(t *Table, caption string) htmlTable {
 	for _, row := range t.Rows {
 		width = max(width, len(row))
 	}
-	for i, line := range out.Header { // every heading line as wide as the table
-		if len(line) < width {
-			out.Header[i] = append(slices.Clone(line), make([]string, width-len(line))...)
+	for _, line := range t.Header { // every heading line as wide as the table
+		cells := make([][]string, width)
+		for i, c := range line {
+			// A heading wraps between words only: "bench-a" is one name.
+			cells[i] = strings.Fields(c)
 		}
+		out.Header = append(out.Header, cells)
 	}
 	for _, row := range t.Rows {
 		cells := make([]htmlCell, width)
