@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -11,8 +12,13 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/gcbench/gcbench/internal/testwait"
 	"github.com/gcbench/gcbench/jobs/mpsc"
 )
+
+// drainBound is how long a test waits for records that a lost push would
+// never deliver.
+const drainBound = time.Minute
 
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
@@ -37,9 +43,11 @@ func TestTimedPushesOneRecordPerRun(t *testing.T) {
 			for i := range timed {
 				wg.Go(func() { timed[i].Run(i % 4) })
 			}
-			wg.Wait()
+			testwait.Do(t, drainBound, "the runs of round "+fmt.Sprint(round), wg.Wait)
 			seen := make([]bool, n)
-			got, err := l.Drain(context.Background(), n, func(nd *mpsc.Node[Completion]) {
+			ctx, cancel := context.WithTimeout(context.Background(), drainBound)
+			defer cancel()
+			got, err := l.Drain(ctx, n, func(nd *mpsc.Node[Completion]) {
 				c := nd.Value
 				require.False(t, seen[c.JobIndex], "round %d: job %d reported twice", round, c.JobIndex)
 				seen[c.JobIndex] = true
@@ -61,7 +69,9 @@ func TestTimedReportsAPanickingJob(t *testing.T) {
 	var l mpsc.List[Completion]
 	timed := &Timed{Job: Func(func(int) { panic("boom") }), JobIndex: 7, Done: &l}
 	assert.PanicsWithValue(t, "boom", func() { timed.Run(Inline) })
-	got, err := l.Drain(context.Background(), 1, func(n *mpsc.Node[Completion]) {
+	ctx, cancel := context.WithTimeout(context.Background(), drainBound)
+	defer cancel()
+	got, err := l.Drain(ctx, 1, func(n *mpsc.Node[Completion]) {
 		assert.Equal(t, 7, n.Value.JobIndex)
 		assert.Equal(t, Inline, n.Value.Worker)
 	})

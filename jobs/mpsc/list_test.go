@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gcbench/gcbench/internal/testwait"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -18,6 +20,11 @@ import (
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
+
+// waitBound is how long a test waits for nodes or for its producers
+// before it fails: a lost push would otherwise spin the consumer, or hold
+// a Drain, forever.
+const waitBound = time.Minute
 
 // item identifies one push: which producer, and its sequence number there.
 type item struct{ producer, seq int }
@@ -104,16 +111,20 @@ func consumeConcurrently(t *testing.T, l Queue[item], counts []int) {
 	done := make(chan struct{})
 	go func() { runProducers(l, counts); close(done) }()
 	c := newChecker(len(counts))
+	deadline := time.Now().Add(waitBound)
 	for got := 0; got < total; {
 		n, st := l.TryPop()
 		if st != Popped {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d of %d nodes popped within %v", got, total, waitBound)
+			}
 			runtime.Gosched()
 			continue
 		}
 		c.see(t, n.Value)
 		got++
 	}
-	<-done
+	testwait.Recv(t, done, waitBound, "the producers' return")
 	_, st := l.TryPop()
 	require.Equal(t, Empty, st, "nothing beyond what was pushed")
 	c.requireAll(t, counts)
@@ -142,11 +153,13 @@ func TestQueueDrainWaitsForTheKnownCount(t *testing.T) {
 		done := make(chan struct{})
 		go func() { runProducers(l, counts); close(done) }()
 		c := newChecker(len(counts))
-		got, err := l.Drain(context.Background(), total, func(n *Node[item]) { c.see(t, n.Value) })
-		require.NoError(t, err)
+		ctx, cancel := context.WithTimeout(context.Background(), waitBound)
+		defer cancel()
+		got, err := l.Drain(ctx, total, func(n *Node[item]) { c.see(t, n.Value) })
+		require.NoError(t, err, "%d of %d nodes drained", got, total)
 		require.Equal(t, total, got)
 		c.requireAll(t, counts)
-		<-done
+		testwait.Recv(t, done, waitBound, "the producers' return")
 	})
 }
 
@@ -221,9 +234,13 @@ func TestQueueReadyListProtocol(t *testing.T) {
 		}
 		var sum int64
 		perProducer := make([]int64, producers)
+		deadline := time.Now().Add(waitBound)
 		for sum < producers*events {
 			n, st := l.TryPop()
 			if st != Popped {
+				if time.Now().After(deadline) {
+					t.Fatalf("%d of %d events counted within %v", sum, producers*events, waitBound)
+				}
 				runtime.Gosched()
 				continue
 			}
@@ -234,7 +251,7 @@ func TestQueueReadyListProtocol(t *testing.T) {
 			perProducer[p] += got
 			sum += got
 		}
-		wg.Wait()
+		testwait.Do(t, waitBound, "the producers' return", wg.Wait)
 		require.Equal(t, int64(producers*events), sum)
 		for p, got := range perProducer {
 			require.Equal(t, int64(events), got, "producer %d", p)
@@ -370,9 +387,13 @@ func TestQueueConcurrentProperty(t *testing.T) {
 			done := make(chan struct{})
 			go func() { runProducers(l, counts); close(done) }()
 			next := make([]int, len(counts))
+			deadline := time.Now().Add(waitBound)
 			for got := 0; got < total; {
 				n, st := l.TryPop()
 				if st != Popped {
+					if time.Now().After(deadline) {
+						rt.Fatalf("%d of %d nodes popped within %v", got, total, waitBound)
+					}
 					runtime.Gosched()
 					continue
 				}
@@ -383,7 +404,11 @@ func TestQueueConcurrentProperty(t *testing.T) {
 				next[it.producer]++
 				got++
 			}
-			<-done
+			select { // rapid.T is no testing.TB: testwait.Recv by hand
+			case <-done:
+			case <-time.After(waitBound):
+				rt.Fatalf("the producers did not return within %v", waitBound)
+			}
 			for p := range counts {
 				if next[p] != counts[p] {
 					rt.Fatalf("producer %d: %d of %d delivered", p, next[p], counts[p])
