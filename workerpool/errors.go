@@ -13,8 +13,11 @@ var (
 	// Options, and by ParseBackend, ParseWakePolicy and ParseQueueLayout.
 	ErrInvalidOptions = errors.New("workerpool: invalid options")
 	// ErrUnsupported is wrapped by New's error when the backend does not
-	// exist on this operating system (Threads off Linux).
-	ErrUnsupported = errors.New("workerpool: backend not supported on this system")
+	// exist on this operating system (Threads off Linux) or cannot carry an
+	// option (the Native backend and MaxQueued), and by the errors of the
+	// methods a backend does not carry (groups, Map, TryEnqueue,
+	// EnqueueCtx and EnqueueBatchCtx on Native).
+	ErrUnsupported = errors.New("not supported")
 	// ErrJobPanicked is wrapped by the error Join returns for a job that
 	// panicked; errors.As with *PanicError gives the value.
 	ErrJobPanicked = errors.New("workerpool: job panicked")
@@ -26,6 +29,24 @@ var (
 	// nil job (a nil jobs.Func too), and by EnqueueFunc for a nil func; a
 	// batch containing one is rejected whole.
 	ErrNilJob = errors.New("workerpool: nil job")
+	// ErrQueueFull is returned by TryEnqueue when Options.MaxQueued jobs
+	// are queued.
+	ErrQueueFull = errors.New("workerpool: queue is full")
+	// ErrBatchTooLarge is returned, queuing nothing, for a batch larger
+	// than Options.MaxQueued: it could never fit.
+	ErrBatchTooLarge = errors.New("workerpool: batch larger than MaxQueued")
+	// ErrDropped is wrapped by the *DroppedError that a group's Wait, Map
+	// and Shutdown return when accepted jobs were dropped without running:
+	// by the group's context ending, Discard or Shutdown.
+	ErrDropped = errors.New("workerpool: jobs dropped")
+	// ErrGated is wrapped by the error of a group or Map on a gated pool:
+	// the gate belongs to the SGen round (enqueue, Start, Join), which a
+	// group's own waits would break.
+	ErrGated = errors.New("workerpool: groups and Map need an ungated pool")
+	// ErrCalledFromJob is returned by a wait that the pool can tell would
+	// wait for the very job that calls it: Group.WaitCtx, Join and
+	// Shutdown given the context a group's job received.
+	ErrCalledFromJob = errors.New("workerpool: wait called from a job it would wait for")
 	// ErrNotInitialized is returned by Enqueue, EnqueueFunc, EnqueueBatch,
 	// StartBatch, Join and Close of a Pool that New did not make: the zero
 	// Pool or a nil *Pool.
@@ -53,4 +74,27 @@ func (e *PanicError) Unwrap() []error {
 		return []error{ErrJobPanicked, err}
 	}
 	return []error{ErrJobPanicked}
+}
+
+// DroppedError reports accepted jobs that were dropped without running. It
+// wraps ErrDropped and, when there is one, its Cause.
+type DroppedError struct {
+	Count int   // jobs dropped
+	Cause error // why: the group's context error, or nil for Discard
+}
+
+// Error says how many jobs were dropped, and why when the cause is known.
+func (e *DroppedError) Error() string {
+	if e.Cause != nil {
+		return fmt.Sprintf("workerpool: %d jobs dropped unrun: %v", e.Count, e.Cause)
+	}
+	return fmt.Sprintf("workerpool: %d jobs dropped unrun", e.Count)
+}
+
+// Unwrap returns ErrDropped and the cause, if any.
+func (e *DroppedError) Unwrap() []error {
+	if e.Cause != nil {
+		return []error{ErrDropped, e.Cause}
+	}
+	return []error{ErrDropped}
 }

@@ -2,6 +2,7 @@ package workerpool
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 )
 
@@ -61,7 +62,7 @@ func ParseBackend(s string) (Backend, error) {
 			return Backend(b), nil
 		}
 	}
-	return 0, fmt.Errorf("workerpool: unknown backend %q (want goroutines, threads or native): %w", s, ErrInvalidOptions)
+	return 0, fmt.Errorf("%w: unknown backend %q (want goroutines, threads or native)", ErrInvalidOptions, s)
 }
 
 // WakePolicy selects whom an enqueue wakes. See the package documentation
@@ -113,7 +114,7 @@ func ParseWakePolicy(s string) (WakePolicy, error) {
 			return WakePolicy(w), nil
 		}
 	}
-	return 0, fmt.Errorf("workerpool: unknown wake policy %q (want broadcast, signal, targeted or spin): %w", s, ErrInvalidOptions)
+	return 0, fmt.Errorf("%w: unknown wake policy %q (want broadcast, signal, targeted or spin)", ErrInvalidOptions, s)
 }
 
 // QueueLayout selects how queued jobs are stored.
@@ -156,7 +157,7 @@ func ParseQueueLayout(s string) (QueueLayout, error) {
 			return QueueLayout(q), nil
 		}
 	}
-	return 0, fmt.Errorf("workerpool: unknown queue layout %q (want shared or sharded): %w", s, ErrInvalidOptions)
+	return 0, fmt.Errorf("%w: unknown queue layout %q (want shared or sharded)", ErrInvalidOptions, s)
 }
 
 // MutexKind selects the pthread mutex of the Native backend's pool.
@@ -193,7 +194,7 @@ func ParseMutexKind(s string) (MutexKind, error) {
 			return MutexKind(m), nil
 		}
 	}
-	return 0, fmt.Errorf("workerpool: unknown mutex kind %q (want normal, pi or adaptive): %w", s, ErrInvalidOptions)
+	return 0, fmt.Errorf("%w: unknown mutex kind %q (want normal, pi or adaptive)", ErrInvalidOptions, s)
 }
 
 // MaxWorkers is the largest pool New accepts. The Spin policy packs its
@@ -202,16 +203,27 @@ func ParseMutexKind(s string) (MutexKind, error) {
 // threads are never what a job-batch pool wants.
 const MaxWorkers = 4096
 
-// Options configures a Pool. The zero value is invalid only because Workers
-// must be set; every other field's zero value is a sensible default
-// (Goroutines, Broadcast, one shared queue, ungated, no observer).
+// Options configures a Pool. The zero value is valid: GOMAXPROCS goroutine
+// workers on one shared queue, ungated, with the Targeted wake policy (see
+// Wake for how a zero Wake is resolved), no bound on the queue and no
+// observer.
 type Options struct {
-	// Workers is the number of workers, 1..MaxWorkers.
+	// Workers is the number of workers, 0..MaxWorkers; 0 means
+	// runtime.GOMAXPROCS(0) at New.
 	Workers int
 	// Backend selects goroutine or OS-thread workers.
 	Backend Backend
-	// Wake selects the wake policy.
+	// Wake selects the wake policy. Its zero value is Broadcast (SGen's),
+	// which a gated pool keeps: the SGen round wakes as SGen does. On an
+	// ungated pool a zero Wake means the default for ordinary use,
+	// Targeted, which measured faster than Broadcast for one submitter and
+	// for many; set ExplicitWake to broadcast on an ungated pool.
+	// Pool.Options reports the policy the pool runs.
 	Wake WakePolicy
+	// ExplicitWake makes New use Wake as given even when it is zero
+	// (Broadcast) on an ungated pool. Research code that names its policy
+	// from a flag sets it.
+	ExplicitWake bool
 	// Queue selects the shared queue (the default) or per-worker shards.
 	Queue QueueLayout
 	// Mutex selects the Native backend's pthread mutex kind; the other
@@ -222,6 +234,16 @@ type Options struct {
 	// returns, so a round is enqueue → Start → Join. Close opens the gate
 	// for good so that accepted work drains.
 	Gated bool
+	// MaxQueued bounds the jobs queued and not yet taken by a worker; 0
+	// means unbounded. At the bound Enqueue, EnqueueFunc, EnqueueBatch,
+	// StartBatch and groups' Go wait for room, EnqueueCtx and
+	// EnqueueBatchCtx wait until their context ends, and TryEnqueue
+	// returns ErrQueueFull. A batch larger than MaxQueued is refused at
+	// once with ErrBatchTooLarge; one that fits waits whole, never half
+	// queued. Jobs a worker has taken (at most MaxGrab per worker) no
+	// longer count. The Native backend has no bound: New refuses
+	// MaxQueued > 0 there with ErrUnsupported.
+	MaxQueued int
 	// Observer, if non-nil, is told about job starts and ends, enqueues and
 	// wakes. When nil, each hook point costs one nil check.
 	Observer Observer
@@ -247,18 +269,36 @@ type Observer interface {
 
 func (o Options) validate() error {
 	switch {
-	case o.Workers < 1 || o.Workers > MaxWorkers:
-		return fmt.Errorf("workerpool: Workers = %d, want 1..%d: %w", o.Workers, MaxWorkers, ErrInvalidOptions)
+	case o.Workers < 0 || o.Workers > MaxWorkers:
+		return fmt.Errorf("%w: Workers = %d, want 1..%d (0: GOMAXPROCS)", ErrInvalidOptions, o.Workers, MaxWorkers)
 	case o.Backend < 0 || int(o.Backend) >= len(backendNames):
-		return fmt.Errorf("workerpool: unknown backend %v: %w", o.Backend, ErrInvalidOptions)
+		return fmt.Errorf("%w: unknown backend %v", ErrInvalidOptions, o.Backend)
 	case o.Wake < 0 || int(o.Wake) >= len(wakeNames):
-		return fmt.Errorf("workerpool: unknown wake policy %v: %w", o.Wake, ErrInvalidOptions)
+		return fmt.Errorf("%w: unknown wake policy %v", ErrInvalidOptions, o.Wake)
 	case o.Queue < 0 || int(o.Queue) >= len(queueNames):
-		return fmt.Errorf("workerpool: unknown queue layout %v: %w", o.Queue, ErrInvalidOptions)
+		return fmt.Errorf("%w: unknown queue layout %v", ErrInvalidOptions, o.Queue)
 	case o.Mutex < 0 || int(o.Mutex) >= len(mutexNames):
-		return fmt.Errorf("workerpool: unknown mutex kind %v: %w", o.Mutex, ErrInvalidOptions)
+		return fmt.Errorf("%w: unknown mutex kind %v", ErrInvalidOptions, o.Mutex)
 	case o.Mutex != MutexNormal && o.Backend != Native:
-		return fmt.Errorf("workerpool: Mutex %v is for the Native backend, not %v: %w", o.Mutex, o.Backend, ErrInvalidOptions)
+		return fmt.Errorf("%w: Mutex %v is for the Native backend, not %v", ErrInvalidOptions, o.Mutex, o.Backend)
+	case o.MaxQueued < 0:
+		return fmt.Errorf("%w: MaxQueued = %d, want ≥ 0 (0: unbounded)", ErrInvalidOptions, o.MaxQueued)
+	case o.MaxQueued > 0 && o.Backend == Native:
+		return fmt.Errorf("workerpool: MaxQueued = %d: the Native backend has no queue bound: %w", o.MaxQueued, ErrUnsupported)
 	}
 	return nil
+}
+
+// resolved returns o with its defaults made explicit: Workers = GOMAXPROCS
+// for 0, and Targeted for a zero Wake on an ungated pool unless
+// ExplicitWake (a gated pool keeps Broadcast, SGen's).
+func (o Options) resolved() Options {
+	if o.Workers == 0 {
+		o.Workers = min(runtime.GOMAXPROCS(0), MaxWorkers)
+	}
+	if o.Wake == Broadcast && !o.Gated && !o.ExplicitWake {
+		o.Wake = Targeted
+	}
+	o.ExplicitWake = true
+	return o
 }

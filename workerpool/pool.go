@@ -108,7 +108,7 @@ type worker struct {
 // maxKeptPanics bounds the panic errors a pool keeps between two Joins.
 const maxKeptPanics = 64
 
-// New starts a pool of opts.Workers workers. It returns an error wrapping
+// New starts a pool of opts.Workers workers (GOMAXPROCS for 0). It returns an error wrapping
 // ErrInvalidOptions for bad options and one wrapping ErrUnsupported when the
 // backend does not exist on this system. The pool runs until Close.
 //
@@ -127,6 +127,7 @@ func start(opts Options, cells int) (*Pool, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
+	opts = opts.resolved()
 	if opts.Backend == Native {
 		n, err := newNative(opts)
 		if err != nil {
@@ -191,6 +192,17 @@ func build(opts Options, k kit, cells int) *Pool {
 		w.held = w.buf[:0]
 	}
 	return p
+}
+
+// Options returns the options the pool runs with, its defaults resolved:
+// Workers is never 0, Wake is the policy the pool runs and ExplicitWake is
+// true, so that New(p.Options()) makes the same pool. A Pool not made by
+// New returns the zero Options.
+func (p *Pool) Options() Options {
+	if !p.initialized() {
+		return Options{}
+	}
+	return p.opts
 }
 
 // Workers returns the number of workers (0 for a Pool not made by New).

@@ -3,6 +3,8 @@ package workerpool
 import (
 	"context"
 	"errors"
+	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,7 +16,6 @@ import (
 
 func TestNewRejectsInvalidOptions(t *testing.T) {
 	for _, o := range []Options{
-		{},
 		{Workers: -1},
 		{Workers: MaxWorkers + 1},
 		{Workers: 2, Backend: Backend(7)},
@@ -27,6 +28,42 @@ func TestNewRejectsInvalidOptions(t *testing.T) {
 		assert.Nil(t, p)
 		assert.ErrorIs(t, err, ErrInvalidOptions, "%+v", o)
 	}
+}
+
+func TestZeroOptionsAreValid(t *testing.T) {
+	p, err := New(Options{})
+	require.NoError(t, err)
+	defer p.Close()
+	o := p.Options()
+	assert.Equal(t, runtime.GOMAXPROCS(0), o.Workers)
+	assert.Equal(t, Targeted, o.Wake, "an ungated pool's default is the faster policy")
+	assert.True(t, o.ExplicitWake)
+
+	g, err := New(Options{Gated: true})
+	require.NoError(t, err)
+	defer g.Close()
+	assert.Equal(t, Broadcast, g.Options().Wake, "a gated pool (the SGen round) keeps Broadcast")
+
+	b, err := New(Options{Workers: 1, Wake: Broadcast, ExplicitWake: true})
+	require.NoError(t, err)
+	defer b.Close()
+	assert.Equal(t, Broadcast, b.Options().Wake, "ExplicitWake keeps a zero Wake")
+	assert.Equal(t, Options{}, (*Pool)(nil).Options())
+}
+
+// TestErrorsSayEachThingOnce: New's messages name the package and the
+// problem once.
+func TestErrorsSayEachThingOnce(t *testing.T) {
+	_, err := New(Options{Workers: -1})
+	require.Error(t, err)
+	assert.Equal(t, "workerpool: invalid options: Workers = -1, want 1..4096 (0: GOMAXPROCS)", err.Error())
+	_, err = ParseWakePolicy("shout")
+	assert.Equal(t, 1, strings.Count(err.Error(), "workerpool"), err.Error())
+	_, err = New(Options{MaxQueued: -1})
+	assert.ErrorIs(t, err, ErrInvalidOptions)
+	_, err = New(Options{Backend: Native, MaxQueued: 8})
+	assert.ErrorIs(t, err, ErrUnsupported)
+	assert.Equal(t, 1, strings.Count(err.Error(), "workerpool"), err.Error())
 }
 
 func TestParseNames(t *testing.T) {
@@ -283,7 +320,7 @@ func TestJoinHonoursContext(t *testing.T) {
 func TestCloseDrainsIsIdempotentAndRefusesWork(t *testing.T) {
 	forEachConfig(t, func(t *testing.T, c config) {
 		for _, gated := range []bool{false, true} {
-			p, err := New(Options{Workers: 3, Backend: c.b, Wake: c.w, Queue: c.q, Gated: gated})
+			p, err := New(Options{Workers: 3, Backend: c.b, Wake: c.w, ExplicitWake: true, Queue: c.q, Gated: gated})
 			require.NoError(t, err)
 			var j countJob
 			var slow atomic.Int64

@@ -177,7 +177,7 @@ func runGoroutines(ctx context.Context, r PoolRun, job *countJob) (time.Duration
 
 func runOurPool(ctx context.Context, r PoolRun, job *countJob) (time.Duration, error) {
 	c := r.Contender
-	p, err := workerpool.New(workerpool.Options{Workers: r.Workers, Backend: c.Backend, Wake: c.Wake})
+	p, err := workerpool.New(workerpool.Options{Workers: r.Workers, Backend: c.Backend, Wake: c.Wake, ExplicitWake: true})
 	if err != nil {
 		return 0, err
 	}
