@@ -19,10 +19,10 @@ func cmdTraceStress(ctx context.Context, e *env, args []string) error {
 	stdout, stderr := e.stdout, e.stderr
 	fs := newFlagSet("trace-stress")
 	var opt protocols.TraceStressOptions
-	fs.Var(newIntValue(&opt.Writers, protocols.DefaultTraceStressWriters, 1, protocols.MaxTraceStressWriters), "writers", "writer goroutines writing as fast as they can")
+	fs.Var(newIntValue(&opt.Writers, protocols.DefaultTraceStressWriters, 1, protocols.MaxTraceStressWriters), "writers", "writers, each on an OS thread of its own, writing as fast as they can")
 	fs.Var(newIntValue(&opt.PayloadSize, protocols.DefaultTraceStressPayload, 1, trace.MaxPayload), "payload", "payload bytes per event")
 	fs.Var(newSizeValue(&opt.Limit, trace.DefaultLimit, availableMemory()), "limit", "session buffer limit (all buffers together)")
-	fs.Var(newDurationValue(&opt.Duration, protocols.DefaultTraceStressDuration, time.Millisecond, maxStressDuration), "duration", "how long the writers write in each run")
+	fs.Var(newDurationValue(&opt.Duration, protocols.DefaultTraceStressDuration, time.Millisecond, maxStressDuration), "duration", "how long each run counts, from the first dropped event (the writers write for the initial fill and then this long)")
 	fs.Var(newIntValue(&opt.Iterations, protocols.DefaultTraceStressIterations, 1, protocols.MaxTraceStressIterations), "iterations", "runs of each policy (interleaved)")
 	fs.Var(newListValue(&opt.Policies, []trace.Policy{trace.Lockless, trace.Locked}, trace.ParsePolicy, "lockless or locked"), "policies",
 		"reservation policies to compare: lockless, locked")
@@ -46,13 +46,14 @@ func cmdTraceStress(ctx context.Context, e *env, args []string) error {
 	fs.Var(formatValue{&format}, "format", "output format: "+strings.Join(analysis.FormatNames(), ", "))
 	if done, err := parseFlags(fs, args, stdout, "usage: gcbench trace-stress [flags]\n\n"+
 		"The EventPipe stress protocol: --writers threads write --payload-byte events\n"+
-		"as fast as they can (after --write-cost of work each) for --duration into a\n"+
-		"trace session with a --limit byte budget, while the session's reader streams\n"+
-		"them to a file; the file is read back to check that every event written was\n"+
-		"read or counted dropped. The table counts while the writers write, from the\n"+
-		"first dropped event to the stop. Each iteration runs every policy, in\n"+
-		"alternating order. Lockless reserves buffer budget with a CAS loop that fails\n"+
-		"without a lock; locked is the pre-fix design (admission under the manager lock).\n"+
+		"as fast as they can (after --write-cost of work each) into a trace session\n"+
+		"with a --limit byte budget, while the session's reader streams them to a file;\n"+
+		"the file is read back to check that every event written was read or counted\n"+
+		"dropped. The table counts for --duration from the first dropped event, while\n"+
+		"the writers write (the initial fill and the final drain left out). Each\n"+
+		"iteration runs every policy, in alternating order. Lockless reserves buffer\n"+
+		"budget with a CAS loop that fails without a lock; locked is the pre-fix design\n"+
+		"(admission under the manager lock).\n"+
 		"The defaults run EventPipe's protocol as dotnet/runtime#50797 measured it;\n"+
 		"--iterations 10 --duration 60s is the seed's own length.\n\nflags:\n"); done {
 		return err
