@@ -22,19 +22,19 @@ const (
 	// (its rt_lock) and every EventPipe thread's state: test-and-test-and-set;
 	// a waiter polls the lock word in runs of 10,000 normalized pause steps
 	// (YieldProcessorNormalized, about 0.4 ms a run), tries again after
-	// each run, and between runs yields
-	// the CPU with a raw sched_yield system call (SwitchToThread), keeping
-	// its Go processor; only after sleepAfterRounds runs does it also sleep
-	// a little. A waiter stays runnable all along, which is what turns a
-	// queue on the lock into a caravan. It never calls runtime.Gosched: on a
-	// goroutine locked to its thread, that hands the processor off and
-	// sleeps the thread in a futex, which is a parking lock in effect.
+	// each run, and between runs yields the CPU with a raw sched_yield
+	// system call (SwitchToThread), keeping its Go processor; only after
+	// 32K runs does it also sleep 1 ms a run. A waiter stays runnable all
+	// along, which is what turns a queue on the lock into a caravan. It
+	// never calls runtime.Gosched: on a goroutine locked to its thread,
+	// that hands the processor off and sleeps the thread in a futex, which
+	// is a parking lock in effect.
 	//
 	// It is meant for goroutines locked to OS threads with GOMAXPROCS at
 	// least the threads (as trace-stress runs), where the kernel alone
-	// decides who runs. Elsewhere it is still correct: a holder the Go
-	// scheduler preempted runs again when the waiters on its processor are
-	// preempted in turn, or sleep.
+	// decides who runs. Elsewhere it is still correct, if slow: a holder
+	// the Go scheduler preempted runs again when the runtime preempts the
+	// waiters on its processor in turn (every 10 ms or so).
 	SpinLock
 )
 
@@ -73,12 +73,13 @@ const (
 	spinPolls   = 10000
 	minPollTime = 37 * time.Nanosecond // CoreCLR's MinNsPerNormalizedYield
 	// sleepAfterRounds is how many rounds of polls and yields a waiter
-	// makes before each further round also sleeps sleepFor. CoreCLR waits
-	// for 32K rounds (SLEEP_START_THRESHOLD), which is never in practice;
-	// here the sleep is also the cure for a holder that the Go scheduler,
-	// not the kernel, preempted (possible only when goroutines outnumber
-	// processors), so it comes after tens of milliseconds of spinning.
-	sleepAfterRounds = 64
+	// makes before each further round also sleeps sleepFor: CoreCLR's
+	// SLEEP_START_THRESHOLD, 32K rounds, about 13 s of CPU, which a waiter
+	// seldom reaches. A holder that the Go scheduler rather than the kernel
+	// preempted (possible only when goroutines outnumber processors) does
+	// not need it: the runtime preempts the spinning waiters in turn
+	// within about 10 ms each, and the holder runs.
+	sleepAfterRounds = 32 << 10
 	// sleepFor is CoreCLR's Sleep(1).
 	sleepFor = time.Millisecond
 )
@@ -151,8 +152,6 @@ func (l *lockWord) spinToAcquire() {
 			return
 		}
 		if rounds >= sleepAfterRounds {
-			// time.Sleep parks the goroutine, so a holder queued on this
-			// processor by the Go scheduler can run.
 			time.Sleep(sleepFor)
 		}
 		osYield()
