@@ -131,8 +131,8 @@ func (w *Writer) writeEventPipe(t int64, seq, arg uint64, kind Kind, payload []b
 			return false
 		}
 		w.cur = b
-		// Fails only if the reader converted b first, which it does not do
-		// to a buffer that is not yet current; then the loop gets another.
+		// Cannot fail: b is new, holds at least this record, and the reader
+		// converts a writer's buffer only under lk. The loop is a guard.
 		ok = w.tryCurrent(t, seq, arg, kind, payload, n)
 		w.lk.Unlock()
 	}

@@ -288,6 +288,9 @@ func TestStressOptionsValidation(t *testing.T) {
 		{TraceStressOptions{Policies: []trace.Policy{trace.Locked, trace.Lockless, trace.Locked}}, "Policies[2]"},
 		{TraceStressOptions{Duration: -time.Second}, "Duration"},
 		{TraceStressOptions{Duration: math.MaxInt64 / 10, Iterations: 10}, "Duration"}, // × 20 runs overflows
+		{TraceStressOptions{WriteCost: -time.Microsecond}, "WriteCost"},
+		{TraceStressOptions{WriteCost: 2 * time.Second}, "WriteCost"},
+		{TraceStressOptions{Reader: 9}, "Reader"},
 		{TraceStressOptions{Memory: 9}, "Memory"},
 		{TraceStressOptions{Lock: 9}, "Lock"},
 		{TraceStressOptions{FlushInterval: -1}, "FlushInterval"},
