@@ -151,6 +151,9 @@ func (p *Pool) runHandedGrab(w *worker, st uint64) bool {
 		p.obs.Woken(w.id)
 	}
 	w.held, w.next = w.buf[:countOf(st)], 0
+	if p.steal {
+		w.startClaims(len(w.held))
+	}
 	p.runGrab(w)
 	w.c.jobs.Add(uint64(len(w.held)))
 	if len(w.panics) > 0 {
@@ -191,6 +194,9 @@ func (p *Pool) handOffLocked(c *counters) bool {
 			if w.state.CompareAndSwap(st, handed) { // running, before popped moves
 				p.q.drop(k)
 				p.popped.Store(popped + uint64(k))
+				if p.room != nil {
+					p.room.release(k)
+				}
 				c.grabs.Add(1)
 				c.handoffs.Add(1)
 				return true

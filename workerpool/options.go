@@ -283,6 +283,8 @@ func (o Options) validate() error {
 		return fmt.Errorf("%w: Mutex %v is for the Native backend, not %v", ErrInvalidOptions, o.Mutex, o.Backend)
 	case o.MaxQueued < 0:
 		return fmt.Errorf("%w: MaxQueued = %d, want ≥ 0 (0: unbounded)", ErrInvalidOptions, o.MaxQueued)
+	case o.MaxQueued > 0 && o.Gated:
+		return fmt.Errorf("%w: MaxQueued = %d is for ungated pools: a gated pool's enqueues must not wait for a Start they come before", ErrInvalidOptions, o.MaxQueued)
 	case o.MaxQueued > 0 && o.Backend == Native:
 		return fmt.Errorf("workerpool: MaxQueued = %d: the Native backend has no queue bound: %w", o.MaxQueued, ErrUnsupported)
 	}

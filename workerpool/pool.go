@@ -1,6 +1,7 @@
 package workerpool
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"runtime"
@@ -32,6 +33,8 @@ type Pool struct {
 	shards  []shard     // Sharded: one per worker; nil for the shared queue
 	in      *ingress    // ungated Targeted on the shared queue: Enqueue's lock-free front; else nil
 	nat     *nativePool // the Native backend, which serves every method; nil on the others
+	steal   bool        // ungated: idle workers steal from grabs (steal.go)
+	room    *room       // Options.MaxQueued > 0: the bound; else nil
 
 	// Read without the lock on hot paths, written rarely: off the lines of
 	// the lock-guarded state and of the wake bookkeeping below, which are
@@ -65,7 +68,9 @@ type Pool struct {
 	sleepingVecs   [][]uint64    // sharded: the targets of sleeping Joins
 	freeVecs       [][]uint64    // sharded: target vectors for reuse
 	panics         []error
-	retiredThreads []int // threads of workers ended by runtime.Goexit
+	tracked        atomic.Bool   // a group's or Map's job was ever queued: Discard tells each dropped one
+	dropped        atomic.Uint64 // jobs removed by Discard and Shutdown
+	retiredThreads []int         // threads of workers ended by runtime.Goexit
 	lostPanics     int
 
 	enq   counters // the enqueue side, under mu (sharded Spin adds its wake calls atomically)
@@ -94,7 +99,11 @@ type worker struct {
 	spunOut bool
 	held    []jobs.Job // the current grab, oldest first: buf[:n]
 	next    int        // held[next:] have not started
-	_       [cacheLine - 96]byte
+	// claim says which jobs of the grab are w's and which a thief took
+	// (ungated pools; see steal.go). Written by w per job, by thieves
+	// rarely: on this line, not on the handoff line that Joins poll.
+	claim atomic.Uint64
+	_     [cacheLine - 104]byte
 
 	// The handoff line. state is running — 1 + the sequence number of the
 	// oldest job of the current grab, 0 between grabs, which Join reads —
@@ -163,6 +172,10 @@ func build(opts Options, k kit, cells int) *Pool {
 		spinner:    -1,
 	}
 	p.gateOpen.Store(!opts.Gated)
+	p.steal = !opts.Gated
+	if opts.MaxQueued > 0 {
+		p.room = newRoom(opts.MaxQueued)
+	}
 	p.procs.Store(int32(runtime.GOMAXPROCS(0)))
 	p.spin.free.Store(p.procs.Load() - 1)
 	p.mu = k.newMutex()
@@ -288,6 +301,18 @@ func (p *Pool) Enqueue(j jobs.Job) error {
 	if p.nat != nil {
 		return p.nat.enqueue(j, nil, false)
 	}
+	if p.room != nil {
+		if err := p.room.reserve(context.Background(), 1); err != nil {
+			return err
+		}
+		return p.enqueueReserved(j)
+	}
+	return p.enqueueOne(j)
+}
+
+// enqueueOne is Enqueue for a valid j on a Go backend, its place in a
+// bounded queue reserved.
+func (p *Pool) enqueueOne(j jobs.Job) error {
 	if p.shards != nil {
 		return p.pushSharded(j, nil)
 	}
@@ -334,7 +359,9 @@ func isNil(j jobs.Job) bool {
 // values into its own storage: the caller may reuse js when it returns. It
 // returns ErrClosed after Close and ErrNilJob, queuing nothing, if any job
 // is nil. An empty batch is a no-op (ErrClosed after Close).
-func (p *Pool) EnqueueBatch(js []jobs.Job) error { return p.enqueueBatch(js, false) }
+func (p *Pool) EnqueueBatch(js []jobs.Job) error {
+	return p.enqueueBatchCtx(context.Background(), js, false)
+}
 
 // StartBatch is EnqueueBatch followed by Start under the same lock
 // acquisition: it queues every job of js and opens the gate with one wake
@@ -352,9 +379,13 @@ func (p *Pool) EnqueueBatch(js []jobs.Job) error { return p.enqueueBatch(js, fal
 // on a sharded queue (whose shards have their own locks), EnqueueBatch
 // then Start. An empty batch just opens the gate. Its errors are
 // EnqueueBatch's, and on an error the gate stays as it was.
-func (p *Pool) StartBatch(js []jobs.Job) error { return p.enqueueBatch(js, true) }
+func (p *Pool) StartBatch(js []jobs.Job) error {
+	return p.enqueueBatchCtx(context.Background(), js, true)
+}
 
-func (p *Pool) enqueueBatch(js []jobs.Job, start bool) error {
+// enqueueBatchCtx is EnqueueBatch (StartBatch if start), waiting for room
+// in a bounded queue until ctx ends.
+func (p *Pool) enqueueBatchCtx(ctx context.Context, js []jobs.Job, start bool) error {
 	if !p.initialized() {
 		return ErrNotInitialized
 	}
@@ -373,6 +404,22 @@ func (p *Pool) enqueueBatch(js []jobs.Job, start bool) error {
 		}
 		return p.nat.enqueue(nil, js, start)
 	}
+	if p.room != nil && len(js) > 0 {
+		if err := p.room.reserve(ctx, len(js)); err != nil {
+			return err
+		}
+		if err := p.pushBatch(js, start); err != nil {
+			p.room.release(len(js))
+			return err
+		}
+		return nil
+	}
+	return p.pushBatch(js, start)
+}
+
+// pushBatch queues a valid, non-empty batch js (or opens the gate for an
+// empty one) on a Go backend, its places in a bounded queue reserved.
+func (p *Pool) pushBatch(js []jobs.Job, start bool) error {
 	if len(js) == 0 || p.shards != nil {
 		var err error
 		if len(js) > 0 {
@@ -578,19 +625,22 @@ func (p *Pool) Close() error {
 	return p.closeErr
 }
 
-// Discard removes every job still queued — accepted, not yet taken by a
-// worker — and returns how many it removed; jobs already taken finish as
-// usual, which includes the not yet started jobs of a worker's current grab
-// (at most MaxGrab per worker). A discarded job never runs and is not
-// counted in Stats.JobsRun; Join counts it as done, so a Join waits only for
-// jobs that run, and a Close after Discard waits only for the running ones.
-// It is for abandoning queued work, for example when the caller's context
-// ends. Its time does not depend on the number of jobs (one lock per shard
-// when sharded): the queue's storage is left to the Go collector. On an
-// ungated Targeted pool, whose Enqueue publishes without the lock, it
-// waits, as EnqueueBatch does, for an Enqueue caught between reserving
-// its place and publishing its job, so that no job accepted before it is
-// left behind.
+// Discard removes every job still queued — accepted, not yet started by a
+// worker — and returns how many it removed. On an ungated pool that
+// includes the unstarted jobs of the workers' grabs; on a gated pool (the
+// SGen round) those still run (at most MaxGrab per worker). Jobs already
+// running finish as usual. A discarded job never runs and is not counted in
+// Stats.JobsRun (Stats.Dropped counts it); Join counts it as done, so a
+// Join waits only for jobs that run, and a Close after Discard waits only
+// for the running ones; a discarded job of a group makes the group's Wait
+// report it (ErrDropped). It is for abandoning queued work, for example
+// when the caller's context ends. Without groups its time does not depend
+// on the number of jobs (one lock per shard when sharded): the queue's
+// storage is left to the Go collector; with groups it visits each removed
+// job once to tell its group. On an ungated Targeted pool, whose Enqueue
+// publishes without the lock, it waits, as EnqueueBatch does, for an
+// Enqueue caught between reserving its place and publishing its job, so
+// that no job accepted before it is left behind.
 func (p *Pool) Discard() int {
 	if !p.initialized() {
 		return 0
@@ -598,10 +648,19 @@ func (p *Pool) Discard() int {
 	if p.nat != nil {
 		return p.nat.discard()
 	}
+	return p.discard()
+}
+
+// discard is Discard on a Go backend.
+func (p *Pool) discard() int {
 	c := &p.coord
+	var drop func(jobs.Job)
+	if p.tracked.Load() {
+		drop = dropJob
+	}
 	n := 0
 	if p.shards != nil {
-		n = p.discardSharded()
+		n = p.discardSharded(drop)
 	}
 	p.lock(c)
 	if p.shards == nil {
@@ -611,12 +670,27 @@ func (p *Pool) Discard() int {
 			p.in.moveAll(&p.q)
 		}
 		n = p.q.len()
+		if drop != nil {
+			p.q.each(drop)
+		}
 		p.q.clear()
 		p.popped.Add(uint64(n)) // taken, as far as Join's targets are concerned
 	}
+	if p.room != nil {
+		p.room.release(n)
+	}
+	n += p.dropGrabsLocked(drop)
+	p.dropped.Add(uint64(n))
 	p.wakeDoneJoinsLocked(c)
 	p.unlock(c)
 	return n
+}
+
+// dropJob tells a group's job that it was dropped unrun.
+func dropJob(j jobs.Job) {
+	if d, ok := j.(dropper); ok {
+		d.drop()
+	}
 }
 
 // shutdown is Close: closed, then (sharded) no push in flight, then sealed

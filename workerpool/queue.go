@@ -121,6 +121,18 @@ func (q *fifo) drop(k int) {
 	}
 }
 
+// each calls f for every queued job, oldest first.
+func (q *fifo) each(f func(jobs.Job)) {
+	for b, i := q.head, q.hi; b != nil && q.n > 0; b, i = b.next, 0 {
+		for _, j := range b.jobs[i:q.end(b)] {
+			f(j)
+		}
+		if b == q.tail {
+			return
+		}
+	}
+}
+
 // clear drops every queued job, in constant time: the storage goes to the
 // Go collector (clearing millions of slots would take tens of
 // milliseconds) and the next push allocates afresh.

@@ -150,6 +150,11 @@ func (p *Pool) serveSharded(w *worker) {
 			p.publishGrab(w)
 			continue
 		}
+		if p.stealSharded(w) {
+			p.runGrab(w)
+			p.publishGrab(w)
+			continue
+		}
 		if p.sealed.Load() && p.queuedSharded() == 0 {
 			return
 		}
@@ -209,9 +214,28 @@ func (p *Pool) takeShard(w *worker, v int) bool {
 	popped := s.popped.Load()
 	w.state.Store(uint64(v)<<shardShift | (popped + 1)) // before popped moves
 	s.popped.Store(popped + uint64(len(w.held)))
+	if p.steal {
+		w.startClaims(len(w.held))
+	}
+	if p.room != nil {
+		p.room.release(len(w.held))
+	}
 	s.unlock(c)
 	c.grabs.Add(1)
 	return true
+}
+
+// stealSharded is stealLocked for a sharded pool, under the pool lock; it
+// looks only if some grab may hold unstarted jobs.
+func (p *Pool) stealSharded(w *worker) bool {
+	if !p.steal || !p.anyStealable() {
+		return false
+	}
+	c := &w.c
+	p.lock(c)
+	ok := p.stealLocked(w)
+	p.unlock(c)
+	return ok
 }
 
 // chainSharded is Targeted's chained wake on a sharded pool: a worker that
@@ -270,13 +294,17 @@ func (p *Pool) spinIdleSharded(w *worker) {
 	}
 }
 
-// discardSharded empties every shard, counting the removed jobs as taken.
-func (p *Pool) discardSharded() int {
+// discardSharded empties every shard, counting the removed jobs as taken,
+// and passes each to drop if it is not nil.
+func (p *Pool) discardSharded(drop func(jobs.Job)) int {
 	n := 0
 	for i := range p.shards {
 		s := &p.shards[i]
 		s.lock(&p.coord)
 		k := s.q.len()
+		if drop != nil {
+			s.q.each(drop)
+		}
 		s.q.clear()
 		s.popped.Add(uint64(k))
 		s.unlock(&p.coord)

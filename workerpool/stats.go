@@ -54,6 +54,10 @@ type Stats struct {
 	// Steals counts the grabs a worker of a Sharded pool took from another
 	// worker's shard (included in Grabs).
 	Steals uint64
+	// GrabSteals counts the grabs an idle worker of an ungated pool stole
+	// from the unstarted jobs of another worker's grab (included in
+	// Grabs); see Pool's doc on stealing.
+	GrabSteals uint64
 	// SpinWakeups counts the Spin policy's wake-ups that needed no sleep:
 	// a semaphore unit taken while spinning or found waiting, or a grab
 	// handed to the listening worker — no park, no system call (included
@@ -79,6 +83,31 @@ type Stats struct {
 	HandoffSleeps uint64
 	// JobsRun[i] counts the jobs worker i has run.
 	JobsRun []uint64
+
+	// The gauges an operator reads. Like the counters they are kept where
+	// the events happen (the queue's own sequence numbers, each worker's
+	// counters) and summed on read, so they cost the hot path nothing.
+	// The Native backend fills none of them.
+
+	// Submitted counts the jobs accepted since New.
+	Submitted uint64
+	// Queued is how many accepted jobs no worker has taken yet (the
+	// unstarted jobs of a worker's grab are taken, not queued).
+	Queued uint64
+	// Running is how many workers are running a grab of jobs now.
+	Running uint64
+	// Completed counts the jobs that ran to the end, returned an error or
+	// panicked: TotalJobsRun().
+	Completed uint64
+	// Failed counts the jobs of groups and Map that returned an error.
+	Failed uint64
+	// Panicked counts the jobs that panicked or called runtime.Goexit.
+	Panicked uint64
+	// Dropped counts the accepted jobs that never ran: removed by Discard
+	// or Shutdown. (Jobs a group's cancelled context dropped are counted by
+	// the group's Wait, not here: they reach a worker, which skips them,
+	// and count in Completed.)
+	Dropped uint64
 }
 
 // TotalJobsRun returns the sum of JobsRun.
@@ -91,7 +120,8 @@ func (s Stats) TotalJobsRun() uint64 {
 }
 
 // Sub returns s − prev field by field: the cost of what happened between
-// two snapshots of the same pool.
+// two snapshots of the same pool. The instant gauges, Queued and Running,
+// are s's.
 func (s Stats) Sub(prev Stats) Stats {
 	d := Stats{
 		EnqueueLockAcquisitions: s.EnqueueLockAcquisitions - prev.EnqueueLockAcquisitions,
@@ -109,6 +139,14 @@ func (s Stats) Sub(prev Stats) Stats {
 		JoinSleeps:              s.JoinSleeps - prev.JoinSleeps,
 		HandoffSleeps:           s.HandoffSleeps - prev.HandoffSleeps,
 		Steals:                  s.Steals - prev.Steals,
+		Submitted:               s.Submitted - prev.Submitted,
+		Queued:                  s.Queued,
+		Running:                 s.Running,
+		Completed:               s.Completed - prev.Completed,
+		Failed:                  s.Failed - prev.Failed,
+		Panicked:                s.Panicked - prev.Panicked,
+		Dropped:                 s.Dropped - prev.Dropped,
+		GrabSteals:              s.GrabSteals - prev.GrabSteals,
 		JobsRun:                 make([]uint64, len(s.JobsRun)),
 	}
 	for i := range d.JobsRun {
@@ -131,8 +169,9 @@ const cacheLine = 128
 type counters struct {
 	locks, wakeCalls, woken, futile, futex, jobs, grabs atomic.Uint64
 	spinWakes, handoffs, joinSpins, joinSleeps          atomic.Uint64
-	handoffSleeps, steals                               atomic.Uint64
-	_                                                   [cacheLine - 13*8]byte
+	handoffSleeps, steals, grabSteals, failed, panicked atomic.Uint64
+	// 16 counters fill the line exactly (a trailing zero-size pad would
+	// add a word): TestWorkerLayout checks it.
 }
 
 func (c *counters) addFutex(n int) {
@@ -154,6 +193,9 @@ func (c *counters) addTo(s *Stats) {
 	s.JoinSleeps += c.joinSleeps.Load()
 	s.HandoffSleeps += c.handoffSleeps.Load()
 	s.Steals += c.steals.Load()
+	s.GrabSteals += c.grabSteals.Load()
+	s.Failed += c.failed.Load()
+	s.Panicked += c.panicked.Load()
 }
 
 // Stats returns the pool's counters. It takes no lock and may be called at
@@ -177,10 +219,28 @@ func (p *Pool) Stats() Stats {
 		c.addTo(&s)
 		s.EnqueueLockAcquisitions += c.locks.Load()
 	}
+	var taken uint64 // read before submitted: Queued never underflows
+	if p.shards == nil {
+		taken = p.popped.Load()
+		s.Submitted = p.pushed.Load() + p.in.reserved()
+	} else {
+		for i := range p.shards {
+			taken += p.shards[i].popped.Load()
+		}
+		for i := range p.shards {
+			s.Submitted += p.shards[i].pushed.Load()
+		}
+	}
+	s.Queued = s.Submitted - min(taken, s.Submitted)
 	for i := range p.workers {
 		w := &p.workers[i]
 		w.c.addTo(&s)
 		s.JobsRun[i] = w.c.jobs.Load()
+		if w.state.Load()&runningMask != 0 {
+			s.Running++
+		}
 	}
+	s.Completed = s.TotalJobsRun()
+	s.Dropped = p.dropped.Load()
 	return s
 }

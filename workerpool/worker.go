@@ -41,7 +41,7 @@ func (p *Pool) serve(w *worker, resume *PanicError) {
 		if len(w.held) > 0 {
 			p.retireGrabLocked(w)
 		}
-		if p.takeLocked(w) {
+		if p.takeLocked(w) || p.stealLocked(w) {
 			p.runTakenLocked(w)
 			continue
 		}
@@ -81,6 +81,12 @@ func (p *Pool) takeLocked(w *worker) bool {
 	popped := p.popped.Load()
 	w.state.Store(popped + 1) // running, before popped moves: see doneUpTo
 	p.popped.Store(popped + uint64(len(w.held)))
+	if p.steal {
+		w.startClaims(len(w.held))
+	}
+	if p.room != nil {
+		p.room.release(len(w.held))
+	}
 	w.c.grabs.Add(1)
 	return true
 }
@@ -170,12 +176,14 @@ func (p *Pool) runJobs(w *worker) {
 			p.retiredThreads = append(p.retiredThreads, tid)
 			p.unlock(&w.c)
 		}
+		w.c.panicked.Add(1)
 		p.wg.Add(1) // before this goroutine's own Done, so Close keeps waiting
 		goexit := &PanicError{Worker: w.id, Value: ErrJobGoexit, Stack: debug.Stack()}
 		p.kit.startWorker(func() { p.serve(w, goexit) }, &w.tid)
 	}()
 	if pe := p.runJobsRecovering(w); pe != nil {
 		w.panics = append(w.panics, pe)
+		w.c.panicked.Add(1)
 	}
 	exited = false
 }
@@ -199,8 +207,13 @@ func (p *Pool) runJobsRecovering(w *worker) (panicked *PanicError) {
 	}()
 	obs := p.obs
 	for w.next < len(w.held) {
-		j := w.held[w.next]
-		w.next++
+		i := w.next
+		if i > 0 && p.steal && !w.claimAt(i) { // job 0 is claimed when the grab is published
+			w.truncateGrab(i) // a thief or Discard took the rest
+			break
+		}
+		j := w.held[i]
+		w.next = i + 1
 		if obs != nil {
 			obs.JobStart(w.id)
 		}

@@ -1,0 +1,193 @@
+package workerpool
+
+import (
+	"runtime"
+
+	"github.com/gcbench/gcbench/jobs"
+)
+
+// Stealing from grabs (ungated pools). A worker's grab holds up to MaxGrab
+// jobs, and a slow job at its front would keep the rest waiting while other
+// workers sit idle. So an idle worker that finds no queued job steals the
+// newer half of the unstarted jobs of another worker's grab, as a
+// work-stealing deque's thief takes the end its owner does not work on
+// (Chase and Lev, "Dynamic circular work-stealing deque", SPAA 2005; the Go
+// runtime's runqsteal takes half of a victim's run queue).
+//
+// A grab's claim word is gen<<32 | busy | next<<8 | end: the owner runs
+// job i only after moving next from i to i+1 with a CAS while i < end; a
+// thief lowers end to mid with a CAS and so owns buf[mid:end]. gen changes
+// with every grab, so a thief's CAS cannot succeed against a later grab
+// (ABA). The owner pre-claims job 0 when it publishes the grab, so a grab
+// of one job costs no claim at all, and a larger one one uncontended CAS
+// per later job, on the owner's own cache line.
+//
+// Invariants:
+//
+//  1. Exactly once: an index is run by whoever moved it out of [next,
+//     end) — the owner by raising next, a thief by lowering end — and both
+//     move it with a CAS on one word.
+//  2. The buffer is read safely: a thief sets busy in the CAS that gives
+//     it buf[mid:end] and clears it after copying those jobs; the owner,
+//     whose claim fails at mid, waits for busy to clear before it clears
+//     or refills its buffer. Thieves steal under the queue lock (the pool
+//     lock when sharded), as Spin's enqueuers write a listener's buffer,
+//     so no two thieves copy from one buffer and no handoff writes it
+//     meanwhile.
+//  3. Join stays exact: the thief publishes itself as running from the
+//     sequence number of buf[mid] (with the victim's shard, when sharded)
+//     before its CAS, and the victim clears its running state only after
+//     its own part ran; so the stolen jobs are covered throughout. A thief
+//     whose CAS fails clears its state: a Join may have waited a moment
+//     longer, never returned early.
+//  4. A gated pool never steals (Pool.steal is false): the SGen round's
+//     grabs, wake-ups and counters stay as they were.
+const (
+	claimEnd  = 0xff
+	claimNext = 0xff << 8
+	claimBusy = 1 << 16
+	claimGen  = 32
+)
+
+// startClaims publishes w's new grab of k jobs as stealable, job 0 already
+// claimed by w. A grab of one job publishes nothing: the previous grab's
+// word has next == end, which no thief takes from.
+func (w *worker) startClaims(k int) {
+	if k < 2 {
+		return
+	}
+	gen := w.claim.Load()>>claimGen + 1
+	w.claim.Store(gen<<claimGen | 1<<8 | uint64(k))
+}
+
+// claimAt claims job i of w's grab for w, next being i, and reports
+// whether it was still w's (not stolen or discarded).
+func (w *worker) claimAt(i int) bool {
+	for {
+		c := w.claim.Load()
+		if int(c&claimEnd) <= i {
+			return false
+		}
+		if w.claim.CompareAndSwap(c, c+1<<8) {
+			return true
+		}
+	}
+}
+
+// truncateGrab ends w's grab at i, the jobs from i on having been taken by
+// a thief or Discard: it waits until the taker has copied them, then drops
+// w's references to them.
+func (w *worker) truncateGrab(i int) {
+	for w.claim.Load()&claimBusy != 0 {
+		runtime.Gosched()
+	}
+	clear(w.held[i:])
+	w.held = w.held[:i]
+}
+
+// takeTail takes buf[from:end] of v's current grab for the caller, leaving
+// v the jobs before from (from ≥ next), with busy set; the caller copies
+// them and calls v.claim.And(^claimBusy). It returns the claim word it
+// replaced and whether it succeeded; from < 0 asks for the newer half.
+func (v *worker) takeTail(c uint64, from int) (uint64, int, bool) {
+	n, e := int(c&claimNext>>8), int(c&claimEnd)
+	if c&claimBusy != 0 || e <= n {
+		return c, 0, false
+	}
+	if from < 0 {
+		from = n + (e-n)/2
+	}
+	from = max(from, n)
+	return c, from, v.claim.CompareAndSwap(c, c&^claimEnd|claimBusy|uint64(from))
+}
+
+// stealLocked steals the newer half of the unstarted jobs of another
+// worker's grab for w, visiting the workers from w's neighbour on, and
+// reports whether it took any (then w's grab is published as running and
+// stealable, as after takeLocked). The queue lock (the pool lock, sharded)
+// must be held, and w must hold no grab.
+func (p *Pool) stealLocked(w *worker) bool {
+	if !p.steal {
+		return false
+	}
+	n := len(p.workers)
+	for d := 1; d < n; d++ {
+		v := &p.workers[(w.id+d)%n]
+		for {
+			c := v.claim.Load()
+			if c&claimBusy != 0 || int(c&claimEnd) <= int(c&claimNext>>8) {
+				break
+			}
+			st := v.state.Load()
+			r := st & runningMask
+			if r == 0 {
+				break // between its grab's end and its state's clearing
+			}
+			var hi uint64
+			if p.shards != nil {
+				hi = st &^ runningMask // the shard of the grab
+			}
+			ne, e := int(c&claimNext>>8), int(c&claimEnd)
+			mid := ne + (e-ne)/2
+			w.state.Store(hi | (r + uint64(mid))) // running from buf[mid]'s number: invariant 3
+			if _, _, ok := v.takeTail(c, mid); !ok {
+				w.state.Store(0)
+				continue
+			}
+			k := copy(w.buf[:e-mid], v.buf[mid:e])
+			v.claim.And(^uint64(claimBusy))
+			w.held, w.next = w.buf[:k], 0
+			w.startClaims(k)
+			w.c.grabs.Add(1)
+			w.c.grabSteals.Add(1)
+			return true
+		}
+	}
+	return false
+}
+
+// anyStealable reports whether some worker's grab has unstarted jobs, read
+// without any lock.
+func (p *Pool) anyStealable() bool {
+	for i := range p.workers {
+		c := p.workers[i].claim.Load()
+		if int(c&claimEnd) > int(c&claimNext>>8) {
+			return true
+		}
+	}
+	return false
+}
+
+// dropGrabsLocked takes the unstarted jobs of every worker's grab away
+// from it, for Discard and Shutdown, passes each to drop and returns how
+// many it took. The queue lock (the pool lock, sharded) must be held.
+func (p *Pool) dropGrabsLocked(drop func(jobs.Job)) int {
+	if !p.steal {
+		return 0
+	}
+	total := 0
+	for i := range p.workers {
+		v := &p.workers[i]
+		for {
+			c, from, ok := v.takeTail(v.claim.Load(), 0)
+			if !ok {
+				if c&claimBusy == 0 && int(c&claimEnd) > int(c&claimNext>>8) {
+					continue // the owner claimed a job meanwhile
+				}
+				break
+			}
+			e := int(c & claimEnd)
+			for _, j := range v.buf[from:e] {
+				drop(j)
+			}
+			total += e - from
+			v.claim.And(^uint64(claimBusy))
+			break
+		}
+	}
+	return total
+}
+
+// dropper is a job that must learn that it was dropped unrun (a group's
+// or Map's job: its group counts it).
+type dropper interface{ drop() }

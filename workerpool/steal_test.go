@@ -1,0 +1,62 @@
+package workerpool
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gcbench/gcbench/jobs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestNoJobWaitsBehindASlowOne: 4 workers, one batch of a slow job then
+// 1,000 fast ones. The slow job blocks until every fast job has run, so the
+// fast jobs of its worker's grab must be run by the others (stolen); if
+// they are not, the slow job gives up after a deadline and the test fails.
+func TestNoJobWaitsBehindASlowOne(t *testing.T) {
+	forEachConfig(t, func(t *testing.T, c config) {
+		p := newPool(t, Options{Workers: 4, Backend: c.b, Wake: c.w, Queue: c.q})
+		const fast = 1000
+		var ran atomic.Int64
+		allFast := make(chan struct{})
+		var gaveUp atomic.Bool
+		var ranAtGiveUp atomic.Int64
+		batch := make([]jobs.Job, 0, fast+1)
+		batch = append(batch, jobs.Func(func(int) {
+			select {
+			case <-allFast:
+			case <-time.After(20 * time.Second):
+				ranAtGiveUp.Store(ran.Load())
+				gaveUp.Store(true)
+			}
+		}))
+		for range fast {
+			batch = append(batch, jobs.Func(func(int) {
+				if ran.Add(1) == fast {
+					close(allFast)
+				}
+			}))
+		}
+		require.NoError(t, p.EnqueueBatch(batch))
+		require.NoError(t, p.Join(timeoutCtx(t)))
+		assert.False(t, gaveUp.Load(), "fast jobs waited behind the slow one: %d of %d had run at the deadline", ranAtGiveUp.Load(), fast)
+		assert.EqualValues(t, fast, ran.Load())
+		st := p.Stats()
+		assert.EqualValues(t, fast+1, st.TotalJobsRun())
+	})
+}
+
+// TestGatedPoolsDoNotSteal: the SGen round keeps its grabs.
+func TestGatedPoolsDoNotSteal(t *testing.T) {
+	p := newPool(t, Options{Workers: 4, Gated: true})
+	var n countJob
+	batch := make([]jobs.Job, 500)
+	for i := range batch {
+		batch[i] = &n
+	}
+	require.NoError(t, p.StartBatch(batch))
+	require.NoError(t, p.Join(timeoutCtx(t)))
+	assert.Zero(t, p.Stats().GrabSteals)
+	assert.EqualValues(t, 500, n.runs.Load())
+}
