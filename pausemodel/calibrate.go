@@ -15,14 +15,25 @@ import (
 
 // Calibrate measures Costs runs times (at least once) and returns, for
 // each cost, the median of the runs, and every run's costs so that a
-// caller can show how far they repeat. One run (calibrateOnce) takes about
+// caller can show how far they repeat. One run (calibration.once) takes about
 // a second and must not share the machine with other work. The caller
 // should run with GOMAXPROCS above the pools' workers, as gcbench run
 // does, so that woken threads are not waiting for a P.
-func Calibrate(ctx context.Context, runs int) (Costs, []Costs, error) {
+//
+// It measures workerpool's Native backend with a mutex of kind k: the pool
+// the model simulates, on this host's pthreads and kernel. Without the
+// Native backend in the build it returns workerpool.ErrNativeUnavailable.
+func Calibrate(ctx context.Context, runs int, k Mutex) (Costs, []Costs, error) {
+	if !workerpool.NativeAvailable {
+		return Costs{}, nil, fmt.Errorf("pausemodel: calibrating needs the native pool: %w", workerpool.ErrNativeUnavailable)
+	}
+	if k < Normal || k > PI {
+		return Costs{}, nil, fmt.Errorf("%w: mutex kind %v", ErrShape, k)
+	}
+	cal := calibration{mutex: [...]workerpool.MutexKind{Normal: workerpool.MutexNormal, PI: workerpool.MutexPI}[k]}
 	all := make([]Costs, 0, max(1, runs))
 	for range max(1, runs) {
-		c, err := calibrateOnce(ctx)
+		c, err := cal.once(ctx)
 		if err != nil {
 			return Costs{}, all, err
 		}
@@ -51,8 +62,16 @@ var costFields = []func(*Costs) *time.Duration{
 	func(c *Costs) *time.Duration { return &c.Take },
 }
 
-// calibrateOnce measures Costs with microbenchmarks of workerpool's
-// Threads backend on this host: one-way wakes of a sleeping worker on an
+// calibration measures Costs on Native pools of one mutex kind.
+type calibration struct{ mutex workerpool.MutexKind }
+
+// options is a Native pool of the calibration's mutex kind.
+func (cal calibration) options(workers int, wake workerpool.WakePolicy, gated bool) workerpool.Options {
+	return workerpool.Options{Workers: workers, Backend: workerpool.Native, Mutex: cal.mutex, Wake: wake, Gated: gated}
+}
+
+// once measures Costs with microbenchmarks of workerpool's Native
+// backend (SGen's pool in C on pthreads) on this host: one-way wakes of a sleeping worker on an
 // idle core (WakeToRun); single enqueues into a gated pool that wakes
 // nobody (Enqueue), and into gated Broadcast pools of one and eight
 // sleeping workers on the enqueuer's own CPU (the waker's CPU per wake
@@ -64,10 +83,10 @@ var costFields = []func(*Costs) *time.Duration{
 // where the woken thread goes: onto the waker's own run queue it costs the
 // waker about 2 µs per thread on the project's virtual machine; onto an
 // idle CPU it also takes an inter-processor interrupt, 4–11 µs more there.
-func calibrateOnce(ctx context.Context) (Costs, error) {
+func (cal calibration) once(ctx context.Context) (Costs, error) {
 	var c Costs
 	var err error
-	if c.Push, c.Take, err = measureQueue(ctx); err != nil {
+	if c.Push, c.Take, err = cal.measureQueue(ctx); err != nil {
 		return c, err
 	}
 	cpus, err := allowedCPUs()
@@ -75,27 +94,27 @@ func calibrateOnce(ctx context.Context) (Costs, error) {
 		return c, err
 	}
 	own := cpus[0]
-	if c.Enqueue, err = measureEnqueueCall(ctx, own); err != nil {
+	if c.Enqueue, err = cal.measureEnqueueCall(ctx, own); err != nil {
 		return c, err
 	}
 	var w2r time.Duration
 	if len(cpus) > 1 { // else no wake here goes to another CPU: WakeToRun and WakeIdle stay 0
-		if w2r, err = measureWakeToRun(ctx, own, cpus[1]); err != nil {
+		if w2r, err = cal.measureWakeToRun(ctx, own, cpus[1]); err != nil {
 			return c, err
 		}
 	}
-	one, err := measureWakeCall(ctx, 1, own, own)
+	one, err := cal.measureWakeCall(ctx, 1, own, own)
 	if err != nil {
 		return c, err
 	}
-	eight, err := measureWakeCall(ctx, 8, own, own)
+	eight, err := cal.measureWakeCall(ctx, 8, own, own)
 	if err != nil {
 		return c, err
 	}
 	clock := clockOverhead() // in each single enqueue measured, not in the calls
 	c.WakeCall, c.WakePer = wakeCosts(c.Enqueue+clock, one, eight)
 	if len(cpus) > 1 {
-		remote, err := measureWakeCall(ctx, 1, own, cpus[1])
+		remote, err := cal.measureWakeCall(ctx, 1, own, cpus[1])
 		if err != nil {
 			return c, err
 		}
@@ -103,7 +122,7 @@ func calibrateOnce(ctx context.Context) (Costs, error) {
 		// The woken thread became runnable when the call had woken it.
 		c.WakeToRun = max(0, w2r-c.WakeCall-c.WakePer)
 	}
-	if c.Futile, err = measureFutile(ctx, 8, own); err != nil {
+	if c.Futile, err = cal.measureFutile(ctx, 8, own); err != nil {
 		return c, err
 	}
 	return c, nil
@@ -177,10 +196,10 @@ func median(ds []time.Duration) time.Duration {
 }
 
 // measureWakeToRun is the median time from the start of an enqueue on CPU
-// self that wakes one sleeping Threads worker on the idle CPU to, to the
+// self that wakes one sleeping Native worker on the idle CPU to, to the
 // start of the job on that worker.
-func measureWakeToRun(ctx context.Context, self, to int) (d time.Duration, err error) {
-	p, unpin, err := pinnedPool(workerpool.Options{Workers: 1, Backend: workerpool.Threads, Wake: workerpool.Signal}, self, to)
+func (cal calibration) measureWakeToRun(ctx context.Context, self, to int) (d time.Duration, err error) {
+	p, unpin, err := pinnedPool(cal.options(1, workerpool.Signal, false), self, to)
 	if err != nil {
 		return 0, err
 	}
@@ -216,10 +235,10 @@ func measureWakeToRun(ctx context.Context, self, to int) (d time.Duration, err e
 // most common number of calls. An enqueue that a woken worker preempted
 // (an involuntary context switch of the enqueuer's thread) made two: the
 // worker then slept on the lock the enqueuer held, and the unlock woke it.
-func measureWakeCall(ctx context.Context, workers, self, to int) (wakeCall, error) {
+func (cal calibration) measureWakeCall(ctx context.Context, workers, self, to int) (wakeCall, error) {
 	const trials = 150
 	byCalls := map[int][]time.Duration{}
-	err := gatedRounds(ctx, workers, trials, self, to, func(p *workerpool.Pool) error {
+	err := cal.gatedRounds(ctx, workers, trials, self, to, func(p *workerpool.Pool) error {
 		before, switches := p.Stats(), preemptions()
 		self := threadCPU()
 		if err := p.Enqueue(nop); err != nil {
@@ -227,7 +246,7 @@ func measureWakeCall(ctx context.Context, workers, self, to int) (wakeCall, erro
 		}
 		spent := threadCPU() - self
 		calls := 1 + min(1, preemptions()-switches)
-		if p.Stats().Sub(before).FutexCalls > 0 { // the workers were asleep: the call woke them (Broadcast counts a wake call either way)
+		if p.Stats().Sub(before).EnqueueWakeCalls > 0 { // the workers sleep after idleGap: the broadcast woke them
 			byCalls[calls] = append(byCalls[calls], spent)
 		}
 		return nil
@@ -250,8 +269,8 @@ func measureWakeCall(ctx context.Context, workers, self, to int) (wakeCall, erro
 // measureEnqueueCall is the caller's median CPU, on CPU cpu, for one
 // enqueue into a gated Targeted pool, which wakes nobody while gated: the
 // lock round trip and the push.
-func measureEnqueueCall(ctx context.Context, cpu int) (d time.Duration, err error) {
-	p, unpin, err := pinnedPool(workerpool.Options{Workers: 1, Backend: workerpool.Threads, Wake: workerpool.Targeted, Gated: true}, cpu, cpu)
+func (cal calibration) measureEnqueueCall(ctx context.Context, cpu int) (d time.Duration, err error) {
+	p, unpin, err := pinnedPool(cal.options(1, workerpool.Targeted, true), cpu, cpu)
 	if err != nil {
 		return 0, err
 	}
@@ -303,10 +322,10 @@ func clockOverhead() time.Duration {
 // divided by the futile wake-ups the pool counted. Each round waits for
 // the workers to be back asleep before it reads their clocks and starts
 // the jobs.
-func measureFutile(ctx context.Context, workers, cpu int) (time.Duration, error) {
+func (cal calibration) measureFutile(ctx context.Context, workers, cpu int) (time.Duration, error) {
 	var workersCPU time.Duration
 	var futile uint64
-	err := gatedRounds(ctx, workers, 40, cpu, cpu, func(p *workerpool.Pool) error {
+	err := cal.gatedRounds(ctx, workers, 40, cpu, cpu, func(p *workerpool.Pool) error {
 		ids := p.ThreadIDs()
 		before, clocks := p.Stats(), threadsCPU(ids)
 		for range 65 {
@@ -325,13 +344,13 @@ func measureFutile(ctx context.Context, workers, cpu int) (time.Duration, error)
 	return workersCPU / time.Duration(futile), nil
 }
 
-// gatedRounds runs rounds on a gated Broadcast pool of sleeping Threads
+// gatedRounds runs rounds on a gated Broadcast pool of sleeping Native
 // workers pinned to CPU to: each waits idleGap, calls enqueue with the
 // gate closed, then opens the gate and joins. The calling goroutine is
 // locked to its thread, pinned to CPU self, meanwhile, so that threadCPU
 // is the enqueuer's alone.
-func gatedRounds(ctx context.Context, workers, rounds, self, to int, enqueue func(*workerpool.Pool) error) (err error) {
-	p, unpin, err := pinnedPool(workerpool.Options{Workers: workers, Backend: workerpool.Threads, Wake: workerpool.Broadcast, Gated: true}, self, to)
+func (cal calibration) gatedRounds(ctx context.Context, workers, rounds, self, to int, enqueue func(*workerpool.Pool) error) (err error) {
+	p, unpin, err := pinnedPool(cal.options(workers, workerpool.Broadcast, true), self, to)
 	if err != nil {
 		return err
 	}
@@ -357,13 +376,14 @@ func gatedRounds(ctx context.Context, workers, rounds, self, to int, enqueue fun
 }
 
 // measureQueue measures Push (the caller's CPU per job of a batch queued
-// into a gated pool) and Take (a worker's CPU per grab: the look under
-// the lock that takes up to 64 jobs, and their runs, for jobs that do
-// nothing).
-func measureQueue(ctx context.Context) (push, take time.Duration, err error) {
+// into a gated pool) and Take (a worker's CPU per job: the native loop's
+// two mutex holds, one to take the job and one to retire it, and the
+// callback into Go, for jobs that do nothing; the pool counts one grab per
+// job).
+func (cal calibration) measureQueue(ctx context.Context) (push, take time.Duration, err error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	p, err := workerpool.New(workerpool.Options{Workers: 1, Backend: workerpool.Threads, Wake: workerpool.Targeted, Gated: true})
+	p, err := workerpool.New(cal.options(1, workerpool.Targeted, true))
 	if err != nil {
 		return 0, 0, err
 	}

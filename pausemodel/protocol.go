@@ -2,10 +2,12 @@ package pausemodel
 
 import "time"
 
-// The pool protocol as the simulation runs it: the collector's enqueues
-// and Start, and each worker's loop of looking at the queue, running grabs
-// of jobs and going back to sleep. See the package documentation for the
-// rules.
+// The pool protocol as the simulation runs it: workerpool's Native
+// backend, which is SGen's thread pool (mono/sgen/sgen-thread-pool.c,
+// thread_func and get_work) on pthreads — the collector's enqueues, Start
+// and Join, and each worker's loop of taking one job per mutex hold,
+// retiring it under a second hold, and waiting on the work condition
+// variable. See the package documentation for the rules.
 
 func (m *machine) collect() {
 	switch m.s.Protocol {
@@ -18,7 +20,7 @@ func (m *machine) collect() {
 	}
 }
 
-// enqueueOne is SGen's per-job dispatch: lock, push, wake, unlock.
+// enqueueOne is SGen's per-job dispatch: lock, push, broadcast, unlock.
 func (m *machine) enqueueOne(i int) {
 	m.enqueue(1, func() {
 		if i+1 < len(m.s.Jobs) {
@@ -29,12 +31,15 @@ func (m *machine) enqueueOne(i int) {
 	})
 }
 
-// enqueue pushes n jobs under one lock acquisition and applies the wake
-// policy under the lock, as SGen's pool does, then calls then.
+// enqueue pushes n jobs under one mutex hold and broadcasts the work
+// condition under it, as SGen's pool does, then calls then.
 func (m *machine) enqueue(n int, then func()) {
 	c := m.collector
 	m.lock(c, func() {
-		m.wakeUnderLock(m.callCost(n), func() { m.queued += n }, func() { m.unlock(c, then) })
+		m.cpu(c, m.callCost(n), func() {
+			m.queued += n
+			m.broadcast(func() { m.unlock(c, then) })
+		})
 	})
 }
 
@@ -45,46 +50,22 @@ func (m *machine) callCost(n int) timeN {
 	return m.c.Enqueue + timeN(max(0, n-1))*m.c.Push
 }
 
-// wakeUnderLock is the collector's burst under the lock: d of its own work
-// (done is called when it ends), then the policy's wake (see sleepers and
-// wakeSleepers).
-func (m *machine) wakeUnderLock(d timeN, done, then func()) {
-	c := m.collector
-	m.cpu(c, d, func() {
-		done()
-		m.wakeSleepers(m.sleepers(), then)
-	})
+// broadcast is the collector's pthread_cond_broadcast of the work
+// condition: glibc makes no system call when no waiter is left to signal,
+// and otherwise one futex_wake of every waiter (nptl/pthread_cond_broadcast.c).
+// A waiter already signalled but not yet back from its wait is no longer
+// one to signal.
+func (m *machine) broadcast(then func()) {
+	m.res.Broadcasts++
+	ws := m.parked
+	m.parked = nil
+	m.wakeSleepers(ws, then)
 }
 
-// sleepers takes the workers the policy wakes now off the parked list:
-// Broadcast, every worker asleep in its wait; Targeted, nobody while the
-// gate is closed and one worker once it is open.
-func (m *machine) sleepers() []*thread {
-	var ws []*thread
-	switch {
-	case m.s.Wake == Broadcast:
-		ws, m.parked = m.parked, nil
-		m.unreturned += len(ws)
-	case m.gate && len(m.parked) > 0 && m.queued > 0:
-		ws = m.parked[len(m.parked)-1:]
-		m.parked = m.parked[:len(m.parked)-1]
-		m.awake++
-	}
-	return ws
-}
-
-// wakeSleepers is the collector's wake call for ws, then then. With ws
-// empty it costs nothing, unless a Broadcast finds workers woken before
-// that have not yet returned from their wait.
+// wakeSleepers is the collector's wake call for ws, then then; nothing if
+// ws is empty.
 func (m *machine) wakeSleepers(ws []*thread, then func()) {
 	if len(ws) == 0 {
-		if m.s.Wake == Broadcast && m.unreturned > 0 {
-			// workerpool's condition variable counts a woken worker as a
-			// waiter until it has returned from its wait: the broadcast
-			// makes a futex call, which finds nobody left to wake.
-			m.cpu(m.collector, m.c.WakeCall, then)
-			return
-		}
 		then()
 		return
 	}
@@ -92,14 +73,16 @@ func (m *machine) wakeSleepers(ws []*thread, then func()) {
 	m.cpu(m.collector, m.wakeCost(m.collector, ws...), then)
 }
 
-// startBatch is workerpool's StartBatch: one lock acquisition to push
-// every job and open the gate, the wake after the unlock, then Join.
+// startBatch is workerpool's StartBatch: one mutex hold to push every job
+// and open the gate, the broadcast after the unlock, then Join.
 func (m *machine) startBatch() {
 	c := m.collector
 	m.lock(c, func() {
 		m.cpu(c, m.callCost(len(m.s.Jobs)), func() {
 			m.queued, m.gate = len(m.s.Jobs), true
-			ws := m.sleepers()
+			ws := m.parked
+			m.parked = nil
+			m.res.Broadcasts++
 			m.unlock(c, func() { m.wakeSleepers(ws, m.join) })
 		})
 	})
@@ -113,138 +96,117 @@ func (m *machine) wakeAll(ws []*thread) {
 	}
 }
 
-// start opens the gate and wakes as the policy says (Broadcast under the
-// lock, Targeted after it); the collector then sleeps in Join.
+// start is sgen_workers_start_all_workers: under the mutex it opens the
+// gate and broadcasts; the collector then joins.
 func (m *machine) start() {
 	c := m.collector
 	m.lock(c, func() {
-		if m.s.Wake == Targeted { // workerpool unparks after the unlock, as StartBatch
-			m.cpu(c, m.callCost(0), func() {
-				m.gate = true
-				ws := m.sleepers()
-				m.unlock(c, func() { m.wakeSleepers(ws, m.join) })
-			})
-			return
-		}
-		m.wakeUnderLock(m.callCost(0), func() { m.gate = true }, func() {
-			m.unlock(c, m.join)
+		m.cpu(c, m.callCost(0), func() {
+			m.gate = true
+			m.broadcast(func() { m.unlock(c, m.join) })
 		})
 	})
 }
 
-// wakeWorker wakes w from its wait; one still on its way into the kernel
-// finds its wait already satisfied and goes round again when it gets
-// there.
+// wakeWorker wakes w from its condition wait; one still on its way into
+// the kernel finds its futex word changed and goes round again when it
+// gets there. Back from the wait, it re-takes the mutex itself
+// (__pthread_mutex_cond_lock: a normal mutex marked contended, a PI one
+// through FUTEX_LOCK_PI when it is held).
 func (m *machine) wakeWorker(w *thread) {
 	if w.parking {
 		w.rewake = true
 		return
 	}
-	m.wakeThread(w, func() {
-		m.returned()
-		w.tookSome, w.justWoke = false, true
+	m.wakeThread(w, func() { m.retake(w) })
+}
+
+// retake is a worker back from its wait taking the mutex again.
+func (m *machine) retake(w *thread) {
+	m.lockAs(w, true, func() {
+		w.justWoke = true
 		m.look(w)
 	})
 }
 
-// returned counts a worker a broadcast woke back from its wait.
-func (m *machine) returned() {
-	if m.s.Wake == Broadcast {
-		m.unreturned--
-	}
+// look is a worker holding the mutex at the queue (get_work): it takes one
+// job if the gate is open and a job is queued, else waits on the work
+// condition. A look right after a wake that finds nothing is a futile
+// wake-up, as the native pool counts it.
+func (m *machine) look(w *thread) {
+	m.cpu(w, m.c.Take/2, func() {
+		justWoke := w.justWoke
+		w.justWoke = false
+		if !m.gate || m.queued == 0 {
+			if justWoke {
+				m.res.FutileWakeups++
+			}
+			m.wait(w)
+			return
+		}
+		job := m.s.Jobs[m.next]
+		m.next++
+		m.queued--
+		m.unlock(w, func() { m.runJob(w, job) })
+	})
 }
 
-// look is a worker at the queue: it takes the next grab of jobs if the
-// gate is open and jobs are queued (Targeted: waking one more worker if
-// more jobs wait than workers are awake), else goes back to sleep.
-func (m *machine) look(w *thread) {
-	m.lock(w, func() {
-		m.cpu(w, m.c.Take, func() {
-			justWoke := w.justWoke
-			w.justWoke = false
-			if !m.gate || m.queued == 0 {
-				m.sleep(w, justWoke)
-				return
-			}
-			k := grabSize(m.queued, m.s.Workers)
-			grab := m.s.Jobs[m.next : m.next+k]
-			m.next += k
-			m.queued -= k
-			if m.s.Wake == Targeted && !w.tookSome && m.awake > 0 {
-				m.awake--
-			}
-			w.tookSome = true
-			var chained *thread
-			if m.s.Wake == Targeted && m.queued > m.awake && len(m.parked) > 0 {
-				chained = m.parked[len(m.parked)-1]
-				m.parked = m.parked[:len(m.parked)-1]
-				m.awake++
-			}
-			m.unlock(w, func() {
-				if chained == nil {
-					m.runGrab(w, grab)
-					return
-				}
-				m.wakeAll([]*thread{chained})
-				m.cpu(w, m.wakeCost(w, chained), func() { m.runGrab(w, grab) })
+// runJob runs one job with the mutex released, then retires it under a
+// second hold (broadcasting done_cond if the collector is joining),
+// releases the mutex and takes it again to look for the next: two holds
+// per job, as thread_func does.
+func (m *machine) runJob(w *thread, job timeN) {
+	if m.firstStart < 0 {
+		m.firstStart = m.now
+	}
+	m.cpu(w, job, func() {
+		m.lastEnd = m.now
+		m.lock(w, func() {
+			m.cpu(w, m.c.Take-m.c.Take/2, func() {
+				m.done++
+				m.signalJoin(w, func() {
+					m.unlock(w, func() { m.lock(w, func() { m.look(w) }) })
+				})
 			})
 		})
 	})
 }
 
-// grabSize is workerpool's: half of the queue shared out among the
-// workers, at least one job and at most 64.
-func grabSize(q, workers int) int { return min(max(1, q/(2*workers)), 64) }
-
-func (m *machine) runGrab(w *thread, grab []timeN) {
-	if m.firstStart < 0 {
-		m.firstStart = m.now
+// signalJoin is a retiring worker's broadcast of done_cond while the
+// collector is in Join: a wake call if the collector sleeps on it
+// unsignalled, else (glibc: no waiter to signal) nothing.
+func (m *machine) signalJoin(w *thread, then func()) {
+	if !m.joinWaiting {
+		then()
+		return
 	}
-	var cost timeN
-	for _, j := range grab {
-		cost += j
-	}
-	m.cpu(w, cost, func() {
-		m.done += len(grab)
-		m.lastEnd = m.now
-		if m.done == len(m.s.Jobs) {
-			if !m.inJoin { // the collector has not reached Join: it finds the jobs done there
-				m.look(w)
-				return
-			}
-			// The collector is woken once the call has reached it, as
-			// wakeAll wakes; the waker's CPU is the whole call.
-			m.after(m.c.WakeCall+m.c.WakePer, func() { m.wakeThread(m.collector, m.finish) })
-			m.cpu(w, m.wakeCost(w, m.collector), func() { m.look(w) })
+	m.joinWaiting = false
+	c := m.collector
+	m.after(m.c.WakeCall+m.c.WakePer, func() {
+		if c.parking {
+			c.rewake = true
 			return
 		}
-		m.look(w)
+		m.wakeThread(c, func() { m.lockAs(c, true, m.joinCheck) })
 	})
+	m.cpu(w, m.wakeCost(w, c), then)
 }
 
-// sleep is a worker finding nothing: it registers as a waiter, releases
-// the lock and spends the rest of a futile wake-up's time going to sleep.
-// Futile is all of that time, the release's hand-off wake included, as
-// Calibrate measures it: every CPU the workers ran in gated rounds, lock
-// hand-offs and all, divided by their futile wake-ups.
-func (m *machine) sleep(w *thread, justWoke bool) {
-	if justWoke {
-		m.res.FutileWakeups++
-		if m.s.Wake == Targeted && m.awake > 0 {
-			m.awake--
-		}
-	}
+// wait is a worker finding nothing: pthread_cond_wait registers it as a
+// waiter, releases the mutex (a hand-off if others wait on it) and spends
+// the rest of a futile wake-up's time going to sleep. Futile is all of
+// that time, as Calibrate measures it: every CPU the workers ran in gated
+// rounds, lock hand-offs and all, divided by their futile wake-ups.
+func (m *machine) wait(w *thread) {
 	m.parked = append(m.parked, w)
 	w.parking = true
 	handoff := m.unlockCost(w)
 	m.unlock(w, func() {
-		m.cpu(w, max(0, m.c.Futile-m.c.Take-handoff), func() {
+		m.cpu(w, max(0, m.c.Futile-m.c.Take/2-handoff), func() {
 			w.parking = false
 			if w.rewake {
-				m.returned()
 				w.rewake = false
-				w.tookSome, w.justWoke = false, true
-				m.look(w)
+				m.retake(w)
 				return
 			}
 			m.block(w)
@@ -252,15 +214,34 @@ func (m *machine) sleep(w *thread, justWoke bool) {
 	})
 }
 
-// join is the collector in Join: it returns at once if the jobs are done,
-// else sleeps until the worker that finishes the last one wakes it.
+// join is np_join: under the mutex, return if every job is retired (and
+// close the gate, as sgen_workers_join does), else wait on done_cond,
+// which every retire broadcasts.
 func (m *machine) join() {
-	if m.done == len(m.s.Jobs) {
-		m.finish()
-		return
-	}
-	m.inJoin = true
-	m.block(m.collector)
+	m.lock(m.collector, m.joinCheck)
+}
+
+// joinCheck is the collector in Join holding the mutex.
+func (m *machine) joinCheck() {
+	c := m.collector
+	m.cpu(c, m.c.Take/2, func() {
+		if m.done == len(m.s.Jobs) {
+			m.gate = false
+			m.unlock(c, m.finish)
+			return
+		}
+		m.joinWaiting = true
+		c.parking = true
+		m.unlock(c, func() {
+			c.parking = false
+			if c.rewake {
+				c.rewake = false
+				m.lockAs(c, true, m.joinCheck)
+				return
+			}
+			m.block(c)
+		})
+	})
 }
 
 // finish is the collector's return from Join.

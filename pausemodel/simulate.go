@@ -39,20 +39,38 @@ func (p Protocol) String() string {
 	return [...]string{"perjob", "batch", "startbatch"}[p]
 }
 
-// Wake is the pool's wake policy.
-type Wake int
+// Mutex is the kind of pthread mutex that guards the pool.
+type Mutex int
 
-// The policies the model knows.
+// The kinds the model knows (workerpool.MutexNormal and MutexPI).
 const (
-	Broadcast Wake = iota
-	Targeted
+	// Normal is glibc's default mutex, a lowlevellock (nptl/lowlevellock.c,
+	// Drepper's "Futexes Are Tricky" mutex 3): a running thread takes a
+	// free lock at once, even while others sleep on it (barging).
+	Normal Mutex = iota
+	// PI is PTHREAD_PRIO_INHERIT, mono's kind on Linux: a contended lock is
+	// taken with FUTEX_LOCK_PI and released with FUTEX_UNLOCK_PI, which
+	// makes the top waiter its owner before it runs (the kernel's
+	// kernel/futex/pi.c and kernel/locking/rtmutex.c): nobody can barge,
+	// and each hand-off waits for its new owner to be scheduled.
+	PI
 )
 
-func (w Wake) String() string {
-	if w < Broadcast || w > Targeted {
-		return fmt.Sprintf("Wake(%d)", int(w))
+func (k Mutex) String() string {
+	if k < Normal || k > PI {
+		return fmt.Sprintf("Mutex(%d)", int(k))
 	}
-	return [...]string{"broadcast", "targeted"}[w]
+	return [...]string{"normal", "pi"}[k]
+}
+
+// ParseMutex returns the kind named s (normal or pi).
+func ParseMutex(s string) (Mutex, error) {
+	for k := Normal; k <= PI; k++ {
+		if k.String() == s {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: mutex kind %q (want normal or pi)", ErrShape, s)
 }
 
 // ErrShape is wrapped by Simulate's errors about its input.
@@ -62,7 +80,7 @@ var ErrShape = errors.New("pausemodel: invalid shape")
 type Shape struct {
 	Cores, Workers int
 	Protocol       Protocol
-	Wake           Wake
+	Mutex          Mutex
 	// Jobs are the jobs' CPU costs, in enqueue order.
 	Jobs []time.Duration
 }
@@ -71,9 +89,11 @@ type Shape struct {
 // splits a measured one: ToFirstJob + JobSpan + JoinLatency = Dispatch.
 type Result struct {
 	Dispatch, ToFirstJob, JobSpan, JoinLatency time.Duration
-	// FutileWakeups counts wake-ups that found no job; Wakes every thread
-	// woken, workers and collector, by a wake call or a lock release.
-	FutileWakeups, Wakes int
+	// FutileWakeups counts workers' wake-ups that found no job; Wakes
+	// every thread woken, workers and collector, by a wake call or a lock
+	// release; Broadcasts the work condition's broadcasts; Locks every
+	// mutex acquisition, the collector's and the workers'.
+	FutileWakeups, Wakes, Broadcasts, Locks int
 	// Preemptions counts the collector's bursts a woken worker preempted.
 	Preemptions int
 }
@@ -105,8 +125,8 @@ func SimulateSeries(c Costs, s Shape, series [][]time.Duration) (Result, error) 
 	switch {
 	case s.Cores < 1 || s.Cores > maxThreads || s.Workers < 1 || s.Workers > maxThreads:
 		return Result{}, fmt.Errorf("%w: %d cores, %d workers", ErrShape, s.Cores, s.Workers)
-	case s.Protocol < PerJob || s.Protocol > StartBatch || s.Wake < Broadcast || s.Wake > Targeted:
-		return Result{}, fmt.Errorf("%w: protocol %v, wake %v", ErrShape, s.Protocol, s.Wake)
+	case s.Protocol < PerJob || s.Protocol > StartBatch || s.Mutex < Normal || s.Mutex > PI:
+		return Result{}, fmt.Errorf("%w: protocol %v, mutex %v", ErrShape, s.Protocol, s.Mutex)
 	case len(series) == 0:
 		return Result{}, fmt.Errorf("%w: no collections", ErrShape)
 	}
@@ -135,9 +155,9 @@ func SimulateSeries(c Costs, s Shape, series [][]time.Duration) (Result, error) 
 		if m.done != len(js) || !m.finished {
 			return Result{}, fmt.Errorf("pausemodel: simulation stalled with %d of %d jobs done", m.done, len(js))
 		}
-		if len(m.parked) != s.Workers || m.unreturned != 0 || m.lockHeld || len(m.lockWaiters) > 0 {
+		if len(m.parked) != s.Workers || m.lockHeld || len(m.lockWaiters) > 0 || m.joinWaiting {
 			return Result{}, fmt.Errorf("pausemodel: simulation stalled with %d of %d workers asleep after a collection "+
-				"(%d not back from a wake, lock held %v, %d asleep on it)", len(m.parked), s.Workers, m.unreturned, m.lockHeld, len(m.lockWaiters))
+				"(lock held %v, %d asleep on it)", len(m.parked), s.Workers, m.lockHeld, len(m.lockWaiters))
 		}
 		if i > 0 {
 			sum.add(m.res)
@@ -153,6 +173,8 @@ func (r *Result) add(o Result) {
 	r.JoinLatency += o.JoinLatency
 	r.FutileWakeups += o.FutileWakeups
 	r.Wakes += o.Wakes
+	r.Broadcasts += o.Broadcasts
+	r.Locks += o.Locks
 	r.Preemptions += o.Preemptions
 }
 
@@ -160,7 +182,8 @@ func (r Result) mean(n int) Result {
 	d := time.Duration(n)
 	count := func(c int) int { return (2*c + n) / (2 * n) }
 	m := Result{ToFirstJob: r.ToFirstJob / d, JobSpan: r.JobSpan / d, JoinLatency: r.JoinLatency / d,
-		FutileWakeups: count(r.FutileWakeups), Wakes: count(r.Wakes), Preemptions: count(r.Preemptions)}
+		FutileWakeups: count(r.FutileWakeups), Wakes: count(r.Wakes), Broadcasts: count(r.Broadcasts), Locks: count(r.Locks),
+		Preemptions: count(r.Preemptions)}
 	m.Dispatch = m.ToFirstJob + m.JobSpan + m.JoinLatency // the parts still add up, rounding and all
 	return m
 }
@@ -172,9 +195,9 @@ func (m *machine) newCollection() {
 	if c := m.collector.core; !m.collector.onCore && c.running == nil { // back from the mutator (finish)
 		c.running, m.collector.onCore = m.collector, true
 	}
-	m.now, m.events, m.yield = 0, m.events[:0], false
-	m.gate, m.finished, m.inJoin = false, false, false
-	m.queued, m.next, m.done, m.awake = 0, 0, 0, 0
+	m.now, m.events, m.yield, m.ahead = 0, m.events[:0], false, 0
+	m.gate, m.finished, m.joinWaiting = false, false, false
+	m.queued, m.next, m.done = 0, 0, 0
 	m.firstStart, m.lastEnd, m.res = -1, 0, Result{}
 }
 
@@ -189,19 +212,18 @@ type machine struct {
 
 	cores     []*core
 	collector *thread
-	yield     bool // a woken worker waits at the head of the collector's core: it yields at its burst's end
+	yield     bool // woken workers wait at the head of the collector's core: it yields at its burst's end
+	ahead     int  // how many: the collector goes behind them
 
 	lockHeld    bool
-	contended   bool // the lock word says sleepers may wait: its unlock makes a wake call
-	lockWaiters []pending
+	contended   bool      // Normal: the lock word says sleepers may wait: its unlock makes a wake call
+	lockWaiters []pending // asleep on the mutex, in the order they came (PI: the kernel's waiter order at equal priority)
 
 	gate, finished bool
-	inJoin         bool // the collector sleeps in Join
-	queued, next   int  // jobs pushed and not yet taken; the next job's index
-	done           int
-	parked         []*thread // workers asleep in their wait, most recent last
-	unreturned     int       // Broadcast: workers woken that have not yet returned from their wait
-	awake          int       // Targeted: workers woken that have not yet taken a job
+	joinWaiting    bool      // the collector waits on done_cond, not yet signalled
+	queued, next   int       // jobs pushed and not yet taken; the next job's index
+	done           int       // jobs retired
+	parked         []*thread // workers waiting on the work condition, not yet signalled, most recent last
 	firstStart     time.Duration
 	lastEnd        time.Duration
 	res            Result
@@ -223,10 +245,9 @@ func (c *core) idle() bool { return c.running == nil && !c.reserved && len(c.que
 type thread struct {
 	core     *core
 	onCore   bool
-	parking  bool          // a worker registered as a waiter, on its way into the kernel
-	rewake   bool          // woken during that: go round again at once
-	tookSome bool          // has taken a job since it last woke
-	justWoke bool          // its next burst is its first since a wake
+	parking  bool          // registered as a condition waiter, on its way into the kernel
+	rewake   bool          // signalled during that: go round again at once
+	justWoke bool          // its next look is its first since a wake
 	ran      time.Duration // CPU charged to it so far
 }
 
@@ -325,13 +346,14 @@ func (m *machine) startBurst(t *thread, d time.Duration, then func()) {
 	t.ran += d
 	m.after(d, func() {
 		if t == m.collector && m.yield && len(t.core.queue) > 0 {
-			// A woken worker waits at the head of this core's queue: the
-			// collector yields to it and resumes as soon as it blocks,
-			// ahead of threads queued earlier.
+			// Woken workers wait at the head of this core's queue: the
+			// collector yields to them and resumes once they have all
+			// run, ahead of threads queued before them.
 			m.yield = false
 			m.res.Preemptions++
 			c := t.core
-			c.queue = slices.Insert(c.queue, 1, pending{t, 0, then})
+			c.queue = slices.Insert(c.queue, min(m.ahead, len(c.queue)), pending{t, 0, then})
+			m.ahead = 0
 			t.onCore, c.running = false, nil
 			m.schedule(c)
 			return
@@ -344,7 +366,7 @@ func (m *machine) startBurst(t *thread, d time.Duration, then func()) {
 // runnable thread.
 func (m *machine) block(t *thread) {
 	if t == m.collector {
-		m.yield = false
+		m.yield, m.ahead = false, 0
 	}
 	c := t.core
 	t.onCore, c.running = false, nil
@@ -382,10 +404,14 @@ func (m *machine) schedule(c *core) {
 // core's long burst waits it out while other cores idle, and a chain of
 // lock hand-offs runs one grab at a time); with no core idle it waits in
 // the run queue of the core it last ran on, except that a worker woken
-// onto the collector's core goes to the head and the collector yields to
-// it when its current burst ends (wakeup preemption: the worker has
-// slept, the collector has run). A core that runs out of work takes
-// queued threads from the others (schedule).
+// onto the collector's core goes ahead of the collector: if the
+// collector runs, it yields when its current burst ends and resumes only
+// after every worker woken onto its core meanwhile; if it waits in the
+// queue, the worker goes just before it (wakeup preemption under EEVDF:
+// a woken worker has slept and is owed CPU, while the collector, which
+// has run through the pause, is not eligible; kernel/sched/fair.c,
+// check_preempt_wakeup_fair and pick_eevdf). A core that runs out of
+// work takes queued threads from the others (schedule).
 func (m *machine) wakeThread(t *thread, then func()) {
 	m.res.Wakes++
 	c, idle := m.placement(t, nil)
@@ -401,27 +427,37 @@ func (m *machine) wakeThread(t *thread, then func()) {
 		})
 		return
 	}
-	if t != m.collector && c.running == m.collector && !m.yield {
+	if t != m.collector && c.running == m.collector {
 		m.yield = true
-		c.queue = slices.Insert(c.queue, 0, pending{t, 0, then})
+		c.queue = slices.Insert(c.queue, min(m.ahead, len(c.queue)), pending{t, 0, then})
+		m.ahead++
 		return
+	}
+	if t != m.collector && c == m.collector.core && !m.collector.onCore {
+		if i := slices.IndexFunc(c.queue, func(p pending) bool { return p.t == m.collector }); i >= 0 {
+			c.queue = slices.Insert(c.queue, i, pending{t, 0, then})
+			return
+		}
 	}
 	m.ready(t, c, 0, then)
 }
 
-// The lock.
+// The mutex.
 
-// lock calls then with t holding the queue lock: at once if it is free (a
-// running thread takes a free lock even while others sleep on it, as a
-// futex mutex lets it), else after t has slept until an unlock woke it
-// and it found the lock free. t must be running.
+// lock calls then with t holding the mutex: at once if it is free (a
+// running thread takes a free mutex even while others sleep on it: the
+// fast path of either kind is a compare-and-swap in user space), else
+// after t has slept on it until an unlock woke it (Normal) or handed it
+// over (PI). t must be running.
 func (m *machine) lock(t *thread, then func()) { m.lockAs(t, false, then) }
 
-// lockAs is lock; retry says t was woken from a sleep on the lock, and so
-// takes it marked contended, as Drepper's mutex does (Swap(2)).
+// lockAs is lock; retry says a Normal mutex is taken marked contended, as
+// a thread woken from a sleep on it takes it (lll_lock's exchange with 2)
+// and as __pthread_mutex_cond_lock takes it after a condition wait.
 func (m *machine) lockAs(t *thread, retry bool, then func()) {
 	if !m.lockHeld {
 		m.lockHeld, m.contended = true, retry
+		m.res.Locks++
 		then()
 		return
 	}
@@ -430,10 +466,30 @@ func (m *machine) lockAs(t *thread, retry bool, then func()) {
 	m.block(t)
 }
 
-// unlock frees the lock held by t, then calls then. If the lock is marked
-// contended, t first makes a wake call (unlockCost), which wakes the
-// longest sleeper if any; that one tries again once it runs.
+// unlock frees the mutex held by t, then calls then.
+//
+// Normal: if the lock is marked contended, t first makes a wake call
+// (unlockCost), which wakes the longest sleeper if any; that one tries
+// again once it runs, and a running thread may have taken it meanwhile.
+//
+// PI: if a thread sleeps on it, FUTEX_UNLOCK_PI makes the longest sleeper
+// its owner and wakes it (a wake call): the mutex stays held until that
+// thread has run and released it, whoever else wants it meanwhile.
 func (m *machine) unlock(t *thread, then func()) {
+	if m.s.Mutex == PI {
+		if len(m.lockWaiters) == 0 {
+			m.lockHeld = false
+			then()
+			return
+		}
+		next := m.lockWaiters[0]
+		m.lockWaiters = m.lockWaiters[1:]
+		m.res.Locks++
+		cost := m.wakeCost(t, next.t)
+		m.after(m.c.WakeCall+m.c.WakePer, func() { m.wakeThread(next.t, next.then) })
+		m.cpu(t, cost, then)
+		return
+	}
 	cost, contended := m.unlockCost(t), m.contended
 	m.lockHeld, m.contended = false, false
 	if !contended {
@@ -457,6 +513,10 @@ func (m *machine) unlock(t *thread, then func()) {
 // there is one.
 func (m *machine) unlockCost(t *thread) time.Duration {
 	switch {
+	case m.s.Mutex == PI && len(m.lockWaiters) == 0:
+		return 0
+	case m.s.Mutex == PI:
+		return m.wakeCost(t, m.lockWaiters[0].t)
 	case !m.contended:
 		return 0
 	case len(m.lockWaiters) == 0:

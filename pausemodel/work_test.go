@@ -35,7 +35,7 @@ func TestJobsResplitTheWork(t *testing.T) {
 }
 
 func TestPredictAddsTheOutsideParts(t *testing.T) {
-	pause, r, err := Predict(hostLike, uneven, 2, 2, Batch, Broadcast)
+	pause, r, err := Predict(hostLike, uneven, 2, 2, Batch, PI)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestPredictSimulatesEachCollection(t *testing.T) {
 	}
 	w := uneven
 	w.Each = []Work{times(uneven, 1), times(uneven, 3)}
-	_, r, err := Predict(Costs{}, w, 4, 1, Batch, Broadcast)
+	_, r, err := Predict(Costs{}, w, 4, 1, Batch, PI)
 	if err != nil {
 		t.Fatal(err)
 	}

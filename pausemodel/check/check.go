@@ -1,0 +1,408 @@
+// Package check compares package pausemodel's predictions with measured
+// sweep points of workerpool's Native backend, and renders that check and
+// the model's many-core predictions as analysis tables. It holds the
+// check's statistics (mean absolute error, measurement floor, breakdown by
+// part and by regime, futile wake-ups) so that the CLI only parses flags,
+// reads points and prints.
+package check
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gcbench/gcbench/analysis"
+	"github.com/gcbench/gcbench/gcsim"
+	"github.com/gcbench/gcbench/pausemodel"
+)
+
+// Goal is the check's target: the mean absolute error of the predicted
+// perjob − batch difference, as a share (%) of the mean measured
+// difference, at most Goal plus the measurement floor.
+const Goal = 20.0
+
+// FutileTolerance is the futile wake-ups' target: a prediction within
+// this share (%) of the measured mean, or within the measured run-to-run
+// range, whichever is wider.
+const FutileTolerance = 30.0
+
+// A Point is a sweep point's configuration as the model reads it.
+type Point struct {
+	Config  gcsim.Config
+	Backend string // native, threads or goroutines
+	Mutex   pausemodel.Mutex
+}
+
+// ReadPoint reads a sweep point's configuration (analysis.Report.Config);
+// ok is false for points the check does not cover: no perjob or no
+// batch, a wake policy other than broadcast, a heap it cannot read.
+func ReadPoint(c map[string]string) (Point, bool) {
+	p := Point{Config: gcsim.DefaultConfig(), Backend: c["backend"]}
+	modes := strings.Split(c[analysis.ConfigModes], ",")
+	if !slices.Contains(modes, "perjob") || !slices.Contains(modes, "batch") || c["wake"] != "broadcast" {
+		return p, false
+	}
+	switch p.Backend {
+	case "native":
+		k, err := pausemodel.ParseMutex(c["mutex"])
+		if err != nil {
+			return p, false
+		}
+		p.Mutex = k
+	case "threads", "goroutines":
+	default:
+		return p, false
+	}
+	var err error
+	var major, los, nursery int64
+	if major, err = parseSize(c["major_heap"]); err != nil {
+		return p, false
+	}
+	if los, err = parseSize(c["los"]); err != nil {
+		return p, false
+	}
+	if nursery, err = parseSize(c["nursery"]); err != nil {
+		return p, false
+	}
+	workers, err := strconv.Atoi(c["workers"])
+	if err != nil {
+		return p, false
+	}
+	seed, err := strconv.ParseUint(c["seed"], 10, 64)
+	if err != nil {
+		return p, false
+	}
+	cfg := &p.Config
+	cfg.MajorHeap, cfg.LOS, cfg.Nursery, cfg.Workers, cfg.Seed = major, los, nursery, workers, seed
+	return p, cfg.Validate() == nil
+}
+
+// parseSize reads a size as heap.FormatSize writes it into a point's
+// configuration: a number and an optional binary unit (B, KiB, MiB, GiB,
+// TiB).
+func parseSize(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   float64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"B", 1}}
+	mult := 1.0
+	for _, u := range units {
+		if n, ok := strings.CutSuffix(s, u.suffix); ok {
+			s, mult = n, u.mult
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || f <= 0 || f*mult > math.MaxInt64/2 {
+		return 0, fmt.Errorf("size %q: not a positive size", s)
+	}
+	return int64(f * mult), nil
+}
+
+// A Validation is one native sweep point checked: measured and predicted
+// mean pauses (µs) of perjob and batch.
+type Validation struct {
+	Point
+	Raw             map[string]string // the point's configuration as saved
+	Host            string            // the machine that measured it (analysis.Host.Label)
+	Cores           int
+	MeasuredPerJob  float64
+	MeasuredBatch   float64
+	PredictedPerJob float64
+	PredictedBatch  float64
+	MeasuredFutile  float64 // per perjob collection
+	PredictedFutile int
+	// MeasuredParts and PredictedParts are the perjob − batch difference
+	// (µs) of each of Parts; a measured one is NaN where the point has no
+	// anatomy.
+	MeasuredParts, PredictedParts [len(Parts)]float64
+}
+
+// Parts are the parts of the pause the model simulates, as the anatomy
+// names them; they add up to its dispatch.
+var Parts = [...]struct {
+	Key, Label string
+	Of         func(pausemodel.Result) time.Duration
+}{
+	{"to_first_job_us", "to the first job", func(r pausemodel.Result) time.Duration { return r.ToFirstJob }},
+	{"job_span_us", "job span", func(r pausemodel.Result) time.Duration { return r.JobSpan }},
+	{"join_latency_us", "join", func(r pausemodel.Result) time.Duration { return r.JoinLatency }},
+}
+
+// MeasuredDiff and PredictedDiff are perjob − batch (µs).
+func (v Validation) MeasuredDiff() float64  { return v.MeasuredPerJob - v.MeasuredBatch }
+func (v Validation) PredictedDiff() float64 { return v.PredictedPerJob - v.PredictedBatch }
+
+// Workers is the point's worker count.
+func (v Validation) Workers() int { return v.Config.Workers }
+
+// WorkOf measures (or recalls) the job costs of a heap.
+type WorkOf func(gcsim.Config) (pausemodel.Work, error)
+
+// Validate predicts every native point of reports with costs[its mutex
+// kind] and the job costs work gives for its heap. Points of other
+// backends, and those the check does not cover, are left out.
+func Validate(costs map[pausemodel.Mutex]pausemodel.Costs, reports []*analysis.Report, work WorkOf) ([]Validation, error) {
+	var out []Validation
+	// Repeats of a point on one host have the same prediction: simulate
+	// each once.
+	type predicted struct {
+		pause time.Duration
+		res   pausemodel.Result
+	}
+	memo := map[string]predicted{}
+	predict := func(c pausemodel.Costs, w pausemodel.Work, heap string, cores, workers int, proto pausemodel.Protocol, k pausemodel.Mutex) (time.Duration, pausemodel.Result, error) {
+		key := fmt.Sprint(c, heap, cores, workers, proto, k)
+		if p, ok := memo[key]; ok {
+			return p.pause, p.res, nil
+		}
+		pause, res, err := pausemodel.Predict(c, w, cores, workers, proto, k)
+		if err == nil {
+			memo[key] = predicted{pause, res}
+		}
+		return pause, res, err
+	}
+	for _, r := range reports {
+		p, ok := ReadPoint(r.Config)
+		if !ok || p.Backend != "native" {
+			continue
+		}
+		c, ok := costs[p.Mutex]
+		if !ok {
+			continue
+		}
+		w, err := work(p.Config)
+		if err != nil {
+			return nil, fmt.Errorf("%s: measuring its heap's job costs: %w", r.Source, err)
+		}
+		for _, run := range r.Runs {
+			per, batch := run.Mode("perjob"), run.Mode("batch")
+			if per == nil || batch == nil || run.Host.Cores < 1 || run.Host.Cores > 4096 {
+				continue
+			}
+			heap := fmt.Sprint(p.Config.MajorHeap, p.Config.LOS, p.Config.Nursery, p.Config.Seed)
+			perPause, perRes, err := predict(c, w, heap, run.Host.Cores, p.Config.Workers, pausemodel.PerJob, p.Mutex)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", r.Source, err)
+			}
+			pause, res, err := predict(c, w, heap, run.Host.Cores, p.Config.Workers, pausemodel.Batch, p.Mutex)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", r.Source, err)
+			}
+			v := Validation{Point: p, Raw: r.Config, Host: run.Host.Label(), Cores: run.Host.Cores,
+				MeasuredPerJob: per.Summary.Mean, MeasuredBatch: batch.Summary.Mean, MeasuredFutile: per.CounterMeans["pool_futile_wakeups"],
+				PredictedPerJob: micros(perPause), PredictedBatch: micros(pause), PredictedFutile: perRes.FutileWakeups}
+			for i, part := range Parts {
+				v.MeasuredParts[i] = math.NaN()
+				a, okA := per.CounterMeans[part.Key]
+				b, okB := batch.CounterMeans[part.Key]
+				if okA && okB {
+					v.MeasuredParts[i] = a - b
+				}
+				v.PredictedParts[i] = micros(part.Of(perRes)) - micros(part.Of(res))
+			}
+			out = append(out, v)
+		}
+	}
+	Sort(out)
+	return out, nil
+}
+
+func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// Sort orders validations as a reader compares them: by cores, most
+// first, then mutex kind, then workers.
+func Sort(vals []Validation) {
+	slices.SortStableFunc(vals, func(a, b Validation) int {
+		return cmp.Or(cmp.Compare(b.Cores, a.Cores), cmp.Compare(a.Mutex, b.Mutex), cmp.Compare(a.Workers(), b.Workers()))
+	})
+}
+
+// Where is the validations keep accepts, in a new slice.
+func Where(vals []Validation, keep func(Validation) bool) []Validation {
+	return slices.DeleteFunc(slices.Clone(vals), func(v Validation) bool { return !keep(v) })
+}
+
+// MeanAbsError is the mean absolute error of the predicted perjob − batch
+// differences (µs) and that error as a percentage of the mean absolute
+// measured difference.
+func MeanAbsError(vals []Validation) (mae, rel float64) {
+	if len(vals) == 0 {
+		return 0, 0
+	}
+	var absErr, absDiff float64
+	for _, v := range vals {
+		absErr += math.Abs(v.PredictedDiff() - v.MeasuredDiff())
+		absDiff += math.Abs(v.MeasuredDiff())
+	}
+	return absErr / float64(len(vals)), 100 * absErr / math.Max(absDiff, 1e-9)
+}
+
+// key names what makes two validations the same point measured twice:
+// everything but when it ran, on the same machine.
+func key(v Validation) string {
+	c := v.Raw
+	return fmt.Sprint(v.Host, v.Cores, v.Backend, v.Mutex, c["wake"], c["workers"], c["major_heap"], c["los"], c["nursery"], c["seed"], c["collector"])
+}
+
+// Floor is the measurement floor: the error, in MeanAbsError's terms, that
+// a model predicting every point's mean difference exactly would show
+// against the sweeps given — each repeated point's measured differences
+// against their own mean, over the points measured more than once (Points
+// of them; Replicas their measurements).
+type Floor struct {
+	Points, Replicas int
+	MAE, Rel         float64
+}
+
+// MeasurementFloor computes the Floor of vals.
+func MeasurementFloor(vals []Validation) Floor {
+	groups := map[string][]float64{}
+	for _, v := range vals {
+		groups[key(v)] = append(groups[key(v)], v.MeasuredDiff())
+	}
+	var f Floor
+	var absDev, absDiff float64
+	for _, diffs := range groups {
+		if len(diffs) < 2 {
+			continue
+		}
+		f.Points++
+		f.Replicas += len(diffs)
+		mean := meanOf(diffs)
+		for _, d := range diffs {
+			absDev += math.Abs(d - mean)
+			absDiff += math.Abs(d)
+		}
+	}
+	if f.Replicas == 0 {
+		return Floor{}
+	}
+	f.MAE, f.Rel = absDev/float64(f.Replicas), 100*absDev/math.Max(absDiff, 1e-9)
+	return f
+}
+
+func meanOf(xs []float64) float64 {
+	var s float64
+	for _, x := range xs {
+		s += x / float64(len(xs))
+	}
+	return s
+}
+
+// Verdict is the check's outcome on vals: its relative error, the floor,
+// and whether the error is within Goal plus the floor.
+type Verdict struct {
+	MAE, Rel float64
+	Floor    Floor
+	Met      bool
+}
+
+// Judge computes the Verdict of vals.
+func Judge(vals []Validation) Verdict {
+	mae, rel := MeanAbsError(vals)
+	f := MeasurementFloor(vals)
+	return Verdict{MAE: mae, Rel: rel, Floor: f, Met: rel <= Goal+f.Rel}
+}
+
+// FutileOK reports whether v's predicted futile wake-ups are within
+// FutileTolerance of the measured mean or within [lo, hi], the measured
+// range over the point's repeats.
+func FutileOK(predicted int, measured, lo, hi float64) bool {
+	p := float64(predicted)
+	return math.Abs(p-measured) <= FutileTolerance/100*measured || (p >= lo && p <= hi)
+}
+
+// futileRanges is, for each point key, the lowest and highest measured
+// futile wake-ups over its repeats.
+func futileRanges(vals []Validation) map[string][2]float64 {
+	r := map[string][2]float64{}
+	for _, v := range vals {
+		k := key(v)
+		if old, ok := r[k]; ok {
+			r[k] = [2]float64{math.Min(old[0], v.MeasuredFutile), math.Max(old[1], v.MeasuredFutile)}
+		} else {
+			r[k] = [2]float64{v.MeasuredFutile, v.MeasuredFutile}
+		}
+	}
+	return r
+}
+
+// FutileHits counts the validations whose futile wake-ups meet their
+// target.
+func FutileHits(vals []Validation) (ok, all int) {
+	ranges := futileRanges(vals)
+	for _, v := range vals {
+		r := ranges[key(v)]
+		if FutileOK(v.PredictedFutile, v.MeasuredFutile, r[0], r[1]) {
+			ok++
+		}
+	}
+	return ok, len(vals)
+}
+
+// CoreCounts lists the validations' core counts, most first.
+func CoreCounts(vals []Validation) []int {
+	var cores []int
+	for _, v := range vals {
+		if !slices.Contains(cores, v.Cores) {
+			cores = append(cores, v.Cores)
+		}
+	}
+	slices.Sort(cores)
+	slices.Reverse(cores)
+	return cores
+}
+
+// Mutexes lists the validations' mutex kinds, in order.
+func Mutexes(vals []Validation) []pausemodel.Mutex {
+	var ks []pausemodel.Mutex
+	for _, v := range vals {
+		if !slices.Contains(ks, v.Mutex) {
+			ks = append(ks, v.Mutex)
+		}
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// ErrorBreakdown gives the relative error of each core count and, within
+// it, of each mutex kind: the model may hold in one regime and not
+// another, and one pooled figure hides which.
+func ErrorBreakdown(vals []Validation) string {
+	cores, kinds := CoreCounts(vals), Mutexes(vals)
+	if len(cores) < 2 && len(kinds) < 2 {
+		return ""
+	}
+	rel := func(keep func(Validation) bool) float64 {
+		_, r := MeanAbsError(Where(vals, keep))
+		return r
+	}
+	var parts []string
+	for _, c := range cores {
+		part := fmt.Sprintf("%s %.0f%%", CoresLabel(c), rel(func(v Validation) bool { return v.Cores == c }))
+		var byKind []string
+		for _, k := range kinds {
+			if slices.ContainsFunc(vals, func(v Validation) bool { return v.Cores == c && v.Mutex == k }) {
+				byKind = append(byKind, fmt.Sprintf("%v %.0f%%", k, rel(func(v Validation) bool { return v.Cores == c && v.Mutex == k })))
+			}
+		}
+		if len(kinds) > 1 {
+			part += " (" + strings.Join(byKind, ", ") + ")"
+		}
+		parts = append(parts, part)
+	}
+	return "The same per core count and mutex kind: " + strings.Join(parts, "; ") + "."
+}
+
+// CoresLabel is "1 core", "2 cores", ...
+func CoresLabel(c int) string {
+	if c == 1 {
+		return "1 core"
+	}
+	return strconv.Itoa(c) + " cores"
+}

@@ -1,0 +1,142 @@
+package check
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gcbench/gcbench/analysis"
+	"github.com/gcbench/gcbench/pausemodel"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// val is a validation of a point of workers on cores under kind k,
+// measured diff and predicted pdiff perjob − batch (µs).
+func val(k pausemodel.Mutex, cores, workers int, diff, pdiff float64) Validation {
+	p, ok := ReadPoint(config("native", k.String(), workers))
+	if !ok {
+		panic("bad point")
+	}
+	return Validation{Point: p, Raw: config("native", k.String(), workers), Host: "h", Cores: cores,
+		MeasuredPerJob: 1000 + diff, MeasuredBatch: 1000, PredictedPerJob: 1000 + pdiff, PredictedBatch: 1000}
+}
+
+func config(backend, mutex string, workers int) map[string]string {
+	c := map[string]string{"backend": backend, analysis.ConfigModes: "perjob,batch", "wake": "broadcast", "major_heap": "64MiB",
+		"los": "16MiB", "nursery": "4MiB", "seed": "1", "workers": itoa(workers)}
+	if mutex != "" {
+		c["mutex"] = mutex
+	}
+	return c
+}
+
+func itoa(n int) string { return F(float64(n), 0) }
+
+func TestReadPoint(t *testing.T) {
+	p, ok := ReadPoint(config("native", "pi", 8))
+	require.True(t, ok)
+	assert.Equal(t, pausemodel.PI, p.Mutex)
+	assert.Equal(t, 8, p.Config.Workers)
+	assert.Equal(t, int64(64<<20), p.Config.MajorHeap)
+	_, ok = ReadPoint(config("threads", "", 2))
+	assert.True(t, ok, "a Go backend's point is read, to be shown beside")
+	for name, c := range map[string]map[string]string{
+		"adaptive mutex": config("native", "adaptive", 2),
+		"targeted":       func() map[string]string { c := config("native", "pi", 2); c["wake"] = "targeted"; return c }(),
+		"no batch": func() map[string]string {
+			c := config("native", "pi", 2)
+			c[analysis.ConfigModes] = "serial,perjob"
+			return c
+		}(),
+		"bad heap": func() map[string]string { c := config("native", "pi", 2); c["los"] = "lots"; return c }(),
+	} {
+		_, ok := ReadPoint(c)
+		assert.False(t, ok, name)
+	}
+}
+
+// TestJudgeAddsTheFloor: two points, one measured twice. Measured 100,
+// 140 (mean 120) and 400; predicted 120 and 300. Error: (20+20+100)/3 µs,
+// 140 of 640 = 21.9%; the floor 40 of 240 = 16.7%: met, 21.9 ≤ 20 + 16.7.
+// Without the repeat (no floor) it is missed.
+func TestJudgeAddsTheFloor(t *testing.T) {
+	vals := []Validation{val(pausemodel.PI, 2, 8, 100, 120), val(pausemodel.PI, 2, 8, 140, 120), val(pausemodel.PI, 2, 16, 400, 300)}
+	j := Judge(vals)
+	assert.InDelta(t, 140.0/3, j.MAE, 1e-9)
+	assert.InDelta(t, 100*140.0/640, j.Rel, 1e-9)
+	assert.Equal(t, Floor{Points: 1, Replicas: 2, MAE: 20, Rel: 100 * 40.0 / 240}, j.Floor)
+	assert.True(t, j.Met)
+	assert.False(t, Judge(vals[1:]).Met, "no repeat, no floor: %+v", Judge(vals[1:]))
+}
+
+func TestFutileOKTakesTheWiderOfToleranceAndRange(t *testing.T) {
+	assert.True(t, FutileOK(130, 100, 100, 100), "within 30%")
+	assert.False(t, FutileOK(131, 100, 100, 100))
+	assert.True(t, FutileOK(200, 100, 60, 210), "within the measured range")
+	assert.False(t, FutileOK(0, 10, 8, 12))
+	vals := []Validation{val(pausemodel.PI, 1, 8, 1, 1), val(pausemodel.PI, 1, 8, 1, 1)}
+	vals[0].MeasuredFutile, vals[1].MeasuredFutile = 100, 300
+	vals[0].PredictedFutile, vals[1].PredictedFutile = 280, 280
+	ok, all := FutileHits(vals)
+	assert.Equal(t, 2, ok, "280 is in the repeats' range 100–300 though 180% above the first")
+	assert.Equal(t, 2, all)
+}
+
+func TestErrorBreakdownByCoresAndMutex(t *testing.T) {
+	vals := []Validation{val(pausemodel.Normal, 2, 8, 100, 150), val(pausemodel.PI, 2, 8, 300, 300), val(pausemodel.PI, 1, 8, 1000, 0)}
+	Sort(vals)
+	assert.Equal(t, []int{2, 1}, CoreCounts(vals))
+	assert.Equal(t, "The same per core count and mutex kind: 2 cores 12% (normal 50%, pi 0%); 1 core 100% (pi 100%).", ErrorBreakdown(vals))
+}
+
+func TestPartsTableAveragesEachRow(t *testing.T) {
+	a, b := val(pausemodel.PI, 2, 2, 10, 10), val(pausemodel.PI, 2, 4, 10, 10)
+	a.MeasuredParts, a.PredictedParts = [3]float64{10, 20, math.NaN()}, [3]float64{1, 2, 3}
+	b.MeasuredParts, b.PredictedParts = [3]float64{30, 40, math.NaN()}, [3]float64{3, 4, 5}
+	tab := PartsTable([]Validation{a, b})
+	require.Len(t, tab.Rows, 1)
+	assert.Equal(t, []string{"2", "pi", "2", "0%", "20", "2", "30", "3", "", "4"}, tab.Rows[0])
+}
+
+func TestGoRuntimeTableIsTheGapToNative(t *testing.T) {
+	p, _ := ReadPoint(config("threads", "", 8))
+	gos := []GoPoint{{Point: p, Host: "h", Cores: 2, PerJob: 1500, Batch: 1000}}
+	vals := []Validation{val(pausemodel.PI, 2, 8, 800, 0), val(pausemodel.PI, 2, 8, 600, 0), val(pausemodel.Normal, 2, 8, 100, 0)}
+	tab := GoRuntimeTable(gos, vals)
+	require.Len(t, tab.Rows, 1)
+	assert.Equal(t, []string{"threads", "8", "2", "500", "0.667", "0.0", "100", "400", "700", "-200"}, tab.Rows[0])
+}
+
+func TestFactsTableBounds(t *testing.T) {
+	tab := FactsTable([]int{8})
+	require.Len(t, tab.Rows, 3)
+	assert.Equal(t, []string{"8", "65", "perjob", "66", "67 + 1 per Join wake-up", "130 + 1 per wake-up", "0 to 528"}, tab.Rows[0])
+	assert.Equal(t, "0 to 16", tab.Rows[1][6])
+	assert.Equal(t, "0 to 8", tab.Rows[2][6])
+}
+
+// TestManyCoreRangeAndDecider: the grid's 12 points and each calibrated
+// cost's two ends; a single ratio is printed only for a narrow range, and
+// SGen's figures only on the 8-core rows.
+func TestManyCoreRangeAndDecider(t *testing.T) {
+	w := pausemodel.Work{Roots: 5 * time.Microsecond, Major: []time.Duration{0, 400 * time.Microsecond}, LOS: []time.Duration{0, 200 * time.Microsecond}}
+	median := pausemodel.Costs{WakeCall: 3 * time.Microsecond, WakePer: 1500, Futile: 10 * time.Microsecond, Take: 400}
+	runs := []pausemodel.Costs{median, median}
+	runs[1].Futile = 14 * time.Microsecond
+	p, err := PredictManyCore(median, runs, w, 8, pausemodel.PI)
+	require.NoError(t, err)
+	assert.Len(t, p.Ratios, len(GridWakeToRun)*len(GridWakeIdle)+2*len(calibratedFields))
+	assert.Contains(t, p.Ratios, p.Base)
+	assert.NotEmpty(t, p.Decides)
+	narrow := ManyCore{Cores: 8, Ratios: []float64{0.70, 0.75}, Base: 0.72, Futile: []int{1}}
+	wide := ManyCore{Cores: 16, Ratios: []float64{0.2, 0.9}, Base: 0.5, Futile: []int{1}}
+	tab := ManyCoreTable([]ManyCore{narrow, wide}, "x")
+	assert.Equal(t, "0.720", tab.Rows[0][6])
+	assert.Contains(t, tab.Rows[0][7], "0.734")
+	assert.Empty(t, tab.Rows[1][6], "a range of 0.7 gets no single ratio")
+	assert.Empty(t, tab.Rows[1][7])
+	assert.True(t, slices.Equal([]string{"0.2", "0.9"}, strings.Split(Range([]float64{0.2, 0.9}, 1), "–")))
+}
