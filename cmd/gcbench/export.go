@@ -24,6 +24,9 @@ type exportFlags struct {
 	html        string
 	hdrLog      string
 	hdrInterval int
+	// sweep is set (forSweep) when the report is a sweep's scaling table,
+	// which has no anatomy to put beside a CSV --out.
+	sweep bool
 }
 
 func (x *exportFlags) register(fs *pflag.FlagSet) {
@@ -82,9 +85,11 @@ func (x *exportFlags) linkFromHTML(source string) string {
 	return filepath.ToSlash(rel)
 }
 
-// checkSweep refuses what a sweep's report cannot give: its points are
-// many runs, each with its own pauses, not one run's modes.
-func (x *exportFlags) checkSweep() error {
+// forSweep marks the outputs as a sweep's report and refuses what it
+// cannot give: its points are many runs, each with its own pauses, not
+// one run's modes.
+func (x *exportFlags) forSweep() error {
+	x.sweep = true
 	if x.hdrLog != "" {
 		return usagef("--hdr-log writes a run's pauses (report FILE.json), not a sweep's points (report DIR)")
 	}

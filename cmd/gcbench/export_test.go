@@ -120,6 +120,11 @@ func TestReportExportsOfASweep(t *testing.T) {
 	assert.Contains(t, stderr, "--hdr-log")
 	assert.NoFileExists(t, filepath.Join(dir, "p.hlog"))
 
+	// A sweep's CSV has no anatomy: nothing is written, or checked, beside it.
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "s.anatomy.csv"), 0o755))
+	_, stderr, code = runBinary(t, "report", "--out", filepath.Join(dir, "s.csv"), points)
+	require.Equal(t, 0, code, stderr)
+
 	html := filepath.Join(dir, "s.html")
 	_, stderr, code = runBinary(t, "report", "--html", html, points)
 	require.Equal(t, 0, code, stderr)

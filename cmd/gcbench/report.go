@@ -51,7 +51,7 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if sweep {
-		if err := out.exports.checkSweep(); err != nil {
+		if err := out.exports.forSweep(); err != nil {
 			return err
 		}
 	}
@@ -198,7 +198,7 @@ func (o *outputFlags) paths() []outfile.Path {
 	if o.out != "" {
 		out = []outfile.Path{{Name: "--out", Path: o.out}}
 	}
-	if o.format == analysis.CSV {
+	if o.format == analysis.CSV && !o.exports.sweep {
 		out = append(out, outfile.Path{Name: "--out's anatomy", Path: anatomyPath(o.out)})
 	}
 	return append(append(out, outfile.Path{Name: "--plot", Path: o.plot}), o.exports.paths()...)
