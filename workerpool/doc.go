@@ -6,6 +6,31 @@
 // For many concurrent enqueuers the queue can instead be sharded, one queue
 // and lock per worker with stealing (Options.Queue).
 //
+// # Everyday use
+//
+// New(Options{}) starts GOMAXPROCS goroutine workers with the Targeted
+// wake policy. A Group (Pool.NewGroup) is the everyday way to submit: its
+// jobs take a context and return an error, Go queues one and GoBatch
+// queues many under one lock acquisition with one wake, and Wait waits for
+// the group's own jobs (jobs they add through the group included) and
+// returns the group's own errors and panics — never another caller's.
+// Cancelling the group's context drops its jobs that have not started,
+// even those already in a worker's grab; GroupCancelOnError and GroupLimit
+// do what errgroup's WithContext and SetLimit do, GroupAllErrors returns
+// every error. Map runs a function over a slice as one batch and returns
+// the results in order, stopping at the first error.
+//
+// Options.MaxQueued bounds the queue: TryEnqueue returns ErrQueueFull,
+// EnqueueCtx waits for room until its context ends, and a batch is queued
+// whole or not at all. Shutdown(ctx) stops accepting, runs the queued jobs
+// until ctx ends and discards the rest; it and Close return the panics no
+// Join or Wait collected. Stats adds the gauges an operator reads
+// (Submitted, Queued, Running, Completed, Failed, Panicked, Dropped).
+//
+// Groups and Map are for ungated pools. Gated pools, Start, Join and
+// StartBatch are the SGen round: a gated pool keeps the Broadcast policy
+// (Options.Wake's zero value), as SGen's pool woke.
+//
 // It exists to measure and to use what Mono's SGen learned (mono/mono#20634):
 // its pool took the mutex and broadcast once per job while the workers were
 // not yet allowed to work, so every broadcast woke every thread for nothing;
@@ -30,6 +55,11 @@
 // queue for one thief; here all workers share one queue, hence the
 // division by the worker count). Job panics are recovered and kept for
 // Join.
+//
+// On an ungated pool a worker that finds no queued job steals the newer
+// half of the unstarted jobs of another worker's grab (see steal.go), so
+// no job waits behind a slow one while a worker is idle; a gated pool, the
+// SGen round, never steals and keeps its counters as they were.
 //
 // Ordering: jobs are taken in FIFO order (each grab is the oldest run of
 // queued jobs) and each worker runs its grab in order, so a pool of one
@@ -149,7 +179,9 @@
 // take seconds for millions of queued jobs; a caller abandoning its work
 // calls Discard, which empties the queue under the lock and counts the
 // removed jobs as taken (popped), so Joins and Close wait only for the jobs
-// already running.
+// already running; on an ungated pool it also takes the unstarted jobs of
+// the workers' grabs, as a thief would. Shutdown is Close with a deadline,
+// after which it discards.
 //
 // # Submitting without allocating
 //

@@ -67,6 +67,9 @@ func (p *Pool) Join(ctx context.Context) error {
 	if p.nat != nil {
 		return p.nat.join(ctx)
 	}
+	if p.calledFromJob(ctx) {
+		return fmt.Errorf("workerpool: join: %w", ErrCalledFromJob)
+	}
 	c := &p.coord
 	var buf [stackShards]uint64
 	t := p.targetNow(&buf)

@@ -2,6 +2,7 @@ package workerpool
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -615,8 +616,14 @@ func (p *Pool) openGateDeferredLocked(c *counters) deferredWake {
 // EnqueueFunc, EnqueueBatch and StartBatch return ErrClosed), opens the
 // gate, lets the workers run every accepted job, and returns once every
 // worker has exited — for Threads, once every worker's OS thread is gone.
-// Close is idempotent; every call returns the first call's result. A job
-// must not call Close: it would wait for its own worker to exit.
+// It returns the panics of jobs that no Join collected (a group's panics
+// are its Wait's), as Join would have reported them. Close is idempotent;
+// every call returns the first call's result.
+//
+// A job must not call Close, nor Shutdown with a context of its own: it
+// would wait for its own worker to exit. Go has no goroutine identity, so
+// Close cannot tell such a call; Shutdown, Join and a group's WaitCtx given
+// the context a group's job received return ErrCalledFromJob instead.
 func (p *Pool) Close() error {
 	if !p.initialized() {
 		return ErrNotInitialized
@@ -719,7 +726,61 @@ func (p *Pool) shutdown() error {
 		c.addFutex(p.sema.release(release))
 	}
 	p.wg.Wait()
-	return p.awaitThreadExit()
+	err := p.awaitThreadExit()
+	p.lock(c)
+	panics := p.takePanicsLocked()
+	p.unlock(c)
+	return errors.Join(panics, err)
+}
+
+// stopAccepting makes every later enqueue return ErrClosed, as Close does
+// first.
+func (p *Pool) stopAccepting() {
+	c := &p.coord
+	p.lock(c)
+	p.closed.Store(true)
+	if p.in != nil {
+		p.in.close()
+	}
+	p.unlock(c)
+	if p.shards != nil {
+		p.sealShards() // no push that saw the pool open is still in flight
+	}
+}
+
+// Shutdown stops accepting jobs at once, lets the workers run the queued
+// jobs until ctx ends, then discards the jobs not yet started (Discard) and
+// waits for the running ones, and for the workers to exit, as Close does.
+// It returns the panics that no Join or group's Wait collected, as Close
+// does, and, if it discarded jobs, a *DroppedError wrapping ErrDropped
+// with their count and ctx's cause; a group whose jobs it discarded
+// reports them to its own Wait. Given the context a group's job received,
+// it returns ErrCalledFromJob at once. After Shutdown, Close returns at
+// once. On the Native backend it is Close.
+func (p *Pool) Shutdown(ctx context.Context) error {
+	if !p.initialized() {
+		return ErrNotInitialized
+	}
+	if p.calledFromJob(ctx) {
+		return fmt.Errorf("workerpool: shutdown: %w", ErrCalledFromJob)
+	}
+	if p.nat != nil {
+		return p.Close()
+	}
+	p.stopAccepting()
+	closed := make(chan error, 1)
+	go func() { closed <- p.Close() }()
+	select {
+	case err := <-closed:
+		return err
+	case <-ctx.Done():
+	}
+	n := p.discard()
+	err := <-closed
+	if n > 0 {
+		err = errors.Join(err, &DroppedError{Count: n, Cause: context.Cause(ctx)})
+	}
+	return err
 }
 
 // wakeEveryoneLocked wakes every waiting worker for Close, and returns how
