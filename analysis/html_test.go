@@ -42,7 +42,7 @@ func TestHTMLReportHoldsTheTextOutput(t *testing.T) {
 			t.Errorf("no %s line %q", k, v)
 		}
 	}
-	svgs := regexp.MustCompile(`<svg role="img" width="576pt" height="240pt"[^>]*>\n<title>[^<]+</title>`).FindAllString(page, -1)
+	svgs := regexp.MustCompile(`<svg role="img" width="` + HTMLPlotWidth + `" height="` + HTMLPlotHeight + `"[^>]*>\n<title>[^<]+</title>`).FindAllString(page, -1)
 	if len(svgs) != 4 { // histograms, box plots, CDFs, anatomy
 		t.Errorf("%d plots of the stated size with a title, want 4", len(svgs))
 	}
@@ -105,7 +105,7 @@ func TestScalingHTMLLinksEachPoint(t *testing.T) {
 	if !strings.Contains(page, `<a href="points/c%20d.json">`) {
 		t.Error("no link to a point's file")
 	}
-	if n := strings.Count(page, `<svg role="img" width="576pt" height="240pt"`); n != 2 { // the ratio and the futex calls
+	if n := strings.Count(page, `<svg role="img" width="`+HTMLPlotWidth+`" height="`+HTMLPlotHeight+`"`); n != 2 { // the ratio and the futex calls
 		t.Errorf("%d plots, want 2", n)
 	}
 	if n := strings.Count(page, "<table>"); n != 1+3 {
