@@ -42,7 +42,7 @@ func TestHTMLReportHoldsTheTextOutput(t *testing.T) {
 			t.Errorf("no %s line %q", k, v)
 		}
 	}
-	svgs := regexp.MustCompile(`<svg role="img" width="` + HTMLPlotWidth + `" height="` + HTMLPlotHeight + `"[^>]*>\n<title>[^<]+</title>`).FindAllString(page, -1)
+	svgs := regexp.MustCompile(`<svg role="img" width="`+HTMLPlotWidth+`" height="`+HTMLPlotHeight+`"[^>]*>\n<title>[^<]+</title>`).FindAllString(page, -1)
 	if len(svgs) != 4 { // histograms, box plots, CDFs, anatomy
 		t.Errorf("%d plots of the stated size with a title, want 4", len(svgs))
 	}
