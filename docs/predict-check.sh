@@ -1,0 +1,74 @@
+#!/bin/sh
+# predict-check.sh — the measurements behind docs/predict.md: native sweeps
+# at 1…32 workers on one core (taskset -c 0) and on two, for the normal and
+# the PI mutex, three times each (the repeats give the measurement floor),
+# the threads backend's sweeps beside them, then `gcbench predict` three
+# times against all of them. Run it on a quiet 2-core Linux machine with gcc
+# (the native backend needs cgo): nothing else running, as the calibration
+# and the sweeps time the kernel's wakes.
+#
+#   sh docs/predict-check.sh [OUT]        # OUT defaults to ./predict-check
+#
+# Everything lands in OUT: the points (n2_R, n1_R: native on 2 cores and on
+# core 0, repeat R; t2, t1: threads), predict-R.txt (the check's three runs)
+# and log.txt (each step's start and the 1-minute load before it). Re-running
+# resumes: a sweep skips the points it already saved.
+#
+# Sizes can be overridden from the environment (the defaults below keep
+# the whole script to about half an hour on 2 cores):
+#   WORKERS=1,2,4,8,16,32 GCS=100 WARMUP=10 MAJOR=256MiB LOS=128MiB REPEATS=3
+set -eu
+
+OUT=${1:-predict-check}
+WORKERS=${WORKERS:-1,2,4,8,16,32}
+GCS=${GCS:-100}
+WARMUP=${WARMUP:-10}
+MAJOR=${MAJOR:-256MiB}
+LOS=${LOS:-128MiB}
+REPEATS=${REPEATS:-3}
+
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+cd "$(dirname "$0")/.."
+go build -o "$OUT/gcbench" ./cmd/gcbench
+G="$OUT/gcbench"
+
+log() {
+	printf '%s  load %s  %s\n' "$(date -u +%H:%M:%S)" "$(cut -d' ' -f1 /proc/loadavg)" "$*" | tee -a "$OUT/log.txt"
+}
+
+sweep() { # sweep CORES DIR BACKEND [FLAGS...]: CORES 1 runs it under taskset -c 0
+	cores=$1 dir=$2 backend=$3
+	shift 3
+	pin=""
+	[ "$cores" = 1 ] && pin="taskset -c 0"
+	# shellcheck disable=SC2086 # pin is a command prefix or nothing
+	$pin "$G" sweep --dir "$OUT/$dir" --backend "$backend" "$@" --wake broadcast --workers "$WORKERS" \
+		--modes perjob,batch --major-heap "$MAJOR" --los "$LOS" --gcs "$GCS" --warmup "$WARMUP"
+}
+
+r=1
+while [ "$r" -le "$REPEATS" ]; do
+	log "native sweep, 2 cores, repeat $r"
+	sweep 2 "n2_$r" native --mutex normal,pi
+	log "native sweep, core 0, repeat $r"
+	sweep 1 "n1_$r" native --mutex normal,pi
+	r=$((r + 1))
+done
+log "threads sweep, 2 cores (beside the check)"
+sweep 2 t2 threads
+log "threads sweep, core 0 (beside the check)"
+sweep 1 t1 threads
+
+dirs=""
+r=1
+while [ "$r" -le "$REPEATS" ]; do
+	dirs="$dirs --dir $OUT/n2_$r --dir $OUT/n1_$r"
+	r=$((r + 1))
+done
+for run in 1 2 3; do
+	log "predict, run $run"
+	# shellcheck disable=SC2086 # dirs is a list of flags
+	"$G" predict $dirs --dir "$OUT/t2" --dir "$OUT/t1" | tee "$OUT/predict-$run.txt"
+done
+log "done"
