@@ -390,3 +390,26 @@ func writeHTMLPage(w io.Writer, page htmlPage) error {
 	}
 	return nil
 }
+
+// WriteTablesHTML writes tables as one self-contained HTML document, as
+// WriteHTML does a report's: title as its heading, facts ("key: value"
+// lines such as the host) above, then each table with its title as caption
+// and its notes under it, in a section of its own. It is for the results
+// that are tables alone (gcbench predict's).
+func WriteTablesHTML(w io.Writer, title string, facts []Fact, tables ...*Table) error {
+	page := htmlPage{Title: title, Facts: facts}
+	for i, t := range tables {
+		heading := t.Title
+		if heading == "" {
+			heading = fmt.Sprintf("Table %d", i+1)
+		}
+		tab := htmlTableOf(t, heading)
+		for _, f := range t.Facts { // a table's own preamble (its host, say) above, once
+			if !slices.Contains(page.Facts, f) {
+				page.Facts = append(page.Facts, f)
+			}
+		}
+		page.Sections = append(page.Sections, htmlSection{ID: fmt.Sprintf("table-%d", i+1), Heading: heading, Tables: []htmlTable{tab}})
+	}
+	return writeHTMLPage(w, page)
+}

@@ -117,3 +117,25 @@ func TestScalingHTMLLinksEachPoint(t *testing.T) {
 func htmlText(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;", "+", "&#43;").Replace(s)
 }
+
+// TestTablesHTML: a page of tables alone has each as a semantic table
+// under its own heading, and each table's facts once above them.
+func TestTablesHTML(t *testing.T) {
+	host := Fact{Key: "host", Value: "vm; 2 cores"}
+	a := &Table{Title: "check", Facts: []Fact{host}, Header: [][]string{{"point", "error"}}, Rows: [][]string{{"w8", "12%"}}, Notes: []string{"a note"}}
+	b := &Table{Title: "many cores", Facts: []Fact{host}, Header: [][]string{{"cores", "ratio"}}, Rows: [][]string{{"64", "0.3–0.5"}}}
+	var out bytes.Buffer
+	if err := WriteTablesHTML(&out, "gcbench predict", []Fact{{Key: "calibration", Value: "x"}}, a, b); err != nil {
+		t.Fatal(err)
+	}
+	page := out.String()
+	for _, want := range []string{`<section id="table-1">`, `<h2>check</h2>`, `<th scope="row">w8</th><td>12%</td>`, `<p class="note">a note</p>`,
+		`<h2>many cores</h2>`, `<td>0.3–0.5</td>`, `<dt>calibration</dt>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if n := strings.Count(page, "<dt>host</dt>"); n != 1 {
+		t.Errorf("the host is above the tables %d times, want once", n)
+	}
+}
