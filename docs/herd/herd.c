@@ -26,8 +26,8 @@
 //	gcc -O2 -pthread -o herd docs/herd/herd.c
 //	taskset -c 0 ./herd WORKERS COLLECTIONS MUTATOR_US [RETURN_US [SLEEP_US SPIN_US [COLLECTOR_US]]]
 //
-// Linux only. docs/predict.md ("The kernel alone makes the herd whole")
-// reports what it printed.
+// Linux only. docs/predict.md ("The Go runtime's effect") says what it is
+// for.
 #define _GNU_SOURCE
 #include <limits.h>
 #include <linux/futex.h>
