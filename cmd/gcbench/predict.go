@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/gcsim"
+	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/pausemodel"
 	"github.com/gcbench/gcbench/pausemodel/check"
 	"github.com/gcbench/gcbench/workerpool"
@@ -50,6 +52,7 @@ type predictOptions struct {
 	major, los   int64
 	format       analysis.Format
 	calibrateGCs int
+	html         string
 }
 
 func cmdPredict(ctx context.Context, e *env, args []string) error {
@@ -66,6 +69,7 @@ func cmdPredict(ctx context.Context, e *env, args []string) error {
 	fs.Var(newIntValue(&o.calibrateGCs, 30, 1, 10000), "calibration-gcs", "serial collections that measure each heap's job costs")
 	fs.Var(formatValue{&o.format}, "format", "output format: text, markdown or csv (the tables' rows only: "+
 		"the calibration lines go to standard error, and the notes, the check's verdict among them, are in text and markdown)")
+	fs.StringVar(&o.html, "html", "", "also write the calibration and every table, with its notes, as one self-contained HTML page to `FILE`")
 	if done, err := parseFlags(fs, args, e.stdout, predictUsage); done {
 		return err
 	}
@@ -89,7 +93,7 @@ func cmdPredict(ctx context.Context, e *env, args []string) error {
 	if err := checkPaths(nil, pathsOf("--dir", o.dirs)); err != nil {
 		return err
 	}
-	if err := checkPaths(stdoutPath(), pathsOf("point", names)); err != nil {
+	if err := checkPaths(append(stdoutPath(), outfile.Path{Name: "--html", Path: o.html}), pathsOf("point", names)); err != nil {
 		return err
 	}
 	var reports []*analysis.Report
@@ -159,6 +163,7 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*analysis.
 	if o.format == analysis.CSV {
 		head = e.stderr // CSV holds the tables' rows alone
 	}
+	var calibration []analysis.Fact // the lines above the tables, for --html
 	medians := map[pausemodel.Mutex]pausemodel.Costs{}
 	runs := map[pausemodel.Mutex][]pausemodel.Costs{}
 	for _, k := range kinds {
@@ -169,8 +174,11 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*analysis.
 		medians[k], runs[k] = m, all
 		fmt.Fprintf(head, "gcbench predict: calibration of the native pool, %v mutex, on %s, median of %d runs: %v\n",
 			k, describeHost(probeHost()), len(all), m)
+		calibration = append(calibration, analysis.Fact{Key: fmt.Sprintf("calibration, %v mutex", k),
+			Value: fmt.Sprintf("on %s, median of %d runs: %v", describeHost(probeHost()), len(all), m)})
 		if len(all) > 1 {
 			fmt.Fprintf(head, "calibration runs' range (%v): %s\n", k, pausemodel.Spread(all))
+			calibration = append(calibration, analysis.Fact{Key: fmt.Sprintf("calibration runs' range (%v)", k), Value: pausemodel.Spread(all)})
 		}
 	}
 	works := map[string]pausemodel.Work{}
@@ -237,6 +245,11 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*analysis.
 		if err := t.Write(e.stdout, o.format); err != nil {
 			return err
 		}
+	}
+	if o.html != "" {
+		return e.save(ctx, "--html", o.html, true, func(w io.Writer) error {
+			return analysis.WriteTablesHTML(w, "gcbench predict", calibration, tables...)
+		})
 	}
 	return nil
 }

@@ -135,9 +135,13 @@ func TestPredictCSVIsTables(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "points")
 	_, stderr, code := runBinary(t, sweepGrid(dir, "1", "broadcast", "3", "--backend", "native")...)
 	require.Equal(t, 0, code, stderr)
+	html := filepath.Join(t.TempDir(), "p.html")
 	stdout, stderr, code := runBinary(t, "predict", "--dir", dir, "--major-heap", "64MiB", "--los", "16MiB", "--cores", "4",
-		"--calibration-gcs", "1", "--calibrations", "1", "--format", "csv")
+		"--calibration-gcs", "1", "--calibrations", "1", "--format", "csv", "--html", html)
 	require.Equal(t, 0, code, stderr)
+	page := readString(t, html) // --html: the same tables, and the calibration, on one page
+	assert.Equal(t, 4, strings.Count(page, "<table>"), page)
+	assert.Contains(t, page, "<dt>calibration, pi mutex</dt>")
 	assert.Contains(t, stderr, "gcbench predict: calibration of the native pool")
 	assert.NotContains(t, stdout, "calibration of")
 	tables := strings.Split(strings.TrimSpace(stdout), "\n\n")
