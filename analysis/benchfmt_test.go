@@ -120,3 +120,21 @@ func TestBenchKeysAndNames(t *testing.T) {
 		t.Errorf("benchNameValue = %q", got)
 	}
 }
+
+// TestBenchFormatOfAMergedReport: runs of several hosts keep their own
+// lines, told apart by a host key that benchstat can put in columns.
+func TestBenchFormatOfAMergedReport(t *testing.T) {
+	a, b := fixtureReport(t), fixtureReport(t)
+	b.Runs[0].Host.Hostname = "bench-b"
+	m, err := Merge(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := map[string]int{}
+	for _, r := range readBench(t, render(t, m, Bench)) {
+		hosts[r.GetConfig("host")]++
+	}
+	if hosts["bench-a"] != 600 || hosts["bench-b"] != 600 || len(hosts) != 2 {
+		t.Errorf("results per host %v, want 600 each of bench-a and bench-b", hosts)
+	}
+}
