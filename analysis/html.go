@@ -260,7 +260,7 @@ func (r *Report) htmlFacts() []Fact {
 		if len(run.Facts) > 0 {
 			var pairs []string
 			for _, k := range slices.Sorted(maps.Keys(run.Facts)) {
-				pairs = append(pairs, fmt.Sprintf("%s=%g", k, run.Facts[k]))
+				pairs = append(pairs, fmt.Sprintf("%s=%.6g", k, run.Facts[k])) // 6 digits: 1.570232, not 1.5702320680000001
 			}
 			facts = append(facts, Fact{Key: "run facts", Value: strings.Join(pairs, " "), Verbatim: true})
 		}
