@@ -280,7 +280,7 @@ func TestRunHelpDocumentsEveryFlag(t *testing.T) {
 		for _, want := range []string{
 			"--major-heap size", "(default 2.5GiB)", "--los size", "(default 1GiB)", "--nursery size", "(default 4MiB)",
 			"--workers int", "--gcs int", "(default 1500)", "--warmup int", "--modes list", "(default serial,perjob,batch)",
-			"--backend name", "(default threads)", "--wake name", "(default broadcast)", "--seed uint",
+			"--backend name", "(default " + gcsim.DefaultConfig().Backend.String() + ")", "--mutex name", "(default pi)", "--wake name", "(default broadcast)", "--seed uint",
 			"--verify", "--format format", "(default text)", "--out FILE", "--plot FILE.png", "--cpuprofile FILE", "--trace FILE",
 			"--html FILE", "--hdr-log FILE", "--hdr-interval int", "(default 100)", "json or bench", "FILE.anatomy.csv",
 			"--gomaxprocs int", "workers+1", "--lock-collector", "SGen's collector is one thread",
