@@ -42,7 +42,8 @@
 //     woken thread goes to the core it last ran on if that core is idle,
 //     else to an idle core if there is one (select_idle_sibling), and runs
 //     there WakeToRun later; with no core idle it joins the run queue of
-//     its last core.
+//     the less loaded of its last core and the waker's (wake_affine_weight
+//     in kernel/sched/fair.c), its last core on a tie.
 //   - Preemption. A worker woken onto the collector's core goes ahead of
 //     the collector: a running collector yields at the end of its current
 //     burst and resumes only after every worker woken onto its core

@@ -118,7 +118,7 @@ func (m *machine) wakeWorker(w *thread) {
 		w.rewake = true
 		return
 	}
-	m.wakeThread(w, func() { m.retake(w) })
+	m.wakeThread(w, m.collector, func() { m.retake(w) })
 }
 
 // retake is a worker back from its wait taking the mutex again.
@@ -187,7 +187,7 @@ func (m *machine) signalJoin(w *thread, then func()) {
 			c.rewake = true
 			return
 		}
-		m.wakeThread(c, func() { m.lockAs(c, true, m.joinCheck) })
+		m.wakeThread(c, w, func() { m.lockAs(c, true, m.joinCheck) })
 	})
 	m.cpu(w, m.wakeCost(w, c), then)
 }

@@ -412,9 +412,9 @@ func (m *machine) schedule(c *core) {
 // has run through the pause, is not eligible; kernel/sched/fair.c,
 // check_preempt_wakeup_fair and pick_eevdf). A core that runs out of
 // work takes queued threads from the others (schedule).
-func (m *machine) wakeThread(t *thread, then func()) {
+func (m *machine) wakeThread(t, waker *thread, then func()) {
 	m.res.Wakes++
-	c, idle := m.placement(t, nil)
+	c, idle := m.placement(t, waker, nil)
 	if idle {
 		c.reserved = true
 		m.after(m.c.WakeToRun, func() {
@@ -486,7 +486,7 @@ func (m *machine) unlock(t *thread, then func()) {
 		m.lockWaiters = m.lockWaiters[1:]
 		m.res.Locks++
 		cost := m.wakeCost(t, next.t)
-		m.after(m.c.WakeCall+m.c.WakePer, func() { m.wakeThread(next.t, next.then) })
+		m.after(m.c.WakeCall+m.c.WakePer, func() { m.wakeThread(next.t, t, next.then) })
 		m.cpu(t, cost, then)
 		return
 	}
@@ -503,7 +503,7 @@ func (m *machine) unlock(t *thread, then func()) {
 		// wakes (an interrupt to bring its core out of idle comes after,
 		// on the waker's CPU), before t's next burst: a woken worker can
 		// take t's core before t takes the lock again.
-		m.after(m.c.WakeCall+m.c.WakePer, func() { m.wakeThread(next.t, func() { m.lockAs(next.t, true, next.then) }) })
+		m.after(m.c.WakeCall+m.c.WakePer, func() { m.wakeThread(next.t, t, func() { m.lockAs(next.t, true, next.then) }) })
 	}
 	m.cpu(t, cost, then)
 }
@@ -534,7 +534,7 @@ func (m *machine) wakeCost(waker *thread, ws ...*thread) time.Duration {
 	d := m.c.WakeCall + time.Duration(len(ws))*m.c.WakePer
 	var taken []*core
 	for _, w := range ws {
-		if c, idle := m.placement(w, taken); idle {
+		if c, idle := m.placement(w, waker, taken); idle {
 			taken = append(taken, c)
 			if c != waker.core {
 				d += m.c.WakeIdle
@@ -544,17 +544,31 @@ func (m *machine) wakeCost(waker *thread, ws ...*thread) time.Duration {
 	return d
 }
 
-// placement is the core a thread t woken now goes to, and whether that
-// core is idle: its last core if idle, else the first idle core, else its
-// last core. taken lists idle cores that threads woken before it in the
-// same call are on their way to.
-func (m *machine) placement(t *thread, taken []*core) (*core, bool) {
+// placement is the core a thread t woken now by waker goes to, and
+// whether that core is idle: its last core if idle, else the first idle
+// core (select_idle_sibling), else the less loaded of its last core and
+// the waker's (wake_affine_weight: a wake-up is pulled to the waker's CPU
+// when the thread's own is the busier; kernel/sched/fair.c), counting a
+// core's running thread, or one on its way, and its queue. taken lists
+// idle cores that threads woken before it in the same call are on their
+// way to.
+func (m *machine) placement(t, waker *thread, taken []*core) (*core, bool) {
 	free := func(c *core) bool { return c.idle() && !slices.Contains(taken, c) }
 	if free(t.core) {
 		return t.core, true
 	}
 	if i := slices.IndexFunc(m.cores, free); i >= 0 {
 		return m.cores[i], true
+	}
+	load := func(c *core) int {
+		n := len(c.queue)
+		if c.running != nil || c.reserved || slices.Contains(taken, c) {
+			n++
+		}
+		return n
+	}
+	if waker != nil && waker.core != t.core && load(waker.core) < load(t.core) {
+		return waker.core, false
 	}
 	return t.core, false
 }
