@@ -143,7 +143,7 @@ func TestEveryShownDefaultIsAccepted(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%s --help: exit %d: %s", name, code, stderr)
 		}
-		for _, line := range strings.Split(stdout, "\n") {
+		for _, line := range strings.Split(unwrapHelp(stdout), "\n") {
 			m := shown.FindStringSubmatch(line)
 			if m == nil {
 				continue

@@ -28,7 +28,7 @@ func cmdPool(ctx context.Context, e *env, args []string) error {
 		"runs of each contender and protocol (interleaved)")
 	fs.Var(newIntValue(&opt.Workers, runtime.GOMAXPROCS(0), 1, workerpool.MaxWorkers), "workers", "pool workers")
 	fs.Var(newIntValue(&procs, 0, 0, maxGOMAXPROCS), "gomaxprocs",
-		"GOMAXPROCS for the run (0: workers+1 when the threads or native backend runs, which models dedicated pthreads; else the runtime's default)")
+		"GOMAXPROCS for the run (0: workers+1 when the threads or native backend runs, else the runtime's default; why: docs/methodology.md)")
 	opt.BatchSize = protocols.DefaultPoolBatchSize // before the flag, whose help shows it
 	fs.Var(&batchSizeValue{&opt.BatchSize}, "batch-size", "items per EnqueueBatch call in the throughput protocol (-1: all in one call)")
 	fs.Var(newListValue(&opt.Protocols, []protocols.PoolProtocol{protocols.Throughput, protocols.Latency}, protocols.ParsePoolProtocol,
@@ -44,14 +44,9 @@ func cmdPool(ctx context.Context, e *env, args []string) error {
 		"wait for all) and latency (--round-trips sequential submit-and-wait), for each\n"+
 		"backend and wake policy with per-item Enqueue and with EnqueueBatch, beside a\n"+
 		"goroutine per item + WaitGroup. Medians of interleaved runs; speedup = the\n"+
-		"goroutine baseline's time over the contender's.\n\n"+
-		"GOMAXPROCS: a threads-backend worker is a goroutine locked to its own OS\n"+
-		"thread and still needs one of the runtime's GOMAXPROCS Ps to run. With\n"+
-		"GOMAXPROCS = cores, a thread woken from its futex can wait for a P that a\n"+
-		"futex-blocked thread holds until sysmon retakes it (20 µs to 10 ms).\n"+
-		"So when the threads backend runs, GOMAXPROCS is workers+1 for the run,\n"+
-		"modelling dedicated pthreads, which only the kernel schedules;\n"+
-		"--gomaxprocs N sets it otherwise (shown in the host line and the JSON).\n\nflags:\n"); done {
+		"goroutine baseline's time over the contender's. When the threads or native\n"+
+		"backend runs, GOMAXPROCS is workers+1 unless --gomaxprocs says otherwise\n"+
+		"(the host line shows it; why: docs/methodology.md).\n\nflags:\n"); done {
 		return err
 	}
 	if fs.NArg() > 0 {

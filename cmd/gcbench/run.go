@@ -77,9 +77,8 @@ func parseRunFlags(args []string, stdout io.Writer) (*runOptions, error) {
 		"wake policy of the pool modes: broadcast, signal, targeted or spin")
 	fs.Uint64Var(&o.cfg.Seed, "seed", def.Seed, "seed of the mutator's random choices (same seed, same heap)")
 	fs.Var(newIntValue(&o.gomaxprocs, 0, 0, maxRunGOMAXPROCS), "gomaxprocs", "GOMAXPROCS during the run; 0 = auto: workers+1 when --backend is threads or native and "+
-		"a pool mode runs (a woken worker thread then finds a free P at once, as SGen's pthreads find a core, "+
-		"instead of waiting up to 10 ms for the runtime to retake one), else the runtime's default. "+
-		"The report's host line gives the value in force")
+		"a pool mode runs, else the runtime's default; the host line gives the value in force "+
+		"(why: docs/methodology.md)")
 	registerLockCollector(fs, &o.lockCollector)
 	fs.BoolVar(&o.cfg.Verify, "verify", false, "run the heap verifier after every collection (slow; checks, does not time)")
 	o.output.register(fs)
@@ -401,9 +400,7 @@ const lockedCollector = "locked-thread"
 // registerLockCollector adds --lock-collector, shared by run and sweep.
 func registerLockCollector(fs *pflag.FlagSet, lock *bool) {
 	fs.BoolVar(lock, "lock-collector", false, "run the collections on one OS thread, as SGen's collector is one thread "+
-		"(runtime.LockOSThread on the collecting goroutine); without it the Go runtime may move that goroutine to "+
-		"another thread, which on a busy core cuts herds of futile wake-ups short. The runtime still preempts it after "+
-		"10 ms of running, and its thread then sleeps until it has a P again")
+		"(runtime.LockOSThread; what it changes: docs/methodology.md)")
 }
 
 // lockThread locks the calling goroutine, which runs the collections, to

@@ -277,6 +277,7 @@ func TestRunHelpDocumentsEveryFlag(t *testing.T) {
 	for _, args := range [][]string{{"--help"}, {"run", "-h"}} {
 		stdout, stderr, code := runBinary(t, args...)
 		require.Equal(t, 0, code, stderr)
+		stdout = unwrapHelp(stdout)
 		for _, want := range []string{
 			"--major-heap size", "(default 2.5GiB)", "--los size", "(default 1GiB)", "--nursery size", "(default 4MiB)",
 			"--workers int", "--gcs int", "(default 1500)", "--warmup int", "--modes list", "(default serial,perjob,batch)",

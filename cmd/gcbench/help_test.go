@@ -1,0 +1,59 @@
+package main
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// unwrapHelp joins the continuation lines of --help's flag descriptions
+// (indented deeper than any flag line) to the line they continue, so that
+// a test can look for a phrase or a flag's "(default …)" wherever the
+// wrapping broke it.
+func unwrapHelp(s string) string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		if len(out) > 0 && strings.HasPrefix(line, strings.Repeat(" ", 8)) {
+			out[len(out)-1] += " " + strings.TrimLeft(line, " ")
+			continue
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestHelpFitsAndListsCommands: every command's --help (and `gcbench
+// help`) keeps within helpColumns, and `gcbench --help`, the first thing a
+// newcomer types, ends with every command.
+func TestHelpFitsAndListsCommands(t *testing.T) {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	runs := [][]string{{"--help"}, {"help"}}
+	for _, n := range names {
+		runs = append(runs, []string{n, "--help"})
+	}
+	for _, args := range runs {
+		stdout, stderr, code := runBinary(t, args...)
+		require.Equal(t, 0, code, "%v: %s", args, stderr)
+		require.NotEmpty(t, stdout, "%v", args)
+		for i, line := range strings.Split(stdout, "\n") {
+			assert.LessOrEqual(t, utf8.RuneCountInString(line), helpColumns, "gcbench %v, line %d is too wide:\n%s", args, i+1, line)
+		}
+	}
+
+	stdout, _, _ := runBinary(t, "--help")
+	_, list, ok := strings.Cut(stdout, "\ncommands:\n")
+	require.True(t, ok, "gcbench --help lists the commands:\n%s", stdout)
+	for _, n := range names {
+		assert.Regexp(t, regexp.MustCompile(`(?m)^  `+regexp.QuoteMeta(n)+` +\S`), list, "gcbench --help names %s", n)
+	}
+	assert.True(t, strings.HasSuffix(stdout, "'gcbench COMMAND --help' documents a command's flags.\n"), "the list ends --help")
+}
