@@ -315,7 +315,28 @@ func (s *Sim) hostGC() hostGC {
 func (s *Sim) Collect(mode Mode) (Record, error) { return s.CollectContext(context.Background(), mode) }
 
 // CollectContext runs one timed minor collection in the given mode and
-// returns its record. Only the four phases are timed; the pool counters,
+// returns its record. The pause is four phases:
+//
+//  1. card prep: copy the cards to the shadow table and clear them;
+//  2. dispatch: the collection's jobs — one roots job ("scan wbroots"), S
+//     major-heap jobs over contiguous block ranges and S LOS jobs over
+//     contiguous slices of the LOS object array, S = jobs.SplitCount(workers)
+//     (8 workers: 1 + 32 + 32 = 65 jobs) — run inline (Serial), enqueued
+//     one at a time (PerJob) or as one batch (Batch), then the gate opened
+//     with Start; or queued with the gate opened under one lock (StartBatch);
+//  3. join: wait for every job;
+//  4. nursery reset: return the workers' promotion blocks and empty the
+//     nursery.
+//
+// Each job scans marked cards; for every nursery reference it promotes the
+// object exactly once (a CAS on the original's forwarding word), updates
+// the slot and drains its own gray stack (heap.Promoter). Every job runs
+// wrapped in a jobs.Timed that pushes a completion record (job, worker,
+// start, end) onto a lock-free mpsc.List; after the pause the collector
+// drains exactly one record per job, which gives the record's anatomy, job
+// times and load imbalance (Completions returns them).
+//
+// Only the four phases are timed; the pool counters,
 // host GC count and (with Config.Verify) verification are read outside the
 // pause. The pause never looks at ctx; the verification after it does,
 // about every MiB of heap, and if ctx ends first CollectContext returns the
