@@ -10,52 +10,22 @@
 // tracks as a caller's ChromeMapping says (WriterTracks, one track per
 // writer, knows no kind at all).
 //
-// The buffer manager is .NET EventPipe's in Go (dotnet/runtime's
-// src/native/eventpipe/ep-buffer-manager.c, buffer_manager_try_reserve_buffer
-// and buffer_manager_allocate_buffer_for_thread):
+// What it guarantees:
 //
-//   - Every Writer (one per goroutine, like EventPipe's per-thread state)
-//     bump-allocates events into its own buffer. A buffer is sized
-//     100 KiB × (the writer's live buffer count + 1), capped at 1 MiB, at
-//     least one event, rounded up to whole pages.
-//   - A writer that needs a new buffer first reserves its size from the
-//     session's budget. With the Lockless policy the reservation is a CAS
-//     loop on an atomic total that fails without taking any lock; the
-//     manager lock is taken only to link a reserved buffer into the writer's
-//     list (and, with Options.LocklessAllocInLock, to allocate it, as
-//     EventPipe did between dotnet/runtime#50797 and #67936). The Locked
-//     policy is the pre-fix design: the check, the reservation and the
-//     allocation happen under the manager lock — a request is admitted if
-//     one event fits what is left of the budget, and the buffer shrunk to
-//     what is left — so when the budget is exhausted every writer queues on
-//     that lock just to learn that it must drop its event (the "lock
-//     caravan"), and the reader, which needs the same lock to free buffers,
-//     starves.
-//   - The manager lock is a sync.Mutex by default; Options.Lock selects a
-//     spin lock like CoreCLR's, which guards EventPipe's, whose waiters
-//     poll, yield the CPU to the kernel and stay runnable.
-//   - A writer never waits for the reader. An event that finds no buffer is
-//     dropped, but it still consumes the writer's sequence number, so the
-//     gaps in each writer's sequence are exactly its lost events:
-//     events read + events lost = events written, per writer.
-//   - One reader goroutine per session wakes when writers start new buffers
-//     (and every FlushInterval), takes the writers' events out of their
-//     buffers into the output, and frees drained buffers that their writers
-//     have handed over, which releases their budget. A writer hands a
-//     buffer over when it is full, when the reader seals it (at the
-//     writer's next Write), or at Writer.Close: with the batch reader, a
-//     writer that goes quiet without Close keeps one buffer of the budget
-//     (the EventPipe reader takes it). Options.Reader selects
-//     how: BatchReader (the default) seals every writer's buffers, merges
-//     their events in time order and frees what it drained, taking the
-//     manager lock twice per flush; EventPipeReader does what EventPipe's
-//     streaming thread does, taking the lock per step, per drained buffer
-//     and per sequence point (see EventPipeReader).
-//   - Buffer bytes come from anonymous mmap blocks (the aspnetcore
-//     UnmanagedBufferAllocator argument): the host Go collector neither scans
-//     nor owns them, and a block is unmapped at the first flush after it has
-//     been drained and handed over. The GoHeap memory option keeps the bytes
-//     on the Go heap, for comparison.
+//   - A writer never waits for the reader. An event that finds no buffer
+//     under the budget is dropped, but it still consumes its writer's
+//     sequence number, so events read + events lost = events written, per
+//     writer, exactly.
+//   - With the Lockless policy a writer refused by the budget takes no lock
+//     (EventPipe's buffer reservation, see Policy); Locked is the design it
+//     replaced, kept for comparison.
+//   - Buffers live off the Go heap by default, and a drained buffer's
+//     budget is released.
+//   - A file cut short reads to its last complete block; corrupt input is
+//     an error, never a panic.
+//
+// The buffer manager, after .NET EventPipe's, is described at Session;
+// ExampleExportChrome and ExampleSummarize show a session end to end.
 //
 // # File format, version 1
 //

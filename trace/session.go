@@ -28,10 +28,16 @@ type Policy int
 const (
 	// Lockless reserves with a CAS loop on the session's atomic total and
 	// fails without taking any lock; the manager lock is taken only to link
-	// a reserved buffer (EventPipe after PR #50797 and #67936).
+	// a reserved buffer into the writer's list (and, with
+	// Options.LocklessAllocInLock, to allocate it, as EventPipe did between
+	// dotnet/runtime#50797 and #67936).
 	Lockless Policy = iota
 	// Locked checks, reserves and allocates under the manager lock, as
-	// EventPipe did before the fix.
+	// EventPipe did before the fix: a request is admitted if one event fits
+	// what is left of the budget, and the buffer is shrunk to what is left.
+	// So when the budget is exhausted every writer queues on that lock just
+	// to learn that it must drop its event (the "lock caravan"), and the
+	// reader, which needs the same lock to free buffers, starves.
 	Locked
 )
 
@@ -127,7 +133,40 @@ func (o Options) Validate() error {
 }
 
 // A Session owns the budget, the writers' buffers and the reader goroutine
-// that streams them to the output.
+// that streams them to the output. Its buffer manager is .NET EventPipe's
+// in Go (dotnet/runtime's src/native/eventpipe/ep-buffer-manager.c,
+// buffer_manager_try_reserve_buffer and buffer_manager_allocate_buffer_for_thread):
+//
+//   - Every Writer (one per goroutine, like EventPipe's per-thread state)
+//     bump-allocates events into its own buffer. A buffer is sized
+//     100 KiB × (the writer's live buffer count + 1), capped at 1 MiB, at
+//     least one event, rounded up to whole pages.
+//   - A writer that needs a new buffer first reserves its size from the
+//     session's budget, as the Policy says: lockless, or under the manager
+//     lock.
+//   - The manager lock is a sync.Mutex by default; Options.Lock selects a
+//     spin lock like CoreCLR's, which guards EventPipe's, whose waiters
+//     poll, yield the CPU to the kernel and stay runnable.
+//   - A writer never waits for the reader: an event that finds no buffer is
+//     dropped and consumes its sequence number.
+//   - One reader goroutine per session wakes when writers start new buffers
+//     (and every FlushInterval), takes the writers' events out of their
+//     buffers into the output, and frees drained buffers that their writers
+//     have handed over, which releases their budget. A writer hands a
+//     buffer over when it is full, when the reader seals it (at the
+//     writer's next Write), or at Writer.Close: with the batch reader, a
+//     writer that goes quiet without Close keeps one buffer of the budget
+//     (the EventPipe reader takes it). Options.Reader selects how:
+//     BatchReader (the default) seals every writer's buffers, merges their
+//     events in time order and frees what it drained, taking the manager
+//     lock twice per flush; EventPipeReader does what EventPipe's streaming
+//     thread does, taking the lock per step, per drained buffer and per
+//     sequence point (see EventPipeReader).
+//   - Buffer bytes come from anonymous mmap blocks (the aspnetcore
+//     UnmanagedBufferAllocator argument): the host Go collector neither
+//     scans nor owns them, and a block is unmapped at the first flush after
+//     it has been drained and handed over. The GoHeap memory option keeps
+//     the bytes on the Go heap, for comparison.
 //
 // Locking: mu (the manager lock) guards the writer list, every writer's
 // buffer list and the sequence points. A writer's current buffer is owned
