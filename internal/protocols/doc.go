@@ -5,6 +5,31 @@
 // (cmd/gcbench's readylist, pool and trace-stress commands) is its only
 // user.
 //
+// # What every protocol guarantees
+//
+//   - Interleaving: a comparison runs every contender within each
+//     repetition and changes which goes first from one repetition to the
+//     next, so that drift on a shared machine hits them alike; its ratios
+//     are between contenders measured in the same run. Absolute numbers
+//     depend on the machine; the ratios are what the seeds' claims are
+//     about.
+//   - Statistics: every median, mean and standard deviation is package
+//     analysis's ([analysis.Summarize]); a median is QUARTILE.INC(range,
+//     2), the mean of the middle two values of an even count.
+//   - Bounds: every count is bounded (the Max* constants) and every
+//     product of counts is overflow-checked and bounded too, so that an
+//     accepted run can finish. Options out of bounds, and unknown
+//     protocols, variants and policies, are refused before any work with
+//     an error wrapping ErrInvalidOptions; a pool's backend and wake policy
+//     are checked by package workerpool when the pool is made.
+//   - Cancellation: every run looks at its context at least every 1024
+//     events, polls, items or round trips (a pool's batch contender once
+//     per batch, so once in all with --batch-size -1; a trace read-back
+//     every 4096 events) and returns within milliseconds of a cancel, a
+//     whole-run batch within its one EnqueueBatch call. A cancelled
+//     comparison returns its error and what it completed — the complete
+//     repetitions, or the complete trace-stress runs — marked Partial.
+//
 // # Ready list: stress-epoll (readylist.go)
 //
 // RunReadyList and CompareReadyList reproduce stress-epoll
@@ -76,36 +101,11 @@
 // goroutine locked to an OS thread of its own with runtime.LockOSThread,
 // never unlocked, so the thread exits with its goroutine and none is left
 // behind. The caller should set GOMAXPROCS above the number of such
-// threads (cmd/gcbench does: actors + 1), so that a thread the kernel runs
-// finds a processor at once and the kernel, not the Go scheduler, decides
-// who runs: under the Go scheduler alone, goroutines that never block keep
-// a reader or consumer goroutine off the processors for whole time slices.
+// threads (cmd/gcbench does: actors + 1), so that the kernel, not the Go
+// scheduler, decides who runs (docs/methodology.md in the module's
+// repository says why).
+//
 // Thread ids (gettid) and thread CPU time (CLOCK_THREAD_CPUTIME_ID) are
 // read on Linux only; elsewhere they read 0 and the consumer's futex sleep
 // is a yield.
-//
-// # What every protocol guarantees
-//
-//   - Interleaving: a comparison runs every contender within each
-//     repetition and changes which goes first from one repetition to the
-//     next, so that drift on a shared machine hits them alike; its ratios
-//     are between contenders measured in the same run. Absolute numbers
-//     depend on the machine; the ratios are what the seeds' claims are
-//     about.
-//   - Statistics: every median, mean and standard deviation is package
-//     analysis's ([analysis.Summarize]); a median is QUARTILE.INC(range,
-//     2), the mean of the middle two values of an even count.
-//   - Bounds: every count is bounded (the Max* constants) and every
-//     product of counts is overflow-checked and bounded too, so that an
-//     accepted run can finish. Options out of bounds, and unknown
-//     protocols, variants and policies, are refused before any work with
-//     an error wrapping ErrInvalidOptions; a pool's backend and wake policy
-//     are checked by package workerpool when the pool is made.
-//   - Cancellation: every run looks at its context at least every 1024
-//     events, polls, items or round trips (a pool's batch contender once
-//     per batch, so once in all with --batch-size -1; a trace read-back
-//     every 4096 events) and returns within milliseconds of a cancel, a
-//     whole-run batch within its one EnqueueBatch call. A cancelled
-//     comparison returns its error and what it completed — the complete
-//     repetitions, or the complete trace-stress runs — marked Partial.
 package protocols
