@@ -34,7 +34,9 @@ func TestReadylistTextTable(t *testing.T) {
 		l, err1 := strconv.ParseFloat(lo, 64)
 		h, err2 := strconv.ParseFloat(hi, 64)
 		require.NoError(t, errors.Join(err1, err2))
-		assert.True(t, l <= h && l > 0, "range %q", f[7])
+		// ≥ 0, not > 0: with 500 events a run preempted for a time slice
+		// can make a ratio that rounds to 0.00 on a loaded machine.
+		assert.True(t, l <= h && l >= 0 && h > 0, "range %q", f[7])
 		for _, cell := range append(f[2:7:7], f[8:]...) {
 			v, err := strconv.ParseFloat(cell, 64)
 			require.NoError(t, err, "cell %q", cell)
