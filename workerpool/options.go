@@ -241,7 +241,8 @@ type Options struct {
 	// returns ErrQueueFull. A batch larger than MaxQueued is refused at
 	// once with ErrBatchTooLarge; one that fits waits whole, never half
 	// queued. Jobs a worker has taken (at most MaxGrab per worker) no
-	// longer count. The Native backend has no bound: New refuses
+	// longer count. A job that enqueues into a full queue waits like any
+	// caller: if every worker does, none is left to make room. The Native backend has no bound: New refuses
 	// MaxQueued > 0 there with ErrUnsupported.
 	MaxQueued int
 	// Observer, if non-nil, is told about job starts and ends, enqueues and

@@ -177,8 +177,10 @@ func (p *Pool) dropGrabsLocked(drop func(jobs.Job)) int {
 				break
 			}
 			e := int(c & claimEnd)
-			for _, j := range v.buf[from:e] {
-				drop(j)
+			if drop != nil {
+				for _, j := range v.buf[from:e] {
+					drop(j)
+				}
 			}
 			total += e - from
 			v.claim.And(^uint64(claimBusy))

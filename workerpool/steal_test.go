@@ -44,6 +44,7 @@ func TestNoJobWaitsBehindASlowOne(t *testing.T) {
 		assert.EqualValues(t, fast, ran.Load())
 		st := p.Stats()
 		assert.EqualValues(t, fast+1, st.TotalJobsRun())
+		assert.NotZero(t, st.GrabSteals, "the slow job's grab held fast jobs: they were stolen")
 	})
 }
 
@@ -59,4 +60,31 @@ func TestGatedPoolsDoNotSteal(t *testing.T) {
 	require.NoError(t, p.Join(timeoutCtx(t)))
 	assert.Zero(t, p.Stats().GrabSteals)
 	assert.EqualValues(t, 500, n.runs.Load())
+}
+
+// TestDiscardTakesGrabs: on an ungated pool Discard also removes the
+// unstarted jobs of a worker's grab; they never run.
+func TestDiscardTakesGrabs(t *testing.T) {
+	for _, q := range allQueues {
+		t.Run(q.String(), func(t *testing.T) {
+			p := newPool(t, Options{Workers: 1, Wake: Targeted, Queue: q})
+			started, release := make(chan struct{}), make(chan struct{})
+			var n countJob
+			batch := []jobs.Job{jobs.Func(func(int) { close(started); <-release })}
+			for range 40 {
+				batch = append(batch, &n)
+			}
+			require.NoError(t, p.EnqueueBatch(batch))
+			<-started // the worker holds a grab of 20: the blocker and 19 more
+			assert.Equal(t, 40, p.Discard())
+			close(release)
+			require.NoError(t, p.Join(timeoutCtx(t)))
+			assert.Zero(t, n.runs.Load())
+			st := p.Stats()
+			assert.EqualValues(t, 1, st.TotalJobsRun())
+			assert.EqualValues(t, 40, st.Dropped)
+			assert.EqualValues(t, 41, st.Submitted)
+			assert.Zero(t, st.Queued)
+		})
+	}
 }
