@@ -8,14 +8,18 @@
 // gate, one broadcast after the unlock), on C cores with W workers, with a
 // normal or a PI mutex. It exists to answer the question a 2-core machine
 // cannot: how the difference between them grows with cores and workers.
+// Simulate is deterministic (the same Costs and Shape give the same
+// Result), and no cost is fitted to the pauses a prediction is checked
+// against. The model's evidence and commands: docs/predict.md in the
+// module's repository.
 //
 // The package has three parts, each in its own files:
 //
 //   - the pure simulation (simulate.go, protocol.go): Simulate and
-//     SimulateSeries, deterministic, from Costs and a Shape;
+//     SimulateSeries, from Costs and a Shape;
 //   - the host's calibration (calibrate.go, affinity.go): Calibrate, which
 //     measures Costs with microbenchmarks of the Native pool's primitives
-//     on this host, never from the pauses a prediction is checked against;
+//     on this host;
 //   - the measurement of job costs (work.go): MeasureWork, serial
 //     collections of a heap, and Predict, which simulates them.
 //
