@@ -467,3 +467,36 @@ func contains(err error, msg string) bool {
 	}
 	return false
 }
+
+// TestGoBatchAndMapAreOneBatch: GoBatch and Map queue their jobs under one
+// lock acquisition with one wake call, as EnqueueBatch does.
+func TestGoBatchAndMapAreOneBatch(t *testing.T) {
+	for _, w := range []WakePolicy{Broadcast, Signal, Targeted} {
+		t.Run(w.String(), func(t *testing.T) {
+			p := newPool(t, Options{Workers: 4, Wake: w})
+			waitParked(t, p)
+			before := p.Stats()
+			g := p.NewGroup(context.Background())
+			fns := make([]func(context.Context, int) error, 65)
+			for i := range fns {
+				fns[i] = func(context.Context, int) error { return nil }
+			}
+			g.GoBatch(fns...)
+			d := p.Stats().Sub(before)
+			assert.EqualValues(t, 1, d.EnqueueLockAcquisitions)
+			assert.EqualValues(t, 1, d.EnqueueWakeCalls)
+			require.NoError(t, g.Wait())
+			require.NoError(t, p.Join(timeoutCtx(t)))
+
+			waitParked(t, p)
+			before = p.Stats()
+			_, err := Map(context.Background(), p, make([]int, 65), func(context.Context, int, int) (int, error) {
+				return 0, nil
+			})
+			require.NoError(t, err)
+			d = p.Stats().Sub(before)
+			assert.EqualValues(t, 1, d.EnqueueLockAcquisitions)
+			assert.EqualValues(t, 1, d.EnqueueWakeCalls)
+		})
+	}
+}
