@@ -15,18 +15,19 @@ import (
 // runtime's runqsteal takes half of a victim's run queue).
 //
 // A grab's claim word is gen<<32 | busy | next<<8 | end: the owner runs
-// job i only after moving next from i to i+1 with a CAS while i < end; a
-// thief lowers end to mid with a CAS and so owns buf[mid:end]. gen changes
+// job i only after moving next from i to i+1 with an atomic add that finds
+// i < end; a thief lowers end to mid with a CAS and so owns buf[mid:end]. gen changes
 // with every grab, so a thief's CAS cannot succeed against a later grab
 // (ABA). The owner pre-claims job 0 when it publishes the grab, so a grab
-// of one job costs no claim at all, and a larger one one uncontended CAS
-// per later job, on the owner's own cache line.
+// of one job costs no claim at all, and a larger one one uncontended
+// atomic add per later job, on the owner's own cache line.
 //
 // Invariants:
 //
 //  1. Exactly once: an index is run by whoever moved it out of [next,
 //     end) — the owner by raising next, a thief by lowering end — and both
-//     move it with a CAS on one word.
+//     are read-modify-writes of one word: the owner's add sees the end
+//     any earlier steal left, and a thief's CAS fails if the owner moved.
 //  2. The buffer is read safely: a thief sets busy in the CAS that gives
 //     it buf[mid:end] and clears it after copying those jobs; the owner,
 //     whose claim fails at mid, waits for busy to clear before it clears
@@ -61,17 +62,11 @@ func (w *worker) startClaims(k int) {
 }
 
 // claimAt claims job i of w's grab for w, next being i, and reports
-// whether it was still w's (not stolen or discarded).
+// whether it was still w's (not stolen or discarded): one atomic add, no
+// loop. A failed claim leaves next past end, which thieves and Discard
+// read as nothing left to take.
 func (w *worker) claimAt(i int) bool {
-	for {
-		c := w.claim.Load()
-		if int(c&claimEnd) <= i {
-			return false
-		}
-		if w.claim.CompareAndSwap(c, c+1<<8) {
-			return true
-		}
-	}
+	return int(w.claim.Add(1<<8)&claimEnd) > i
 }
 
 // truncateGrab ends w's grab at i, the jobs from i on having been taken by
