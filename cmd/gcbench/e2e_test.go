@@ -2,13 +2,11 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -33,16 +31,11 @@ func testMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	gcbenchBin = filepath.Join(dir, "gcbench")
-	// The build is bounded too (there is no test to fail yet): past
-	// buildBound, go and the compilers it started are killed.
-	ctx, cancel := context.WithTimeout(context.Background(), buildBound)
-	defer cancel()
-	build := exec.CommandContext(ctx, "go", "build", "-o", gcbenchBin, ".")
+	// The build is bounded too: past buildBound, or on a signal that
+	// ends the tests, go and the compilers it started are killed.
+	build := exec.Command("go", "build", "-o", gcbenchBin, ".")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	build.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	build.Cancel = func() error { return syscall.Kill(-build.Process.Pid, syscall.SIGKILL) }
-	build.WaitDelay = time.Second
-	if err := build.Run(); err != nil {
+	if err := testwait.RunMain(build, buildBound); err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: building gcbench (at most %v): %v\n", buildBound, err)
 		return 1
 	}

@@ -77,6 +77,26 @@ func Run(tb testing.TB, cmd *exec.Cmd, d time.Duration) error {
 	return Start(tb, cmd).Wait(d)
 }
 
+// RunMain runs cmd as a Child where there is no test to fail (TestMain)
+// and waits at most d for it. Past d it kills the child's process group
+// and returns an error with what the child printed. Meanwhile a signal
+// that ends the process ends the child's group first, as for a test's
+// children.
+func RunMain(cmd *exec.Cmd, d time.Duration) error {
+	c, err := start(nil, cmd)
+	if err != nil {
+		return fmt.Errorf("starting %s: %w", cmd, err)
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-c.done:
+		return c.err
+	case <-timer.C:
+		return fmt.Errorf("%s did not exit within %v; %s; it printed:\n%s", cmd, d, c.kill(), c.Output())
+	}
+}
+
 func start(tb testing.TB, cmd *exec.Cmd) (*Child, error) {
 	c := &Child{tb: tb, cmd: cmd, out: new(output), done: make(chan struct{})}
 	if cmd.SysProcAttr == nil {

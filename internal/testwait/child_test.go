@@ -214,3 +214,29 @@ func TestAnIgnoreThatStaysIsNamed(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "stay ignored after signal.Notify (interrupt, hangup)")
 }
+
+// TestRunMainKillsAChildPastItsBound: where there is no test (TestMain), a
+// stubborn child past its bound is an error with its output, and leaves
+// no process.
+func TestRunMainKillsAChildPastItsBound(t *testing.T) {
+	var out strings.Builder
+	cmd := helper("stubborn-group")
+	cmd.Stdout = &out
+	start := time.Now()
+	err := RunMain(cmd, 3*time.Second) // time enough to print its line, on a busy machine too
+	require.Error(t, err)
+	assert.Less(t, time.Since(start), 8*time.Second)
+	assert.Contains(t, err.Error(), "did not exit within 3s; killed it with its process group; it printed:\n")
+	m := regexp.MustCompile(`stubborn: child (\d+) grandchild (\d+)\n`).FindStringSubmatch(out.String())
+	require.NotNil(t, m, "its line: %q", out.String())
+	for _, s := range m[1:] {
+		p, err := strconv.Atoi(s)
+		require.NoError(t, err)
+		assert.True(t, gone(p, 5*time.Second), "process %d is still running", p)
+	}
+
+	err = RunMain(helper("exit3"), time.Minute)
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	assert.Equal(t, 3, exit.ExitCode())
+}
