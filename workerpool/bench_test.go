@@ -209,6 +209,7 @@ func runTinyTasks(b *testing.B, p *workerpool.Pool, batch bool) {
 	n := float64(b.N)
 	b.ReportMetric(float64(d.LockAcquisitions)/n, "locks/task")
 	b.ReportMetric(float64(d.Grabs)/n, "grabs/task")
+	b.ReportMetric(float64(d.GrabSteals)/n, "grab-steals/task")
 	b.ReportMetric(float64(d.FutexCalls)/n, "futex-calls/task")
 	b.ReportMetric(float64(d.WorkersWoken)/n, "woken/task")
 }
