@@ -47,9 +47,9 @@ var (
 	// wait for the very job that calls it: Group.WaitCtx, Join and
 	// Shutdown given the context a group's job received.
 	ErrCalledFromJob = errors.New("workerpool: wait called from a job it would wait for")
-	// ErrNotInitialized is returned by Enqueue, EnqueueFunc, EnqueueBatch,
-	// StartBatch, Join and Close of a Pool that New did not make: the zero
-	// Pool or a nil *Pool.
+	// ErrNotInitialized is returned by the enqueue methods, Join, Shutdown
+	// and Close of a Pool that New did not make — the zero Pool or a nil
+	// *Pool — and by Map and a group's Wait on one.
 	ErrNotInitialized = errors.New("workerpool: pool not initialized (use workerpool.New)")
 )
 

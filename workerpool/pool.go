@@ -19,9 +19,11 @@ import (
 // methods are safe for concurrent use.
 //
 // A Pool must be made by New. The zero Pool and a nil *Pool have no workers
-// and never panic: Enqueue, EnqueueFunc, EnqueueBatch, StartBatch, Join
-// and Close return ErrNotInitialized, Start does nothing, Discard and
-// Workers return 0, and Stats returns zero counters.
+// and never panic: Enqueue, EnqueueFunc, EnqueueBatch, StartBatch,
+// TryEnqueue, EnqueueCtx, EnqueueBatchCtx, Join, Shutdown and Close return
+// ErrNotInitialized (so does the Wait of a group with jobs, and Map), Start
+// does nothing, Discard and Workers return 0, Options returns the zero
+// Options and Stats returns zero counters.
 type Pool struct {
 	opts    Options
 	obs     Observer

@@ -7,7 +7,9 @@ import (
 
 // MaxGrab is the most jobs a worker takes from the queue under one lock
 // acquisition (see grabSize for how many it takes below that). Jobs a
-// worker has taken are no longer queued: Discard does not remove them.
+// worker has taken are no longer queued; on an ungated pool the ones it
+// has not started can still be stolen by an idle worker or removed by
+// Discard, on a gated one they run on that worker.
 const MaxGrab = 64
 
 // grabSize is how many of q queued jobs a worker takes at once: half of the
