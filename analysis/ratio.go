@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -29,6 +30,17 @@ const bootstrapResamples = 2000
 // too large for a float64, or an interval whose ends are not finite (too
 // many resamples with a zero base, in samples mostly of zeros).
 func RatioOf(base, new []float64, st Statistic) (Ratio, error) {
+	return RatioOfContext(context.Background(), base, new, st)
+}
+
+// ratioCheckEvery is how many resamples RatioOfContext draws between two
+// looks at its context: a few milliseconds at thousands of samples.
+const ratioCheckEvery = 32
+
+// RatioOfContext is RatioOf, stopped by ctx during the bootstrap (which
+// takes about a second at a few thousand samples): it then returns ctx's
+// cause.
+func RatioOfContext(ctx context.Context, base, new []float64, st Statistic) (Ratio, error) {
 	stat := st.Of
 	if len(base) == 0 || len(new) == 0 {
 		return Ratio{}, fmt.Errorf("%w: a ratio needs two non-empty samples", ErrInvalidInput)
@@ -45,7 +57,10 @@ func RatioOf(base, new []float64, st Statistic) (Ratio, error) {
 	rng := rand.New(rand.NewPCG(uint64(len(base)), uint64(len(new))))
 	ratios := make([]float64, 0, bootstrapResamples)
 	rb, rn := make([]float64, len(base)), make([]float64, len(new))
-	for range bootstrapResamples {
+	for i := range bootstrapResamples {
+		if i%ratioCheckEvery == 0 && ctx.Err() != nil {
+			return Ratio{}, context.Cause(ctx)
+		}
 		resample(rng, rb, sb)
 		resample(rng, rn, sn)
 		ratio := math.Inf(1) // a zero base: no bound, not a resample to leave out (that would narrow the interval)

@@ -61,9 +61,9 @@ func NewScaling(reports []*Report, base, new string, counters []ScalingCounter) 
 	return NewScalingContext(context.Background(), reports, base, new, counters)
 }
 
-// NewScalingContext is NewScaling, stopped by ctx between points (each
-// point's bootstrap takes a good part of a second at a few thousand
-// samples): it then returns ctx's cause.
+// NewScalingContext is NewScaling, stopped by ctx within milliseconds, also
+// inside a point's bootstrap (which takes a good part of a second at a few
+// thousand samples): it then returns ctx's cause.
 func NewScalingContext(ctx context.Context, reports []*Report, base, new string, counters []ScalingCounter) (*Scaling, error) {
 	s := &Scaling{Schema: ScalingSchema, Base: base, New: new, Counters: counters}
 	seen := map[string]bool{}
@@ -72,7 +72,10 @@ func NewScalingContext(ctx context.Context, reports []*Report, base, new string,
 			if ctx.Err() != nil {
 				return nil, context.Cause(ctx)
 			}
-			p, err := scalingPoint(r.Config, run, base, new, counters)
+			p, err := scalingPoint(ctx, r.Config, run, base, new, counters)
+			if err != nil && ctx.Err() != nil {
+				return nil, context.Cause(ctx)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", r.name(i), err)
 			}
@@ -100,7 +103,7 @@ func NewScalingContext(ctx context.Context, reports []*Report, base, new string,
 	return s, nil
 }
 
-func scalingPoint(config map[string]string, run Run, base, new string, counters []ScalingCounter) (ScalingPoint, error) {
+func scalingPoint(ctx context.Context, config map[string]string, run Run, base, new string, counters []ScalingCounter) (ScalingPoint, error) {
 	bm, nm := run.Mode(base), run.Mode(new)
 	if bm == nil || nm == nil {
 		return ScalingPoint{}, fmt.Errorf("%w: the run on %s has modes %s, not both %s and %s",
@@ -109,10 +112,10 @@ func scalingPoint(config map[string]string, run Run, base, new string, counters 
 	p := ScalingPoint{Config: config, Host: run.Host.Label(), Partial: run.Partial,
 		P: Compare(*bm, *nm).P, BaseMeans: map[string]float64{}, NewMeans: map[string]float64{}}
 	var err error
-	if p.TrimMean10, err = RatioOf(bm.Pauses, nm.Pauses, TrimMean10); err != nil {
+	if p.TrimMean10, err = RatioOfContext(ctx, bm.Pauses, nm.Pauses, TrimMean10); err != nil {
 		return p, err
 	}
-	if p.Median, err = RatioOf(bm.Pauses, nm.Pauses, Median); err != nil {
+	if p.Median, err = RatioOfContext(ctx, bm.Pauses, nm.Pauses, Median); err != nil {
 		return p, err
 	}
 	for _, c := range counters {
