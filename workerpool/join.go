@@ -305,14 +305,17 @@ func (p *Pool) wakeJoiners() {
 }
 
 func (p *Pool) takePanicsLocked() error {
-	if len(p.panics) == 0 && p.lostPanics == 0 {
-		return nil
-	}
-	errs := p.panics
-	if p.lostPanics > 0 {
-		errs = append(errs, fmt.Errorf("workerpool: %d more job panics not kept: %w", p.lostPanics, ErrJobPanicked))
-	}
+	err := panicsError(p.panics, p.lostPanics)
 	p.panics, p.lostPanics = nil, 0
 	p.npanics.Store(0)
-	return errors.Join(errs...)
+	return err
+}
+
+// panicsError joins the kept panics and, if lost > 0, an error counting
+// the ones not kept; nil when there are none.
+func panicsError(kept []error, lost int) error {
+	if lost > 0 {
+		kept = append(kept, fmt.Errorf("workerpool: %d more job panics not kept: %w", lost, ErrJobPanicked))
+	}
+	return errors.Join(kept...)
 }

@@ -151,15 +151,9 @@ func (n *nativePool) keepPanic(pe *PanicError) {
 func (n *nativePool) takePanics() error {
 	n.pmu.Lock()
 	defer n.pmu.Unlock()
-	if len(n.panics) == 0 && n.lost == 0 {
-		return nil
-	}
-	errs := n.panics
-	if n.lost > 0 {
-		errs = append(errs, fmt.Errorf("workerpool: %d more job panics not kept: %w", n.lost, ErrJobPanicked))
-	}
+	err := panicsError(n.panics, n.lost)
 	n.panics, n.lost = nil, 0
-	return errors.Join(errs...)
+	return err
 }
 
 // takeSlotLocked returns a free slot's index, making one if none is free.
