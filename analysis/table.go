@@ -266,19 +266,7 @@ func (r *Report) medianCIs() string {
 // columns, is WriteAnatomyCSV's.
 func (r *Report) WriteCSV(w io.Writer) error {
 	cols := r.columns()
-	head := []string{"statistic"}
-	for _, c := range cols {
-		h, t, bt := c.headers()
-		label := t
-		if c.cmp != nil {
-			label = bt + " improvement %"
-		}
-		if h != "" {
-			label = h + "/" + label
-		}
-		head = append(head, label)
-	}
-	t := &Table{Header: [][]string{head}}
+	t := &Table{Header: [][]string{csvHeader(cols, []string{"statistic"}, " improvement %")}}
 	for _, rw := range tableRows() {
 		rec := []string{rw.label}
 		for _, c := range cols {
@@ -321,25 +309,33 @@ func (r *Report) HasAnatomy() bool { return r.Anatomy != nil && len(r.Anatomy.Pa
 // collection in each mode's column, base − new in each comparison's, at
 // WriteCSV's precision; empty where a mode's run did not count it. A partial run
 // adds WriteCSV's "partial" column. It returns an error wrapping
-// ErrInvalidInput if the report has no anatomy (see HasAnatomy).
-func (r *Report) WriteAnatomyCSV(w io.Writer) error {
-	if !r.HasAnatomy() {
-		return fmt.Errorf("%w: the report has no pause anatomy", ErrInvalidInput)
-	}
-	cols := r.columns()
-	head := []string{"row", "kind"}
+
+// csvHeader is a CSV table's one header line: first, then a column per mode
+// (its name) and per comparison (its name and cmpSuffix), each prefixed
+// "host/" when the report merges hosts.
+func csvHeader(cols []column, first []string, cmpSuffix string) []string {
+	head := first
 	for _, c := range cols {
 		h, t, bt := c.headers()
 		label := t
 		if c.cmp != nil {
-			label = bt + " difference"
+			label = bt + cmpSuffix
 		}
 		if h != "" {
 			label = h + "/" + label
 		}
 		head = append(head, label)
 	}
-	t := &Table{Header: [][]string{head}}
+	return head
+}
+
+// ErrInvalidInput if the report has no anatomy (see HasAnatomy).
+func (r *Report) WriteAnatomyCSV(w io.Writer) error {
+	if !r.HasAnatomy() {
+		return fmt.Errorf("%w: the report has no pause anatomy", ErrInvalidInput)
+	}
+	cols := r.columns()
+	t := &Table{Header: [][]string{csvHeader(cols, []string{"row", "kind"}, " difference")}}
 	rows := append(append([]AnatomyRow{}, r.Anatomy.Parts...), r.Anatomy.Counters...)
 	for i, a := range rows {
 		kind := "part (µs)"
