@@ -309,26 +309,6 @@ func (r *Report) HasAnatomy() bool { return r.Anatomy != nil && len(r.Anatomy.Pa
 // collection in each mode's column, base − new in each comparison's, at
 // WriteCSV's precision; empty where a mode's run did not count it. A partial run
 // adds WriteCSV's "partial" column. It returns an error wrapping
-
-// csvHeader is a CSV table's one header line: first, then a column per mode
-// (its name) and per comparison (its name and cmpSuffix), each prefixed
-// "host/" when the report merges hosts.
-func csvHeader(cols []column, first []string, cmpSuffix string) []string {
-	head := first
-	for _, c := range cols {
-		h, t, bt := c.headers()
-		label := t
-		if c.cmp != nil {
-			label = bt + cmpSuffix
-		}
-		if h != "" {
-			label = h + "/" + label
-		}
-		head = append(head, label)
-	}
-	return head
-}
-
 // ErrInvalidInput if the report has no anatomy (see HasAnatomy).
 func (r *Report) WriteAnatomyCSV(w io.Writer) error {
 	if !r.HasAnatomy() {
@@ -367,4 +347,23 @@ func (r *Report) WriteAnatomyCSV(w io.Writer) error {
 	}
 	r.addPartialColumns(t)
 	return t.Write(w, CSV)
+}
+
+// csvHeader is a CSV table's one header line: first, then a column per mode
+// (its name) and per comparison (its name and cmpSuffix), each prefixed
+// "host/" when the report merges hosts.
+func csvHeader(cols []column, first []string, cmpSuffix string) []string {
+	head := first
+	for _, c := range cols {
+		h, t, bt := c.headers()
+		label := t
+		if c.cmp != nil {
+			label = bt + cmpSuffix
+		}
+		if h != "" {
+			label = h + "/" + label
+		}
+		head = append(head, label)
+	}
+	return head
 }
