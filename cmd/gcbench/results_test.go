@@ -56,7 +56,7 @@ func quickArgs(args []string) []string {
 		"run":          {{"--major-heap", "64MiB"}, {"--los", "16MiB"}, {"--gcs", "20"}, {"--warmup", "2"}},
 		"trace-stress": {{"--duration", "1s"}, {"--iterations", "1"}, {"--limit", "16MiB"}, {"--writers", "4"}},
 		"pool":         {{"--items", "20000"}, {"--round-trips", "2000"}, {"--repetitions", "1"}},
-		"readylist":    {{"--events", "20000"}, {"--repetitions", "1"}, {"--producers", "8"}},
+		"readylist":    {{"--events", "20000"}, {"--repetitions", "1"}},
 	}
 	for _, fv := range sizes[out[0]] {
 		set(fv[0], fv[1])
