@@ -28,7 +28,7 @@ type twoWords struct {
 
 func (j twoWords) Run(int) { j.n.Add(j.step) }
 
-// TestSubmitFormsAllocate is the package documentation's table of which
+// TestSubmitFormsAllocate is Pool.Enqueue's list of which
 // submissions allocate, measured: one Enqueue (or EnqueueFunc) and Join
 // per run, on a warm pool.
 func TestSubmitFormsAllocate(t *testing.T) {

@@ -337,8 +337,8 @@ func (j twoWords) Run(int) { j.n.Add(j.step) }
 
 // BenchmarkSubmitForms measures what each way of making a job costs per
 // submission, allocations included (allocs/op); one op is one Enqueue (or
-// EnqueueFunc) of a tiny job, Joined every 1024 submissions. See the
-// package documentation, "Submitting without allocating".
+// EnqueueFunc) of a tiny job, Joined every 1024 submissions. See
+// Pool.Enqueue, "Submitting without allocating".
 func BenchmarkSubmitForms(b *testing.B) {
 	var n atomic.Int64
 	j := tinyJob{&n}

@@ -14,8 +14,13 @@ const (
 	// (sync.Mutex, sync.Cond, channels); wakes go through the Go scheduler.
 	Goroutines Backend = iota
 	// Threads locks each worker to its own OS thread and builds the queue
-	// mutex and every park/wake on the Linux futex syscall, so a wake is a
-	// kernel wake of a thread, as in a pthread pool. Linux only. A job may
+	// mutex and every park/wake on the Linux futex syscall
+	// (internal/futex), so a wake is a kernel wake of a thread, as in a
+	// pthread pool. Linux only. A worker stays locked to its thread, so the
+	// thread ends with the worker. Join sleeps on a futex condition too,
+	// not on the Go scheduler: the worker that would ready a parked joiner
+	// goes straight back to its futex sleep still holding its P, so the
+	// joiner would wait for the runtime to retake that P. A job may
 	// lock and unlock its thread in pairs, but must not leave it unlocked
 	// (runtime.UnlockOSThread without its LockOSThread): Close waits for
 	// the worker's thread to end, and an unlocked one does not.
@@ -65,33 +70,44 @@ func ParseBackend(s string) (Backend, error) {
 	return 0, fmt.Errorf("%w: unknown backend %q (want goroutines, threads or native)", ErrInvalidOptions, s)
 }
 
-// WakePolicy selects whom an enqueue wakes. See the package documentation
-// for the exact rules and their costs.
+// WakePolicy selects whom an enqueue wakes. Each constant states its exact
+// rule: what an enqueue of n jobs, Start and Close wake (StartBatch wakes as
+// Start does, after releasing the lock).
 type WakePolicy int
 
 const (
-	// Broadcast wakes every parked worker on every enqueue and on Start,
-	// whether or not the gate lets them work (SGen's pool).
+	// Broadcast wakes every waiting worker, under the lock, on every
+	// enqueue and on Start, even while the gate is closed (SGen's pool).
+	// Each woken worker re-takes the lock; with the gate closed it finds
+	// nothing and waits again (a futile wake-up).
 	Broadcast WakePolicy = iota
-	// Signal wakes one parked worker per enqueued job (a batch of n wakes
-	// up to n with one call), whether or not the gate lets them work.
+	// Signal wakes min(n, workers) waiting workers for n enqueued jobs,
+	// under the lock, whether or not the gate lets them work: one futex
+	// call on Threads, n sync.Cond signals on Goroutines.
 	Signal
 	// Targeted wakes exactly min(runnable jobs, parked workers) workers,
-	// one at a time: the waker wakes one, and each worker that takes a job
-	// while more are queued than already woken wakes the next (the Go
-	// runtime's wakep). Nothing is woken while the gate is closed. An
-	// ungated Targeted pool on the shared queue enqueues single jobs
-	// without the queue lock (see "Lock-free enqueue" in the package
-	// documentation).
+	// one at a time. Parked workers wait on a stack, each with its own
+	// parker. While the gate is open and runnable jobs outnumber the
+	// workers already woken, a waker pops one worker and unparks it after
+	// unlocking; a worker that takes a job applies the same rule, so wakes
+	// chain (the Go runtime's wakep). Nothing is woken while the gate is
+	// closed, so a gated enqueue costs no wake at all. An ungated Targeted
+	// pool on the shared queue enqueues single jobs without the queue lock
+	// (see Pool.Enqueue).
 	Targeted
 	// Spin keeps idle workers spinning, holding a P, for up to 20 µs
-	// before they sleep, at most GOMAXPROCS−1 of them at once. An enqueue
-	// hands a grab directly to the spinning listener, if there is one, and
-	// releases the rest through a spin-then-park semaphore after CoreCLR's
-	// UnfairSemaphore, whose releases go first to workers still spinning.
-	// It gives the lowest round-trip latency on both backends, at the cost
-	// of CPU time spent spinning. Nothing is woken while the gate is
-	// closed.
+	// before they sleep, at most GOMAXPROCS−1 of them at once, so that the
+	// enqueuers they wait for keep a P. One of them, the listener, polls
+	// its own state word: an enqueuer that finds it listening takes a grab
+	// for it under the lock and hands it over with one CAS, so a round
+	// trip to a spinning worker moves one cache line each way and takes no
+	// lock on the worker's side (handoff.go). For the jobs not handed over,
+	// Spin releases min(n, workers − outstanding) units of a
+	// spin-then-park semaphore after CoreCLR's UnfairSemaphore
+	// (unfairSema), whose releases go first to workers still spinning,
+	// without a system call. It gives the lowest round-trip latency on both
+	// backends, at the cost of CPU time spent spinning. Nothing is woken
+	// while the gate is closed.
 	Spin
 )
 
@@ -131,10 +147,18 @@ const (
 	// Enqueuers pick a shard at random and take only its lock, and the
 	// pool lock only when a worker sleeps and must be woken; a worker
 	// takes grabs from its own shard first and steals from the others
-	// when it is empty. It scales with many concurrent enqueuers. Jobs are
-	// taken in FIFO order within a shard, in no order across shards. A
-	// Spin pool hands nothing to a listener here: its idle workers spin on
-	// the semaphore.
+	// when it is empty, visiting them from a random one on. It scales with
+	// many concurrent enqueuers. Jobs are taken in FIFO order within a
+	// shard, in no order across shards. A Spin pool hands nothing to a
+	// listener here: its idle workers spin on the semaphore.
+	//
+	// The queue lock becomes the pool lock: it guards the gate, the wake
+	// policies' state and sleeping Joins (Spin reserves its semaphore units
+	// with a CAS instead). Each shard numbers its jobs, a grab is published
+	// as running with its shard's index, and a Join's target is one
+	// sequence number per shard; shard.go states the invariants this adds.
+	// The shared queue stays the default and is what gcsim measures: SGen's
+	// pool had one.
 	Sharded
 )
 

@@ -14,9 +14,88 @@ import (
 )
 
 // Pool is a fixed set of workers serving a job queue: one shared FIFO queue
-// (the default, SGen's model) or one shard per worker (Options.Queue). See
-// the package documentation for the algorithm and its invariants. All
+// (the default, SGen's model) or one shard per worker (Options.Queue). All
 // methods are safe for concurrent use.
+//
+// Dispatch. The queue is a list of fixed-size blocks reused across rounds,
+// so enqueuing and taking jobs do not allocate. Every job gets a sequence
+// number in queue order: pushed counts jobs accepted, popped counts jobs
+// taken. Enqueue takes the lock, pushes, applies the wake policy once and
+// unlocks (except on an ungated Targeted pool: see Enqueue); EnqueueBatch
+// does the same for n jobs: one lock acquisition, one wake decision. A
+// worker holds the lock while it looks for work; if the gate is open it
+// takes a grab — the oldest min(max(1, q/(2·workers)), MaxGrab) of the q
+// queued jobs — releases the lock, runs the grab's jobs in order, and
+// re-takes the lock once to retire the grab and take the next one. So a
+// worker pays one lock acquisition per grab, not per job, when the queue
+// is long, while the shares shrink as the queue drains and the last jobs
+// of a round still spread over every worker (Go's runqgrab takes half of a
+// run queue for one thief; here all workers share one queue, hence the
+// division by the worker count). Job panics are recovered and kept for
+// Join. On an ungated pool a worker that finds no queued job steals the
+// newer half of the unstarted jobs of another worker's grab (steal.go), so
+// no job waits behind a slow one while a worker is idle; a gated pool, the
+// SGen round, never steals and keeps its counters as they were.
+//
+// Ordering. Jobs are taken in FIFO order (each grab is the oldest run of
+// queued jobs) and each worker runs its grab in order, so a pool of one
+// worker runs jobs in enqueue order. Grabs of different workers run
+// concurrently: a job may start before an older one held by another
+// worker.
+//
+// Invariants:
+//
+//  1. Exactly once: a job is accepted only inside the critical section that
+//     pushes it, or by the CAS that reserves its ingress position, and
+//     taken only by the grab that pops it under the lock (its shard's lock,
+//     when sharded) — a worker's own grab, or one an enqueuer takes for a
+//     listening Spin worker. A worker moves past a job before running it,
+//     so the goroutine that replaces a worker ended by runtime.Goexit runs
+//     the rest of the grab and nothing twice.
+//  2. Nothing accepted is stranded. The DedicatedThreadPool seed could lose
+//     an item that was accepted after its workers decided to exit; here the
+//     in-flight adder count is structurally zero outside the lock, because
+//     the closed check and the push are one critical section. A worker
+//     exits only when, under the lock, the pool is closed (hence the gate
+//     open) and the queue is empty, so every job accepted before Close is
+//     run, and none is accepted after — except the jobs a caller removes on
+//     purpose with Discard. (Sharded: Close passes through every shard lock
+//     after closing, so no push is in flight when workers may exit.
+//     Ingress: Close sets a closed bit in the tail word that every later
+//     reservation's CAS sees, and a worker exits only once every position
+//     reserved before it was published and taken.)
+//  3. No lost wake-up: a worker decides to wait under the lock, and every
+//     state change that could let it work (push, gate open, close) happens
+//     under the lock and is followed by the policy's wake; the primitives
+//     remember a wake that arrives before the sleep (futex value checks,
+//     parker and semaphore counts). Targeted: while the gate is open, if
+//     jobs are queued then either a worker is running (it will look again)
+//     or one was woken for them. Spin: every unit taken is followed by a
+//     look at the queue; a handoff goes only to a listener that has not
+//     stopped listening (the state word's CAS decides), and a listener busy
+//     with a handed grab when more jobs arrive is marked pending and looks
+//     under the lock next. Where a state change and a sleep are not ordered
+//     by one lock — a grab retired without the lock (a handoff, a sharded
+//     pool) against a sleeping Join, a sharded or lock-free push against a
+//     sleeping worker — each side stores, then loads the other's word
+//     (running and joinWaiters; a shard's pushed and sleepers; an ingress
+//     cell's sequence number and sleepers), so at least one sees the other.
+//  4. Join is exact: Join snapshots pushed as its target and waits until
+//     popped ≥ target and no worker holds a grab whose oldest job is older
+//     than the target. A grab is published as running (its oldest sequence
+//     number, and shard) before popped moves past it, and cleared only
+//     after its jobs ran and, if any panicked, after their panics were
+//     kept; so doneUpTo, read without the lock, never reports a job done
+//     early, and a Join that sees its jobs done also sees their panics. A
+//     worker publishes a finished grab as done before it re-takes the lock;
+//     the worker retiring a grab wakes the sleeping Joins only when the
+//     least of their targets is reached.
+//  5. Counters are exact and off the shared hot path: each worker counts in
+//     its own cache-line-padded counters; the enqueue side counts under the
+//     lock it holds anyway (a shard's counters under the shard's lock);
+//     Start, Join, Close and the system calls an enqueuer makes after
+//     unlocking count with atomic adds in a separate padded set. Stats sums
+//     them without locking.
 //
 // A Pool must be made by New. The zero Pool and a nil *Pool have no workers
 // and never panic: Enqueue, EnqueueFunc, EnqueueBatch, StartBatch,
@@ -288,12 +367,46 @@ func (p *Pool) unlock(c *counters) { c.addFutex(p.mu.unlock()) }
 
 // Enqueue queues one job: one lock acquisition and one wake decision per
 // call — except on an ungated Targeted pool with the shared queue, where it
-// takes no lock unless a parked worker must be woken (see "Lock-free
-// enqueue" in the package documentation). It returns ErrClosed after Close
-// and ErrNilJob for a nil job. It allocates nothing beyond the queue's
-// occasional growth; whether making the jobs.Job value allocates depends
-// on its type (see "Submitting without allocating" in the package
-// documentation).
+// takes no lock unless a parked worker must be woken (below). It returns
+// ErrClosed after Close and ErrNilJob for a nil job. It allocates nothing
+// beyond the queue's occasional growth; whether making the jobs.Job value
+// allocates depends on its type (below).
+//
+// Lock-free enqueue. An ungated Targeted pool on the shared queue puts an
+// ingress in front of its queue: 1024 cells after Dmitry Vyukov's bounded
+// MPMC queue, whose one consumer is whoever holds the queue lock. Enqueue
+// reserves a position with one CAS and publishes its job in the position's
+// cell without taking the lock; a worker, under the lock, takes its grab
+// from the queue's blocks while they hold jobs (they are older) and
+// otherwise straight from the cells. Enqueue takes the lock only to wake a
+// parked worker when none is already on its way — the Targeted rule then
+// applies as after a locked enqueue — or to move the jobs of a full
+// ingress to the blocks. With one fast submitter the lock was the
+// bottleneck: each enqueue took it, and workers coming back for a grab
+// queued behind the submitter. The order stays FIFO, Join's sequence
+// numbers stay exact, and Close refuses every later reservation at once
+// (ingress.go). EnqueueBatch, gated pools and the other policies keep the
+// locked path, so SGen's per-job protocol — lock, push, wake under the
+// lock — is what gcsim measures (its pools are gated).
+//
+// Submitting without allocating. The queue stores jobs.Job interface
+// values in blocks reused from round to round, so Enqueue, EnqueueFunc,
+// EnqueueBatch and StartBatch allocate nothing per job once the queue has
+// grown to the largest backlog. What a submission costs in allocations is
+// decided by making the job value, before the call (TestSubmitFormsAllocate
+// measures each form with testing.AllocsPerRun):
+//
+//   - no allocation: a pointer (p.Enqueue(&job)), a struct or array holding
+//     only a pointer, a func value that is not a new closure
+//     (p.EnqueueFunc(run) for a top-level function or a func built once and
+//     reused), a batch slice reused across calls;
+//   - one allocation per job: a closure created per job that captures
+//     variables (p.EnqueueFunc(func(int) { use(i) })), a method value
+//     (p.EnqueueFunc(job.Run)), and any other non-pointer value converted
+//     to jobs.Job (a struct of two words is copied to the heap).
+//
+// For many small jobs, keep the per-job state in a slice and enqueue
+// pointers to its elements, or one job per range of it.
 func (p *Pool) Enqueue(j jobs.Job) error {
 	if !p.initialized() {
 		return ErrNotInitialized
@@ -341,8 +454,7 @@ func (p *Pool) enqueueOne(j jobs.Job) error {
 // EnqueueFunc queues f as one job: Enqueue(jobs.Func(f)), with the same
 // cost and errors, and ErrNilJob for a nil f. It stores the func value
 // itself and allocates nothing; a closure that captures variables was
-// allocated when it was created (see "Submitting without allocating" in the
-// package documentation).
+// allocated when it was created (see Enqueue).
 func (p *Pool) EnqueueFunc(f func(worker int)) error {
 	if p.initialized() && f == nil {
 		return ErrNilJob
