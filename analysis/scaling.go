@@ -118,8 +118,13 @@ func scalingPoint(ctx context.Context, config map[string]string, run Run, base, 
 	if p.Median, err = RatioOfContext(ctx, bm.Pauses, nm.Pauses, Median); err != nil {
 		return p, err
 	}
-	for _, c := range counters {
-		p.BaseMeans[c.Key], p.NewMeans[c.Key] = bm.CounterMeans[c.Key], nm.CounterMeans[c.Key]
+	for _, c := range counters { // a counter a run did not count stays absent: n/a, not 0
+		if v, ok := bm.CounterMeans[c.Key]; ok {
+			p.BaseMeans[c.Key] = v
+		}
+		if v, ok := nm.CounterMeans[c.Key]; ok {
+			p.NewMeans[c.Key] = v
+		}
 	}
 	return p, nil
 }
@@ -262,7 +267,8 @@ func (s *Scaling) Table() *Table {
 		row = append(row, fmtRatio(p.TrimMean10.Value), fmtCI(p.TrimMean10.CI), fmtRatio(p.Median.Value), fmtCI(p.Median.CI),
 			humanStyle.p(p.P))
 		for _, c := range s.Counters {
-			row = append(row, strconv.FormatFloat(p.BaseMeans[c.Key], 'f', 1, 64), strconv.FormatFloat(p.NewMeans[c.Key], 'f', 1, 64))
+			row = append(row, meanCell(p.BaseMeans, c.Key, "n/a", func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }),
+				meanCell(p.NewMeans, c.Key, "n/a", func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }))
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -329,9 +335,18 @@ func (s *Scaling) csvTable() *Table {
 		row = append(row, g(p.TrimMean10.Value), g(p.TrimMean10.CI.Lo), g(p.TrimMean10.CI.Hi),
 			g(p.Median.Value), g(p.Median.CI.Lo), g(p.Median.CI.Hi), g(p.P), p.Partial)
 		for _, c := range s.Counters {
-			row = append(row, machineStyle.value(p.BaseMeans[c.Key]), machineStyle.value(p.NewMeans[c.Key]))
+			row = append(row, meanCell(p.BaseMeans, c.Key, "", machineStyle.value), meanCell(p.NewMeans, c.Key, "", machineStyle.value))
 		}
 		t.Rows = append(t.Rows, row)
 	}
 	return t
+}
+
+// meanCell is means[key] formatted, or absent where the run did not count
+// that counter (the Native backend's futex calls).
+func meanCell(means map[string]float64, key, absent string, format func(float64) string) string {
+	if v, ok := means[key]; ok {
+		return format(v)
+	}
+	return absent
 }
