@@ -50,8 +50,8 @@ func (d SpinJob) Run(int) {
 // entry to reads full (acquire: the race detector sees no C mutex),
 // empties it and pushes it on the free stack with a CAS (release), from
 // which an enqueuer takes the whole stack with a swap (acquire). Slots
-// never move: the directory is copied when it grows, and an old copy
-// stays valid for the entries it holds.
+// never move: the directory only grows, by an append published as a new
+// slice header, and an older header still indexes every slot it held.
 type nativePool struct {
 	c       *native.Pool
 	obs     Observer
