@@ -94,7 +94,8 @@ func TestRoundTripProtocol(t *testing.T) {
 	base := median(times["go-waitgroup"])
 	for _, impl := range impls {
 		m := median(times[impl])
-		line := fmt.Sprintf("%-13s %8v/trip  %.2f× go-waitgroup", impl, m, float64(m)/float64(base))
+		lo, hi := slices.Min(times[impl]), slices.Max(times[impl])
+		line := fmt.Sprintf("%-13s %8v/trip (%v–%v)  %.2f× go-waitgroup", impl, m, lo, hi, float64(m)/float64(base))
 		if impl != "go-waitgroup" {
 			line += fmt.Sprintf("  idle CPU over a quiet second (worst rep): %v", idle[impl])
 			if idle[impl] > 20*time.Millisecond {
