@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/internal/protocols"
+	"github.com/gcbench/gcbench/render"
 	"github.com/gcbench/gcbench/workerpool"
 )
 
@@ -37,8 +37,8 @@ func cmdPool(ctx context.Context, e *env, args []string) error {
 		"goroutines, threads or native"), "backends", "pool backends: goroutines, threads, native (SGen's pool in C; needs a cgo build; no spin)")
 	fs.Var(newListValue(&opt.Wakes, []workerpool.WakePolicy{workerpool.Broadcast, workerpool.Signal, workerpool.Targeted, workerpool.Spin},
 		workerpool.ParseWakePolicy, "broadcast, signal, targeted or spin"), "wakes", "wake policies: broadcast, signal, targeted, spin")
-	var format analysis.Format
-	fs.Var(formatValue{&format}, "format", "output format: "+strings.Join(analysis.FormatNames(), ", "))
+	var format render.Format
+	fs.Var(formatValue{&format}, "format", "output format: "+strings.Join(render.FormatNames(), ", "))
 	if done, err := parseFlags(fs, args, stdout, "usage: gcbench pool [flags]\n\n"+
 		"The DedicatedThreadPool protocols: throughput (queue --items tiny items, then\n"+
 		"wait for all) and latency (--round-trips sequential submit-and-wait), for each\n"+
@@ -71,7 +71,7 @@ func cmdPool(ctx context.Context, e *env, args []string) error {
 		return fatal
 	}
 	// A cancelled run still shows the repetitions it finished.
-	if format == analysis.JSON {
+	if format == render.JSON {
 		return joinErrors(err, writeProtocolJSON(stdout, "pool", rep))
 	}
 	return joinErrors(err, writePoolTable(stdout, format, rep, opt.Protocols))
@@ -118,7 +118,7 @@ func spread(xs []float64, prec int) string {
 	return fmtFloat(slices.Min(xs), prec) + "–" + fmtFloat(slices.Max(xs), prec)
 }
 
-func writePoolTable(w io.Writer, f analysis.Format, rep *protocols.PoolReport, protos []protocols.PoolProtocol) error {
+func writePoolTable(w io.Writer, f render.Format, rep *protocols.PoolReport, protos []protocols.PoolProtocol) error {
 	header := []string{"contender"}
 	for _, p := range protos {
 		unit := "ns/item"
@@ -126,7 +126,7 @@ func writePoolTable(w io.Writer, f analysis.Format, rep *protocols.PoolReport, p
 			unit = "ns/trip"
 		}
 		rng, speedup := "range", "speedup"
-		if f == analysis.CSV { // names of their own: CSV readers look columns up by name
+		if f == render.CSV { // names of their own: CSV readers look columns up by name
 			rng, speedup = p.String()+" range", p.String()+" speedup"
 		}
 		header = append(header, p.String()+" s", unit, rng, speedup)
@@ -160,12 +160,12 @@ func writePoolTable(w io.Writer, f analysis.Format, rep *protocols.PoolReport, p
 		rep.Items, rep.RoundTrips, rep.Workers, batch, rep.Repetitions, protocols.BaselineName)
 	t := protocolTable(title, header, rows)
 	if rep.Partial {
-		t.Facts = append(t.Facts, analysis.Fact{Key: "PARTIAL", Value: partialNote, Warning: true})
+		t.Facts = append(t.Facts, render.Fact{Key: "PARTIAL", Value: partialNote, Warning: true})
 	}
 	if err := t.Write(w, f); err != nil {
 		return err
 	}
-	if f == analysis.CSV {
+	if f == render.CSV {
 		return nil
 	}
 	var best []string

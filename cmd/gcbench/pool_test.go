@@ -17,9 +17,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/internal/protocols"
 	"github.com/gcbench/gcbench/internal/testwait"
+	"github.com/gcbench/gcbench/render"
 )
 
 var poolTiny = []string{"pool", "--items", "2000", "--round-trips", "40", "--repetitions", "2",
@@ -227,7 +227,7 @@ func TestPoolTableOfAFirstRepetitionStoppedPartWay(t *testing.T) {
 	}}
 	protos := []protocols.PoolProtocol{protocols.Throughput, protocols.Latency}
 	var out bytes.Buffer
-	require.NoError(t, writePoolTable(&out, analysis.CSV, rep, protos))
+	require.NoError(t, writePoolTable(&out, render.CSV, rep, protos))
 	records, err := csv.NewReader(strings.NewReader(out.String())).ReadAll()
 	require.NoError(t, err, out.String())
 	var undone []string
@@ -242,7 +242,7 @@ func TestPoolTableOfAFirstRepetitionStoppedPartWay(t *testing.T) {
 	assert.Equal(t, partialNote, undone[9])
 
 	out.Reset()
-	require.NoError(t, writePoolTable(&out, analysis.Text, rep, protos))
+	require.NoError(t, writePoolTable(&out, render.Text, rep, protos))
 	assert.Contains(t, out.String(), "PARTIAL: "+partialNote)
 	assert.Contains(t, out.String(), "best throughput enqueue: goroutines/targeted/enqueue, 2.00x")
 }

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/internal/protocols"
+	"github.com/gcbench/gcbench/render"
 )
 
 // cmdReadylist runs the stress-epoll protocol: the lock-free MPSC completion
@@ -30,8 +30,8 @@ func cmdReadylist(ctx context.Context, e *env, args []string) error {
 	var procs int
 	fs.Var(newIntValue(&procs, 0, 0, protocols.MaxReadyListProducers+2), "gomaxprocs",
 		"GOMAXPROCS during the runs; 0 = auto: the most producers + consumer + 1, so that every thread the kernel runs finds a P")
-	var format analysis.Format
-	fs.Var(formatValue{&format}, "format", "output format: "+strings.Join(analysis.FormatNames(), ", "))
+	var format render.Format
+	fs.Var(formatValue{&format}, "format", "output format: "+strings.Join(render.FormatNames(), ", "))
 	if done, err := parseFlags(fs, args, stdout, "usage: gcbench readylist [flags]\n\n"+
 		"The stress-epoll protocol: each producer adds events to its own counter; one\n"+
 		"consumer pops nodes from the ready list, unlinks them and swaps their counters\n"+
@@ -86,8 +86,8 @@ func pairedRatios(a, b []float64) []float64 {
 	return rs
 }
 
-func writeReadyList(stdout io.Writer, format analysis.Format, rep *protocols.ReadyListReport) error {
-	if format == analysis.JSON {
+func writeReadyList(stdout io.Writer, format render.Format, rep *protocols.ReadyListReport) error {
+	if format == render.JSON {
 		return writeProtocolJSON(stdout, "readylist", rep)
 	}
 	header := []string{"variant", "threads", "mpsc events/ms", "mpsc run-time ms", "mutex events/ms", "mutex run-time ms", "ratio mpsc/mutex",
@@ -106,7 +106,7 @@ func writeReadyList(stdout io.Writer, format analysis.Format, rep *protocols.Rea
 	title := fmt.Sprintf("gcbench readylist: %d events per producer, medians of %d interleaved runs", rep.Events, rep.Repetitions)
 	t := protocolTable(title, header, rows)
 	if rep.Partial {
-		t.Facts = append(t.Facts, analysis.Fact{Key: "PARTIAL", Value: partialNote, Warning: true})
+		t.Facts = append(t.Facts, render.Fact{Key: "PARTIAL", Value: partialNote, Warning: true})
 	}
 	return t.Write(stdout, format)
 }

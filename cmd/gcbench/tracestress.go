@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/internal/protocols"
+	"github.com/gcbench/gcbench/render"
 	"github.com/gcbench/gcbench/trace"
 )
 
@@ -42,8 +42,8 @@ func cmdTraceStress(ctx context.Context, e *env, args []string) error {
 	fs.Var(newIntValue(&procs, 0, 0, protocols.MaxTraceStressWriters+2), "gomaxprocs",
 		"GOMAXPROCS during the runs; 0 = auto: writers + reader + 1, so that every thread the kernel runs finds a P")
 	fs.StringVar(&opt.Dir, "dir", "", "directory for the per-run trace files, each removed as soon as it is created and read through its open handle (default: the system temp dir)")
-	var format analysis.Format
-	fs.Var(formatValue{&format}, "format", "output format: "+strings.Join(analysis.FormatNames(), ", "))
+	var format render.Format
+	fs.Var(formatValue{&format}, "format", "output format: "+strings.Join(render.FormatNames(), ", "))
 	if done, err := parseFlags(fs, args, stdout, "usage: gcbench trace-stress [flags]\n\n"+
 		"The EventPipe stress protocol: --writers threads write --payload-byte events\n"+
 		"as fast as they can (after --write-cost of work each) into a trace session\n"+
@@ -160,12 +160,12 @@ func writeStressJSON(w io.Writer, res *protocols.TraceStressResult) error {
 
 // writeStress writes the seed's table for each policy (in CSV, one table
 // with a policy column), then the policies' ratio.
-func writeStress(w io.Writer, f analysis.Format, res *protocols.TraceStressResult) error {
-	if f == analysis.JSON {
+func writeStress(w io.Writer, f render.Format, res *protocols.TraceStressResult) error {
+	if f == render.JSON {
 		return writeStressJSON(w, res)
 	}
 	header := []string{"", "Min", "Max", "Average", "Std Dev"}
-	if f == analysis.CSV {
+	if f == render.CSV {
 		var rows [][]string
 		for _, p := range res.Options.Policies {
 			for _, row := range stressRows(res, p) {
@@ -179,9 +179,9 @@ func writeStress(w io.Writer, f analysis.Format, res *protocols.TraceStressResul
 				[]string{"lockless/locked", "events read, median of per-iteration ratios", "", "", fmtFloat(ratio.ReadMedianRatio, 2), ""})
 		}
 		header = append([]string{"policy", "metric"}, header[1:]...)
-		t := &analysis.Table{Header: [][]string{header}, Rows: rows}
+		t := &render.Table{Header: [][]string{header}, Rows: rows}
 		if res.Partial {
-			t.Facts = append(t.Facts, analysis.Fact{Key: "PARTIAL", Value: fmt.Sprintf("stopped: %d of %d runs finished",
+			t.Facts = append(t.Facts, render.Fact{Key: "PARTIAL", Value: fmt.Sprintf("stopped: %d of %d runs finished",
 				len(res.Runs), len(res.Options.Policies)*res.Options.Iterations), Warning: true})
 		}
 		return t.Write(w, f)
@@ -287,7 +287,7 @@ func stressRows(res *protocols.TraceStressResult, p trace.Policy) [][]string {
 }
 
 // stressTable is one policy's table, titled with the run's configuration.
-func stressTable(res *protocols.TraceStressResult, p trace.Policy, header []string) *analysis.Table {
+func stressTable(res *protocols.TraceStressResult, p trace.Policy, header []string) *render.Table {
 	o := res.Options
 	alloc := ""
 	if p == trace.Lockless {
@@ -299,7 +299,7 @@ func stressTable(res *protocols.TraceStressResult, p trace.Policy, header []stri
 	t.Notes = []string{"Counted while the writers wrote: from the first dropped event (the initial fill left out) to the stop (the final drain left out).",
 		"Std Dev: the sample standard deviation (n − 1), as in every gcbench table; the seed's table divides by n."}
 	if res.Partial {
-		t.Facts = append(t.Facts, analysis.Fact{Key: "PARTIAL", Value: fmt.Sprintf("stopped: %d of this policy's %d runs finished",
+		t.Facts = append(t.Facts, render.Fact{Key: "PARTIAL", Value: fmt.Sprintf("stopped: %d of this policy's %d runs finished",
 			len(res.PolicyRuns(p)), o.Iterations), Warning: true})
 	}
 	return t

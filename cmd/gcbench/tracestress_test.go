@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/internal/protocols"
+	"github.com/gcbench/gcbench/render"
 	"github.com/gcbench/gcbench/trace"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,12 +23,12 @@ func TestStressTableOfAPolicyThatNeverFinished(t *testing.T) {
 			Counted: protocols.TraceStressCount{EventsRead: 90, Duration: time.Second}}}}
 	require.Nil(t, res.Metrics(trace.Locked))
 	var text strings.Builder
-	require.NoError(t, writeStress(&text, analysis.Text, res))
+	require.NoError(t, writeStress(&text, render.Text, res))
 	assert.Contains(t, text.String(), "PARTIAL: stopped: 1 of this policy's 2 runs finished")
 	assert.Contains(t, text.String(), "PARTIAL: stopped: 0 of this policy's 2 runs finished")
 	assert.Equal(t, 1, strings.Count(text.String(), "Events Read"), "a row for the policy that ran, none for the other")
 	var csvOut strings.Builder
-	require.NoError(t, writeStress(&csvOut, analysis.CSV, res))
+	require.NoError(t, writeStress(&csvOut, render.CSV, res))
 	recs, err := csv.NewReader(strings.NewReader(csvOut.String())).ReadAll()
 	require.NoError(t, err)
 	assert.Equal(t, "partial", recs[0][len(recs[0])-1])
@@ -43,7 +43,7 @@ func TestStressCSVCarriesTheRatio(t *testing.T) {
 		Runs: []protocols.TraceStressRun{{Policy: trace.Lockless, Counted: protocols.TraceStressCount{EventsRead: 300, Duration: time.Second}},
 			{Policy: trace.Locked, Counted: protocols.TraceStressCount{EventsRead: 200, Duration: time.Second}}}}
 	var out strings.Builder
-	require.NoError(t, writeStress(&out, analysis.CSV, res))
+	require.NoError(t, writeStress(&out, render.CSV, res))
 	recs, err := csv.NewReader(strings.NewReader(out.String())).ReadAll()
 	require.NoError(t, err)
 	ratios := map[string]string{}

@@ -14,7 +14,7 @@
 //     depend on the machine; the ratios are what the seeds' claims are
 //     about.
 //   - Statistics: every median, mean and standard deviation is package
-//     analysis's ([analysis.Summarize]); a median is QUARTILE.INC(range,
+//     package stats' ([stats.Summarize]); a median is QUARTILE.INC(range,
 //     2), the mean of the middle two values of an even count.
 //   - Bounds: every count is bounded (the Max* constants) and every
 //     product of counts is overflow-checked and bounded too, so that an

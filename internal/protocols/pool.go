@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/jobs"
+	"github.com/gcbench/gcbench/stats"
 	"github.com/gcbench/gcbench/workerpool"
 )
 
@@ -519,11 +519,11 @@ func runPools(ctx context.Context, opt PoolOptions, cs []PoolContender) (map[Poo
 
 // summarizePool is one contender's statistics for one protocol, its
 // speedup measured against the baseline's samples; the medians are
-// analysis's, as every statistic gcbench reports.
+// package stats', as every statistic gcbench reports.
 func summarizePool(secs, baseline []float64, items int) *PoolStats {
-	st := &PoolStats{Seconds: analysis.Summarize(secs).Median, Samples: secs}
+	st := &PoolStats{Seconds: stats.Summarize(secs).Median, Samples: secs}
 	st.PerItemNs = st.Seconds * 1e9 / float64(items)
-	st.Speedup = analysis.Summarize(baseline).Median / st.Seconds
+	st.Speedup = stats.Summarize(baseline).Median / st.Seconds
 	return st
 }
 

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gcbench/gcbench/analysis"
+	"github.com/gcbench/gcbench/stats"
 	"github.com/gcbench/gcbench/workerpool"
 )
 
@@ -75,7 +75,7 @@ func TestComparePoolTable(t *testing.T) {
 		for _, st := range []*PoolStats{row.Throughput, row.Latency} {
 			require.NotNil(t, st)
 			require.Len(t, st.Samples, 2)
-			assert.Equal(t, analysis.Summarize(st.Samples).Median, st.Seconds, "analysis's median of the runs")
+			assert.Equal(t, stats.Summarize(st.Samples).Median, st.Seconds, "stats' median of the runs")
 		}
 		assert.InDelta(t, row.Throughput.Seconds*1e9/500, row.Throughput.PerItemNs, 1e-6)
 		assert.InDelta(t, row.Latency.Seconds*1e9/40, row.Latency.PerItemNs, 1e-6)

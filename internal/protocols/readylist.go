@@ -11,8 +11,8 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/jobs/mpsc"
+	"github.com/gcbench/gcbench/stats"
 )
 
 // ListKind names a completion-list implementation.
@@ -671,7 +671,7 @@ func runReadyLists(ctx context.Context, opt ReadyListOptions) (map[readyKey][]Re
 }
 
 // summarizeReadyList is one kind's statistics at one producer count: the
-// medians (analysis's, as every statistic gcbench reports) of each run's
+// medians (package stats', as every statistic gcbench reports) of each run's
 // rates and run time.
 func summarizeReadyList(ss []ReadyListSample) ReadyListStats {
 	rates := make([]float64, len(ss))
@@ -683,9 +683,9 @@ func summarizeReadyList(ss []ReadyListSample) ReadyListStats {
 		pushes[i] = float64(s.Pops) / ms[i]
 	}
 	return ReadyListStats{
-		EventsPerMs: analysis.Summarize(rates).Median,
-		RunTimeMs:   analysis.Summarize(ms).Median,
-		PushesPerMs: analysis.Summarize(pushes).Median,
+		EventsPerMs: stats.Summarize(rates).Median,
+		RunTimeMs:   stats.Summarize(ms).Median,
+		PushesPerMs: stats.Summarize(pushes).Median,
 		Samples:     rates,
 	}
 }

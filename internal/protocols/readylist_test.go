@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
-	"github.com/gcbench/gcbench/analysis"
+	"github.com/gcbench/gcbench/stats"
 )
 
 // runWithDeadline runs r with a deadline, so that a lost event (the
@@ -198,7 +198,7 @@ func TestCompareReadyListInterleavesAndSummarizes(t *testing.T) {
 		assert.Equal(t, want.producers, row.Producers)
 		for _, st := range []ReadyListStats{row.MPSC, row.Mutex} {
 			require.Len(t, st.Samples, 3)
-			assert.Equal(t, analysis.Summarize(st.Samples).Median, st.EventsPerMs, "analysis's median of the runs")
+			assert.Equal(t, stats.Summarize(st.Samples).Median, st.EventsPerMs, "stats' median of the runs")
 			assert.Positive(t, st.RunTimeMs)
 			assert.Positive(t, st.PushesPerMs)
 		}

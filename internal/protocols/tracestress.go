@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gcbench/gcbench/analysis"
+	"github.com/gcbench/gcbench/stats"
 	"github.com/gcbench/gcbench/trace"
 )
 
@@ -259,11 +259,11 @@ func (r *TraceStressResult) PolicyRuns(p trace.Policy) []TraceStressRun {
 }
 
 // TraceStressMetric is one row of the seed's table: one quantity over a
-// policy's runs, summarized by analysis (the seed's columns are its Min,
+// policy's runs, summarized by package stats (the seed's columns are its Min,
 // Max, Mean and Stdev).
 type TraceStressMetric struct {
-	Name, Unit string           // the row's label, as the seed's table writes it, and its unit
-	Summary    analysis.Summary // of the per-run values, one per completed run of the policy
+	Name, Unit string        // the row's label, as the seed's table writes it, and its unit
+	Summary    stats.Summary // of the per-run values, one per completed run of the policy
 }
 
 // metricDefs are the seed's rows (Events Read … Data Throughput), then
@@ -313,7 +313,7 @@ func (r *TraceStressResult) Metrics(p trace.Policy) []TraceStressMetric {
 		for j, run := range runs {
 			xs[j] = d.of(run, size)
 		}
-		out[i] = TraceStressMetric{Name: d.name, Unit: d.unit, Summary: analysis.Summarize(xs)}
+		out[i] = TraceStressMetric{Name: d.name, Unit: d.unit, Summary: stats.Summarize(xs)}
 	}
 	return out
 }
@@ -352,9 +352,9 @@ func (r *TraceStressResult) LocklessOverLocked() *TraceStressRatio {
 		read[i] = float64(a[i].Counted.EventsRead) / float64(b[i].Counted.EventsRead)
 	}
 	return &TraceStressRatio{
-		MeanRatio:       analysis.Summarize(ta).Mean / analysis.Summarize(tb).Mean,
-		MedianRatio:     analysis.Summarize(paired).Median,
-		ReadMedianRatio: analysis.Summarize(read).Median,
+		MeanRatio:       stats.Summarize(ta).Mean / stats.Summarize(tb).Mean,
+		MedianRatio:     stats.Summarize(paired).Median,
+		ReadMedianRatio: stats.Summarize(read).Median,
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gcbench/gcbench/analysis"
+	"github.com/gcbench/gcbench/stats"
 	"github.com/gcbench/gcbench/trace"
 )
 
@@ -310,7 +310,7 @@ func TestStressOptionsValidation(t *testing.T) {
 	}
 }
 
-// TestTraceStressSummaries: each metric is analysis's summary of the
+// TestTraceStressSummaries: each metric is package stats' summary of the
 // per-run values, and the ratios pair the iterations.
 func TestTraceStressSummaries(t *testing.T) {
 	run := func(p trace.Policy, it int, read uint64, secs float64) TraceStressRun {
@@ -322,10 +322,10 @@ func TestTraceStressSummaries(t *testing.T) {
 		run(trace.Locked, 1, 300, 1), run(trace.Lockless, 1, 600, 2),
 	}}
 	m := res.Metrics(trace.Lockless)
-	want := analysis.Summarize([]float64{400, 600})
+	want := stats.Summarize([]float64{400, 600})
 	if got := m[0].Summary; m[0].Name != "Events Read" || got.N != 2 || got.Min != want.Min || got.Max != want.Max ||
 		got.Mean != want.Mean || got.Stdev != want.Stdev || got.Median != want.Median {
-		t.Fatalf("Events Read = %+v, want analysis.Summarize of 400 and 600", m[0])
+		t.Fatalf("Events Read = %+v, want stats.Summarize of 400 and 600", m[0])
 	}
 	if m[2].Name != "Throughput Efficiency" || m[2].Summary.Min != 80 || m[2].Summary.Max != 80 {
 		t.Fatalf("efficiency = %+v, want 80%% in every run", m[2])
