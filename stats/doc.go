@@ -2,7 +2,7 @@
 // (Summarize), the spreadsheet definitions of SGen's table (TrimMean,
 // QuartileInc), tail quantiles (Quantile), comparisons with significance
 // (Compare), ratios with bootstrap intervals (RatioOf) and the paired
-// ratios and spreads of the seed protocols (PairedRatios, Spread).
+// ratios and spreads of the seed protocols (PairedRatios, SpreadOf).
 //
 // It is pure: no goroutines, no flags, no clocks, no I/O, and no imports of
 // other gcbench packages. Every function leaves its input slices as they

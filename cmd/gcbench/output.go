@@ -16,6 +16,7 @@ import (
 	"github.com/gcbench/gcbench/internal/protocols"
 	"github.com/gcbench/gcbench/render"
 	"github.com/gcbench/gcbench/report"
+	"github.com/gcbench/gcbench/stats"
 )
 
 // Output paths are checked before any work (checkPaths) and written
@@ -196,6 +197,15 @@ func protocolFailure(err error, measured bool, what string) error {
 func protocolTable(title string, header []string, rows [][]string) *render.Table {
 	return &render.Table{Title: title, Facts: []render.Fact{{Key: "host", Value: describeHost(probeHost())}},
 		Header: [][]string{header}, Rows: rows}
+}
+
+// fmtSpread shows a spread as "lo–hi" at prec decimals, or "" for an
+// empty sample: the run-to-run range beside a median.
+func fmtSpread(s stats.Spread, prec int) string {
+	if s.N == 0 {
+		return ""
+	}
+	return fmtFloat(s.Lo, prec) + "–" + fmtFloat(s.Hi, prec)
 }
 
 func fmtFloat(v float64, prec int) string {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gcbench/gcbench/internal/protocols"
 	"github.com/gcbench/gcbench/render"
+	"github.com/gcbench/gcbench/stats"
 	"github.com/gcbench/gcbench/workerpool"
 )
 
@@ -109,15 +110,6 @@ func protocolItems(rep *protocols.PoolReport, p protocols.PoolProtocol) int {
 const partialNote = "interrupted; the medians are of the repetitions that finished, or, if the first did not, " +
 	"of the runs that did (a run that did not finish is left out)"
 
-// spread is the range of xs, "lo–hi" at prec decimals: the run-to-run
-// spread beside a median.
-func spread(xs []float64, prec int) string {
-	if len(xs) == 0 {
-		return ""
-	}
-	return fmtFloat(slices.Min(xs), prec) + "–" + fmtFloat(slices.Max(xs), prec)
-}
-
 func writePoolTable(w io.Writer, f render.Format, rep *protocols.PoolReport, protos []protocols.PoolProtocol) error {
 	header := []string{"contender"}
 	for _, p := range protos {
@@ -147,7 +139,7 @@ func writePoolTable(w io.Writer, f render.Format, rep *protocols.PoolReport, pro
 			for i, sec := range st.Samples {
 				perItem[i] = sec * 1e9 / float64(protocolItems(rep, p))
 			}
-			row = append(row, fmtFloat(st.Seconds, 3), fmtFloat(st.PerItemNs, 0), spread(perItem, 0), fmtFloat(st.Speedup, 2)+"x")
+			row = append(row, fmtFloat(st.Seconds, 3), fmtFloat(st.PerItemNs, 0), fmtSpread(stats.SpreadOf(perItem), 0), fmtFloat(st.Speedup, 2)+"x")
 		}
 		rows = append(rows, row)
 	}

@@ -178,8 +178,8 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*report.Re
 		calibration = append(calibration, render.Fact{Key: fmt.Sprintf("calibration, %v mutex", k),
 			Value: fmt.Sprintf("on %s, median of %d runs: %v", describeHost(probeHost()), len(all), m)})
 		if len(all) > 1 {
-			fmt.Fprintf(head, "calibration runs' range (%v): %s\n", k, pausemodel.Spread(all))
-			calibration = append(calibration, render.Fact{Key: fmt.Sprintf("calibration runs' range (%v)", k), Value: pausemodel.Spread(all)})
+			fmt.Fprintf(head, "calibration runs' range (%v): %s\n", k, pausemodel.RangeOf(all))
+			calibration = append(calibration, render.Fact{Key: fmt.Sprintf("calibration runs' range (%v)", k), Value: pausemodel.RangeOf(all).String()})
 		}
 	}
 	works := map[string]pausemodel.Work{}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gcbench/gcbench/internal/protocols"
 	"github.com/gcbench/gcbench/render"
+	"github.com/gcbench/gcbench/stats"
 )
 
 // cmdReadylist runs the stress-epoll protocol: the lock-free MPSC completion
@@ -74,18 +75,6 @@ func readyListProcs(producers []int) int {
 	return slices.Max(producers) + 2
 }
 
-// pairedRatios are a/b repetition by repetition (the kinds run
-// interleaved, so each pair shared the machine's state).
-func pairedRatios(a, b []float64) []float64 {
-	var rs []float64
-	for i := range min(len(a), len(b)) {
-		if b[i] > 0 {
-			rs = append(rs, a[i]/b[i])
-		}
-	}
-	return rs
-}
-
 func writeReadyList(stdout io.Writer, format render.Format, rep *protocols.ReadyListReport) error {
 	if format == render.JSON {
 		return writeProtocolJSON(stdout, "readylist", rep)
@@ -99,7 +88,7 @@ func writeReadyList(stdout io.Writer, format render.Format, rep *protocols.Ready
 			strconv.Itoa(r.Producers),
 			fmtFloat(r.MPSC.EventsPerMs, 0), fmtFloat(r.MPSC.RunTimeMs, 2),
 			fmtFloat(r.Mutex.EventsPerMs, 0), fmtFloat(r.Mutex.RunTimeMs, 2),
-			fmtFloat(r.Ratio, 2), spread(pairedRatios(r.MPSC.Samples, r.Mutex.Samples), 2),
+			fmtFloat(r.Ratio, 2), fmtSpread(stats.SpreadOf(stats.PairedRatios(r.MPSC.Samples, r.Mutex.Samples)), 2),
 			fmtFloat(r.MPSC.PushesPerMs, 0), fmtFloat(r.Mutex.PushesPerMs, 0),
 		})
 	}

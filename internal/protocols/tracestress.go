@@ -318,6 +318,15 @@ func (r *TraceStressResult) Metrics(p trace.Policy) []TraceStressMetric {
 	return out
 }
 
+// Medians maps each of Metrics' names to its median over p's runs.
+func (r *TraceStressResult) Medians(p trace.Policy) map[string]float64 {
+	out := map[string]float64{}
+	for _, m := range r.Metrics(p) {
+		out[m.Name] = m.Summary.Median
+	}
+	return out
+}
+
 // TraceStressRatio compares Lockless with Locked event throughput.
 type TraceStressRatio struct {
 	// MeanRatio is Lockless's mean events/s over Locked's.
@@ -345,16 +354,15 @@ func (r *TraceStressResult) LocklessOverLocked() *TraceStressRatio {
 			return nil // no ratio to a run that counted nothing
 		}
 	}
-	ta, tb, paired, read := make([]float64, len(a)), make([]float64, len(b)), make([]float64, len(a)), make([]float64, len(a))
+	ta, tb, ra, rb := make([]float64, len(a)), make([]float64, len(b)), make([]float64, len(a)), make([]float64, len(b))
 	for i := range a {
 		ta[i], tb[i] = a[i].EventThroughput(), b[i].EventThroughput()
-		paired[i] = ta[i] / tb[i]
-		read[i] = float64(a[i].Counted.EventsRead) / float64(b[i].Counted.EventsRead)
+		ra[i], rb[i] = float64(a[i].Counted.EventsRead), float64(b[i].Counted.EventsRead)
 	}
 	return &TraceStressRatio{
 		MeanRatio:       stats.Summarize(ta).Mean / stats.Summarize(tb).Mean,
-		MedianRatio:     stats.Summarize(paired).Median,
-		ReadMedianRatio: stats.Summarize(read).Median,
+		MedianRatio:     stats.Summarize(stats.PairedRatios(ta, tb)).Median,
+		ReadMedianRatio: stats.Summarize(stats.PairedRatios(ra, rb)).Median,
 	}
 }
 
