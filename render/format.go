@@ -3,8 +3,8 @@ package render
 import (
 	"fmt"
 	"io"
-	"strings"
 
+	"github.com/gcbench/gcbench/internal/enum"
 	"github.com/gcbench/gcbench/report"
 )
 
@@ -21,43 +21,37 @@ const (
 	Bench
 )
 
-var formatNames = [...]string{Text: "text", Markdown: "markdown", CSV: "csv", JSON: "json", Bench: "bench"}
+// formats names every Format: String, marshalling and ParseReportFormat.
+var formats = enum.New[Format]("Format", "format", ErrInvalidInput, "text", "markdown", "csv", "json", "bench")
 
-// tableFormats is how many of formatNames every Table renders (or, JSON,
-// every command writes as its own document).
-const tableFormats = int(Bench)
+// tableFormats names the formats every Table renders (and, JSON, every
+// command writes as its own document): all but Bench.
+var tableFormats = enum.New[Format]("Format", "format", ErrInvalidInput, "text", "markdown", "csv", "json")
 
-// String returns the format's name as ParseFormat accepts it.
-func (f Format) String() string {
-	if f < 0 || int(f) >= len(formatNames) {
-		return fmt.Sprintf("Format(%d)", int(f))
-	}
-	return formatNames[f]
-}
+// String returns the format's name as ParseReportFormat accepts it, or
+// "Format(n)" for a value without one.
+func (f Format) String() string { return formats.String(f) }
+
+// MarshalText returns the format's name; a value without one is an error.
+func (f Format) MarshalText() ([]byte, error) { return formats.Marshal(f) }
+
+// UnmarshalText sets f from a name ParseReportFormat accepts.
+func (f *Format) UnmarshalText(b []byte) error { return formats.Unmarshal(b, f) }
 
 // FormatNames lists the names ParseFormat accepts, in order.
-func FormatNames() []string { return formatNames[:tableFormats] }
+func FormatNames() []string { return tableFormats.List() }
 
 // ReportFormatNames lists the names ParseReportFormat accepts, in order:
 // FormatNames and then bench.
-func ReportFormatNames() []string { return formatNames[:] }
+func ReportFormatNames() []string { return formats.List() }
 
 // ParseFormat returns the format named s (case-insensitive) among
 // FormatNames, or an error wrapping ErrInvalidInput that lists them.
-func ParseFormat(s string) (Format, error) { return parseFormat(s, FormatNames()) }
+func ParseFormat(s string) (Format, error) { return tableFormats.Parse(s) }
 
 // ParseReportFormat is ParseFormat for a Report's renderings, which
 // include Bench (Go benchmark format, see WriteBench).
-func ParseReportFormat(s string) (Format, error) { return parseFormat(s, ReportFormatNames()) }
-
-func parseFormat(s string, names []string) (Format, error) {
-	for i, n := range names {
-		if strings.EqualFold(s, n) {
-			return Format(i), nil
-		}
-	}
-	return 0, fmt.Errorf("%w: unknown format %q (want %s)", ErrInvalidInput, s, strings.Join(names, ", "))
-}
+func ParseReportFormat(s string) (Format, error) { return formats.Parse(s) }
 
 // Render writes r in format f.
 func Write(w io.Writer, r *report.Report, f Format) error {

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/gcbench/gcbench/internal/enum"
 	"github.com/gcbench/gcbench/jobs"
 	"github.com/gcbench/gcbench/stats"
 	"github.com/gcbench/gcbench/workerpool"
@@ -27,26 +27,21 @@ const (
 	Latency
 )
 
-var protocolNames = [...]string{Throughput: "throughput", Latency: "latency"}
+var poolProtocols = enum.New[PoolProtocol]("PoolProtocol", "protocol", ErrInvalidOptions, "throughput", "latency")
 
 // String returns the protocol's lower-case name, as ParsePoolProtocol
-// accepts it.
-func (p PoolProtocol) String() string {
-	if p < 0 || int(p) >= len(protocolNames) {
-		return fmt.Sprintf("PoolProtocol(%d)", int(p))
-	}
-	return protocolNames[p]
-}
+// accepts it, or "PoolProtocol(n)" for a value without one.
+func (p PoolProtocol) String() string { return poolProtocols.String(p) }
 
-// ParsePoolProtocol returns the protocol named s.
-func ParsePoolProtocol(s string) (PoolProtocol, error) {
-	for i, n := range protocolNames {
-		if strings.EqualFold(s, n) {
-			return PoolProtocol(i), nil
-		}
-	}
-	return 0, fmt.Errorf("%w: unknown protocol %q (want throughput or latency)", ErrInvalidOptions, s)
-}
+// MarshalText returns the protocol's name; a value without one is an error.
+func (p PoolProtocol) MarshalText() ([]byte, error) { return poolProtocols.Marshal(p) }
+
+// UnmarshalText sets p from a name ParsePoolProtocol accepts.
+func (p *PoolProtocol) UnmarshalText(b []byte) error { return poolProtocols.Unmarshal(b, p) }
+
+// ParsePoolProtocol returns the protocol named s (ignoring case), or an
+// error wrapping ErrInvalidOptions that names both.
+func ParsePoolProtocol(s string) (PoolProtocol, error) { return poolProtocols.Parse(s) }
 
 // PoolContender is one way of running items: the baseline (a goroutine per
 // item and a sync.WaitGroup), or gcbench's pool with a backend, a wake

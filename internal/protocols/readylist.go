@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
 
+	"github.com/gcbench/gcbench/internal/enum"
 	"github.com/gcbench/gcbench/jobs/mpsc"
 	"github.com/gcbench/gcbench/stats"
 )
@@ -27,25 +27,21 @@ const (
 	Mutex
 )
 
-var listKindNames = [...]string{MPSC: "mpsc", Mutex: "mutex"}
+var listKinds = enum.New[ListKind]("ListKind", "list kind", ErrInvalidOptions, "mpsc", "mutex")
 
-// String returns the kind's lower-case name, as ParseListKind accepts it.
-func (k ListKind) String() string {
-	if k < 0 || int(k) >= len(listKindNames) {
-		return fmt.Sprintf("ListKind(%d)", int(k))
-	}
-	return listKindNames[k]
-}
+// String returns the kind's lower-case name, as ParseListKind accepts it,
+// or "ListKind(n)" for a value without one.
+func (k ListKind) String() string { return listKinds.String(k) }
 
-// ParseListKind returns the kind named s ("mpsc" or "mutex").
-func ParseListKind(s string) (ListKind, error) {
-	for i, n := range listKindNames {
-		if strings.EqualFold(s, n) {
-			return ListKind(i), nil
-		}
-	}
-	return 0, fmt.Errorf("%w: unknown list kind %q (want mpsc or mutex)", ErrInvalidOptions, s)
-}
+// MarshalText returns the kind's name; a value without one is an error.
+func (k ListKind) MarshalText() ([]byte, error) { return listKinds.Marshal(k) }
+
+// UnmarshalText sets k from a name ParseListKind accepts.
+func (k *ListKind) UnmarshalText(b []byte) error { return listKinds.Unmarshal(b, k) }
+
+// ParseListKind returns the kind named s ("mpsc" or "mutex", ignoring
+// case), or an error wrapping ErrInvalidOptions.
+func ParseListKind(s string) (ListKind, error) { return listKinds.Parse(s) }
 
 func (k ListKind) newList() mpsc.Queue[int] {
 	if k == Mutex {
@@ -75,27 +71,21 @@ const (
 	Callback
 )
 
-var variantNames = [...]string{Transition: "transition", Callback: "callback"}
+var readyVariants = enum.New[ReadyVariant]("ReadyVariant", "ready-list variant", ErrInvalidOptions, "transition", "callback")
 
 // String returns the variant's lower-case name, as ParseReadyVariant
-// accepts it.
-func (v ReadyVariant) String() string {
-	if v < 0 || int(v) >= len(variantNames) {
-		return fmt.Sprintf("ReadyVariant(%d)", int(v))
-	}
-	return variantNames[v]
-}
+// accepts it, or "ReadyVariant(n)" for a value without one.
+func (v ReadyVariant) String() string { return readyVariants.String(v) }
+
+// MarshalText returns the variant's name; a value without one is an error.
+func (v ReadyVariant) MarshalText() ([]byte, error) { return readyVariants.Marshal(v) }
+
+// UnmarshalText sets v from a name ParseReadyVariant accepts.
+func (v *ReadyVariant) UnmarshalText(b []byte) error { return readyVariants.Unmarshal(b, v) }
 
 // ParseReadyVariant returns the variant named s ("transition" or
-// "callback").
-func ParseReadyVariant(s string) (ReadyVariant, error) {
-	for i, n := range variantNames {
-		if strings.EqualFold(s, n) {
-			return ReadyVariant(i), nil
-		}
-	}
-	return 0, fmt.Errorf("%w: unknown ready-list variant %q (want transition or callback)", ErrInvalidOptions, s)
-}
+// "callback", ignoring case), or an error wrapping ErrInvalidOptions.
+func ParseReadyVariant(s string) (ReadyVariant, error) { return readyVariants.Parse(s) }
 
 // ReadyListRun is one run of the stress-epoll protocol.
 type ReadyListRun struct {
