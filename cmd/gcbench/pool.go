@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gcbench/gcbench/internal/protocols"
+	"github.com/gcbench/gcbench/internal/protocols/poolbench"
 	"github.com/gcbench/gcbench/render"
 	"github.com/gcbench/gcbench/stats"
 	"github.com/gcbench/gcbench/workerpool"
@@ -20,19 +20,19 @@ import (
 func cmdPool(ctx context.Context, e *env, args []string) error {
 	stdout, stderr := e.stdout, e.stderr
 	fs := newFlagSet("pool")
-	var opt protocols.PoolOptions
+	var opt poolbench.Options
 	var procs int
-	fs.Var(newIntValue(&opt.Items, protocols.DefaultPoolItems, 1, protocols.MaxPoolItems), "items", "items the throughput protocol queues before waiting for all")
-	fs.Var(newIntValue(&opt.RoundTrips, protocols.DefaultPoolRoundTrips, 1, protocols.MaxPoolRoundTrips), "round-trips",
+	fs.Var(newIntValue(&opt.Items, poolbench.DefaultItems, 1, poolbench.MaxItems), "items", "items the throughput protocol queues before waiting for all")
+	fs.Var(newIntValue(&opt.RoundTrips, poolbench.DefaultRoundTrips, 1, poolbench.MaxRoundTrips), "round-trips",
 		"sequential submit-and-wait round trips of the latency protocol")
-	fs.Var(newIntValue(&opt.Repetitions, protocols.DefaultPoolRepetitions, 1, protocols.MaxPoolRepetitions), "repetitions",
+	fs.Var(newIntValue(&opt.Repetitions, poolbench.DefaultRepetitions, 1, poolbench.MaxRepetitions), "repetitions",
 		"runs of each contender and protocol (interleaved)")
 	fs.Var(newIntValue(&opt.Workers, runtime.GOMAXPROCS(0), 1, workerpool.MaxWorkers), "workers", "pool workers")
 	fs.Var(newIntValue(&procs, 0, 0, maxGOMAXPROCS), "gomaxprocs",
 		"GOMAXPROCS for the run (0: workers+1 when the threads or native backend runs, else the runtime's default; why: docs/methodology.md)")
-	opt.BatchSize = protocols.DefaultPoolBatchSize // before the flag, whose help shows it
+	opt.BatchSize = poolbench.DefaultBatchSize // before the flag, whose help shows it
 	fs.Var(&batchSizeValue{&opt.BatchSize}, "batch-size", "items per EnqueueBatch call in the throughput protocol (-1: all in one call)")
-	fs.Var(newListValue(&opt.Protocols, []protocols.PoolProtocol{protocols.Throughput, protocols.Latency}, protocols.ParsePoolProtocol,
+	fs.Var(newListValue(&opt.Protocols, []poolbench.Protocol{poolbench.Throughput, poolbench.Latency}, poolbench.ParseProtocol,
 		"throughput or latency"), "protocols", "protocols to run: throughput, latency")
 	fs.Var(newListValue(&opt.Backends, []workerpool.Backend{workerpool.Goroutines, workerpool.Threads}, workerpool.ParseBackend,
 		"goroutines, threads or native"), "backends", "pool backends: goroutines, threads, native (SGen's pool in C; needs a cgo build; no spin)")
@@ -66,7 +66,7 @@ func cmdPool(ctx context.Context, e *env, args []string) error {
 	}
 	var clearProgress func()
 	opt.Progress, clearProgress = newLineProgress(stderr, "pool")
-	rep, err := protocols.ComparePool(ctx, opt)
+	rep, err := poolbench.Compare(ctx, opt)
 	clearProgress()
 	if fatal := protocolFailure(err, rep != nil, "the pool protocols"); fatal != nil {
 		return fatal
@@ -82,9 +82,9 @@ func cmdPool(ctx context.Context, e *env, args []string) error {
 type batchSizeValue struct{ p *int }
 
 func (v *batchSizeValue) Set(s string) error {
-	n, err := boundedInt(-1, protocols.MaxPoolItems)(s)
+	n, err := boundedInt(-1, poolbench.MaxItems)(s)
 	if err != nil || n == 0 {
-		return fmt.Errorf("want -1 (all items in one call) or a count from 1 to %d", protocols.MaxPoolItems)
+		return fmt.Errorf("want -1 (all items in one call) or a count from 1 to %d", poolbench.MaxItems)
 	}
 	*v.p = n
 	return nil
@@ -99,8 +99,8 @@ const maxGOMAXPROCS = workerpool.MaxWorkers + 1
 
 // protocolItems is how many items (or round trips) one run of protocol p
 // handles.
-func protocolItems(rep *protocols.PoolReport, p protocols.PoolProtocol) int {
-	if p == protocols.Latency {
+func protocolItems(rep *poolbench.Report, p poolbench.Protocol) int {
+	if p == poolbench.Latency {
 		return rep.RoundTrips
 	}
 	return rep.Items
@@ -110,11 +110,11 @@ func protocolItems(rep *protocols.PoolReport, p protocols.PoolProtocol) int {
 const partialNote = "interrupted; the medians are of the repetitions that finished, or, if the first did not, " +
 	"of the runs that did (a run that did not finish is left out)"
 
-func writePoolTable(w io.Writer, f render.Format, rep *protocols.PoolReport, protos []protocols.PoolProtocol) error {
+func writePoolTable(w io.Writer, f render.Format, rep *poolbench.Report, protos []poolbench.Protocol) error {
 	header := []string{"contender"}
 	for _, p := range protos {
 		unit := "ns/item"
-		if p == protocols.Latency {
+		if p == poolbench.Latency {
 			unit = "ns/trip"
 		}
 		rng, speedup := "range", "speedup"
@@ -128,7 +128,7 @@ func writePoolTable(w io.Writer, f render.Format, rep *protocols.PoolReport, pro
 		row := []string{r.Contender}
 		for _, p := range protos {
 			st := r.Throughput
-			if p == protocols.Latency {
+			if p == poolbench.Latency {
 				st = r.Latency
 			}
 			if st == nil { // a partial first repetition stopped before this run finished
@@ -149,7 +149,7 @@ func writePoolTable(w io.Writer, f render.Format, rep *protocols.PoolReport, pro
 	}
 	title := fmt.Sprintf("gcbench pool: throughput = %d items queued, then waited for; latency = %d sequential "+
 		"submit-and-wait round trips; %d workers, %s; medians of %d interleaved runs; speedup = %s time / contender time",
-		rep.Items, rep.RoundTrips, rep.Workers, batch, rep.Repetitions, protocols.BaselineName)
+		rep.Items, rep.RoundTrips, rep.Workers, batch, rep.Repetitions, poolbench.BaselineName)
 	t := protocolTable(title, header, rows)
 	if rep.Partial {
 		t.Facts = append(t.Facts, render.Fact{Key: "PARTIAL", Value: partialNote, Warning: true})
@@ -165,7 +165,7 @@ func writePoolTable(w io.Writer, f render.Format, rep *protocols.PoolReport, pro
 		for _, api := range []string{"batch", "enqueue"} {
 			if r := rep.Best(p, api); r != nil {
 				st := r.Throughput
-				if p == protocols.Latency {
+				if p == poolbench.Latency {
 					st = r.Latency
 				}
 				best = append(best, fmt.Sprintf("best %s %s: %s, %.2fx", p, api, r.Contender, st.Speedup))

@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gcbench/gcbench/internal/protocols"
+	"github.com/gcbench/gcbench/internal/protocols/poolbench"
 	"github.com/gcbench/gcbench/internal/testwait"
 	"github.com/gcbench/gcbench/render"
 )
@@ -218,14 +218,14 @@ func TestPoolRestoresGOMAXPROCS(t *testing.T) {
 // TestPoolTableOfAFirstRepetitionStoppedPartWay: runs a stop left undone
 // are blank cells, and the table says it is partial.
 func TestPoolTableOfAFirstRepetitionStoppedPartWay(t *testing.T) {
-	stats := func(sec float64) *protocols.PoolStats {
-		return &protocols.PoolStats{Seconds: sec, PerItemNs: sec * 1e9 / 100, Speedup: 0.002 / sec, Samples: []float64{sec}}
+	stats := func(sec float64) *poolbench.Stats {
+		return &poolbench.Stats{Seconds: sec, PerItemNs: sec * 1e9 / 100, Speedup: 0.002 / sec, Samples: []float64{sec}}
 	}
-	rep := &protocols.PoolReport{Workers: 2, Items: 100, RoundTrips: 10, Repetitions: 1, Partial: true, Rows: []protocols.PoolRow{
+	rep := &poolbench.Report{Workers: 2, Items: 100, RoundTrips: 10, Repetitions: 1, Partial: true, Rows: []poolbench.Row{
 		{Contender: "goroutine-per-item", API: "go", Throughput: stats(0.002), Latency: stats(0.001)},
 		{Contender: "goroutines/targeted/enqueue", API: "enqueue", Throughput: stats(0.001)},
 	}}
-	protos := []protocols.PoolProtocol{protocols.Throughput, protocols.Latency}
+	protos := []poolbench.Protocol{poolbench.Throughput, poolbench.Latency}
 	var out bytes.Buffer
 	require.NoError(t, writePoolTable(&out, render.CSV, rep, protos))
 	records, err := csv.NewReader(strings.NewReader(out.String())).ReadAll()

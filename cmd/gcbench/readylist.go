@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gcbench/gcbench/internal/protocols"
+	"github.com/gcbench/gcbench/internal/protocols/readylist"
 	"github.com/gcbench/gcbench/render"
 	"github.com/gcbench/gcbench/stats"
 )
@@ -19,17 +19,17 @@ import (
 func cmdReadylist(ctx context.Context, e *env, args []string) error {
 	stdout, stderr := e.stdout, e.stderr
 	fs := newFlagSet("readylist")
-	var opt protocols.ReadyListOptions
-	fs.Var(newListValue(&opt.Producers, protocols.DefaultReadyListProducers, boundedInt(1, protocols.MaxReadyListProducers),
-		fmt.Sprintf("counts from 1 to %d", protocols.MaxReadyListProducers)), "producers", "producer counts to sweep")
-	fs.Var(newIntValue(&opt.Events, protocols.DefaultReadyListEvents, 1, protocols.MaxReadyListEvents), "events", "events each producer generates")
-	fs.Var(newIntValue(&opt.Repetitions, protocols.DefaultReadyListRepetitions, 1, protocols.MaxReadyListRepetitions), "repetitions",
+	var opt readylist.Options
+	fs.Var(newListValue(&opt.Producers, readylist.DefaultProducers, boundedInt(1, readylist.MaxProducers),
+		fmt.Sprintf("counts from 1 to %d", readylist.MaxProducers)), "producers", "producer counts to sweep")
+	fs.Var(newIntValue(&opt.Events, readylist.DefaultEvents, 1, readylist.MaxEvents), "events", "events each producer generates")
+	fs.Var(newIntValue(&opt.Repetitions, readylist.DefaultRepetitions, 1, readylist.MaxRepetitions), "repetitions",
 		"runs of each list kind at each producer count (interleaved)")
-	fs.Var(newListValue(&opt.Variants, []protocols.ReadyVariant{protocols.Transition, protocols.Callback}, protocols.ParseReadyVariant,
+	fs.Var(newListValue(&opt.Variants, []readylist.Variant{readylist.Transition, readylist.Callback}, readylist.ParseVariant,
 		"transition or callback"), "variants",
 		"which events use the ready list: transition (only a counter's 0→1), callback (every event, as ep_poll_callback), or both: transition,callback")
 	var procs int
-	fs.Var(newIntValue(&procs, 0, 0, protocols.MaxReadyListProducers+2), "gomaxprocs",
+	fs.Var(newIntValue(&procs, 0, 0, readylist.MaxProducers+2), "gomaxprocs",
 		"GOMAXPROCS during the runs; 0 = auto: the most producers + consumer + 1, so that every thread the kernel runs finds a P")
 	var format render.Format
 	fs.Var(formatValue{&format}, "format", "output format: "+strings.Join(render.FormatNames(), ", "))
@@ -55,7 +55,7 @@ func cmdReadylist(ctx context.Context, e *env, args []string) error {
 		procs = readyListProcs(opt.Producers)
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs)) // restored after the output, whose host line records procs
-	rep, err := protocols.CompareReadyList(ctx, opt)
+	rep, err := readylist.Compare(ctx, opt)
 	clearProgress()
 	if fatal := protocolFailure(err, rep != nil, "the ready-list protocol"); fatal != nil {
 		return fatal
@@ -70,12 +70,12 @@ func cmdReadylist(ctx context.Context, e *env, args []string) error {
 // runtime, decides which thread runs. nil producers means the defaults.
 func readyListProcs(producers []int) int {
 	if len(producers) == 0 {
-		producers = protocols.DefaultReadyListProducers
+		producers = readylist.DefaultProducers
 	}
 	return slices.Max(producers) + 2
 }
 
-func writeReadyList(stdout io.Writer, format render.Format, rep *protocols.ReadyListReport) error {
+func writeReadyList(stdout io.Writer, format render.Format, rep *readylist.Report) error {
 	if format == render.JSON {
 		return writeProtocolJSON(stdout, "readylist", rep)
 	}

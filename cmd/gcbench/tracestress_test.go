@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gcbench/gcbench/internal/protocols"
+	"github.com/gcbench/gcbench/internal/protocols/tracestress"
 	"github.com/gcbench/gcbench/render"
 	"github.com/gcbench/gcbench/trace"
 	"github.com/stretchr/testify/assert"
@@ -17,10 +17,10 @@ import (
 // one policy finished, its table has no rows (not a row of zeros) and says
 // how many of its runs finished; CSV carries the same on every row.
 func TestStressTableOfAPolicyThatNeverFinished(t *testing.T) {
-	res := &protocols.TraceStressResult{Partial: true,
-		Options: protocols.TraceStressOptions{Policies: []trace.Policy{trace.Lockless, trace.Locked}, Iterations: 2, Writers: 2, PayloadSize: 50},
-		Runs: []protocols.TraceStressRun{{Policy: trace.Lockless, EventsRead: 100, Duration: time.Second,
-			Counted: protocols.TraceStressCount{EventsRead: 90, Duration: time.Second}}}}
+	res := &tracestress.Result{Partial: true,
+		Options: tracestress.Options{Policies: []trace.Policy{trace.Lockless, trace.Locked}, Iterations: 2, Writers: 2, PayloadSize: 50},
+		Runs: []tracestress.Run{{Policy: trace.Lockless, EventsRead: 100, Duration: time.Second,
+			Counted: tracestress.Count{EventsRead: 90, Duration: time.Second}}}}
 	require.Nil(t, res.Metrics(trace.Locked))
 	var text strings.Builder
 	require.NoError(t, writeStress(&text, render.Text, res))
@@ -38,10 +38,10 @@ func TestStressTableOfAPolicyThatNeverFinished(t *testing.T) {
 // TestStressCSVCarriesTheRatio: the CSV has the Lockless/Locked ratio the
 // text ends with, as two rows whose Average column holds it.
 func TestStressCSVCarriesTheRatio(t *testing.T) {
-	res := &protocols.TraceStressResult{
-		Options: protocols.TraceStressOptions{Policies: []trace.Policy{trace.Lockless, trace.Locked}, Iterations: 1, Writers: 2, PayloadSize: 50},
-		Runs: []protocols.TraceStressRun{{Policy: trace.Lockless, Counted: protocols.TraceStressCount{EventsRead: 300, Duration: time.Second}},
-			{Policy: trace.Locked, Counted: protocols.TraceStressCount{EventsRead: 200, Duration: time.Second}}}}
+	res := &tracestress.Result{
+		Options: tracestress.Options{Policies: []trace.Policy{trace.Lockless, trace.Locked}, Iterations: 1, Writers: 2, PayloadSize: 50},
+		Runs: []tracestress.Run{{Policy: trace.Lockless, Counted: tracestress.Count{EventsRead: 300, Duration: time.Second}},
+			{Policy: trace.Locked, Counted: tracestress.Count{EventsRead: 200, Duration: time.Second}}}}
 	var out strings.Builder
 	require.NoError(t, writeStress(&out, render.CSV, res))
 	recs, err := csv.NewReader(strings.NewReader(out.String())).ReadAll()

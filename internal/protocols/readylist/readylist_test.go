@@ -1,4 +1,4 @@
-package protocols
+package readylist
 
 import (
 	"context"
@@ -9,22 +9,23 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
+	"github.com/gcbench/gcbench/internal/protocols"
 	"github.com/gcbench/gcbench/stats"
 )
 
 // runWithDeadline runs r with a deadline, so that a lost event (the
 // consumer would wait for it forever) fails the test instead of hanging it.
-func runWithDeadline(r ReadyListRun) (ReadyListSample, error) {
+func runWithDeadline(r Run) (Sample, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return RunReadyList(ctx, r)
+	return Measure(ctx, r)
 }
 
-func TestRunReadyListCountsEveryEvent(t *testing.T) {
-	for _, variant := range []ReadyVariant{Transition, Callback} {
+func TestMeasureCountsEveryEvent(t *testing.T) {
+	for _, variant := range []Variant{Transition, Callback} {
 		for _, kind := range []ListKind{MPSC, Mutex} {
 			for _, producers := range []int{1, 3, 16} {
-				s, err := runWithDeadline(ReadyListRun{Kind: kind, Variant: variant, Producers: producers, Events: 5000})
+				s, err := runWithDeadline(Run{Kind: kind, Variant: variant, Producers: producers, Events: 5000})
 				require.NoError(t, err)
 				assert.Equal(t, kind, s.Kind)
 				assert.Equal(t, variant, s.Variant)
@@ -44,11 +45,11 @@ func TestRunReadyListCountsEveryEvent(t *testing.T) {
 // sum exactly every event — it stops at the total, so a lost event shows
 // as the deadline, a double count as a sum above the total — and must
 // never pop more items than there were events to link them.
-func TestRunReadyListExactlyOnceProperty(t *testing.T) {
+func TestMeasureExactlyOnceProperty(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		r := ReadyListRun{
+		r := Run{
 			Kind:      rapid.SampledFrom([]ListKind{MPSC, Mutex}).Draw(rt, "kind"),
-			Variant:   rapid.SampledFrom([]ReadyVariant{Transition, Callback}).Draw(rt, "variant"),
+			Variant:   rapid.SampledFrom([]Variant{Transition, Callback}).Draw(rt, "variant"),
 			Producers: rapid.IntRange(1, 12).Draw(rt, "producers"),
 			Events:    rapid.IntRange(1, 1500).Draw(rt, "events"),
 		}
@@ -73,7 +74,7 @@ func TestRunReadyListExactlyOnceProperty(t *testing.T) {
 // the item unlinked and link it again. At the end, draining must find
 // every event exactly once.
 func TestReadyPathsNeverStrandAnEvent(t *testing.T) {
-	for _, variant := range []ReadyVariant{Transition, Callback} {
+	for _, variant := range []Variant{Transition, Callback} {
 		for _, kind := range []ListKind{MPSC, Mutex} {
 			t.Run(variant.String()+"/"+kind.String(), func(t *testing.T) {
 				rapid.Check(t, func(rt *rapid.T) {
@@ -81,7 +82,7 @@ func TestReadyPathsNeverStrandAnEvent(t *testing.T) {
 					for i := range ps {
 						ps[i].node.Value = i
 					}
-					path := newReadyPath(ReadyListRun{Kind: kind, Variant: variant}, ps, new(readyWaiter))
+					path := newReadyPath(Run{Kind: kind, Variant: variant}, ps, new(readyWaiter))
 					var produced, summed int64
 					var held *readyItem // popped, counter not yet swapped
 					for _, op := range rapid.SliceOfN(rapid.IntRange(0, len(ps)+1), 1, 100).Draw(rt, "ops") {
@@ -127,7 +128,7 @@ func TestCallbackPathsDeduplicate(t *testing.T) {
 		for i := range ps {
 			ps[i].node.Value = i
 		}
-		path := newReadyPath(ReadyListRun{Kind: kind, Variant: Callback}, ps, new(readyWaiter))
+		path := newReadyPath(Run{Kind: kind, Variant: Callback}, ps, new(readyWaiter))
 		path.produce(&ps[1].readyItem, 5)
 		path.produce(&ps[0].readyItem, 3)
 		path.produce(&ps[1].readyItem, 2)
@@ -149,32 +150,32 @@ func TestCallbackPathsDeduplicate(t *testing.T) {
 	}
 }
 
-func TestRunReadyListRejectsBadRuns(t *testing.T) {
-	for _, r := range []ReadyListRun{
+func TestMeasureRejectsBadRuns(t *testing.T) {
+	for _, r := range []Run{
 		{Kind: MPSC, Producers: 0, Events: 1},
 		{Kind: Mutex, Producers: 1, Events: 0},
 		{Kind: ListKind(9), Producers: 1, Events: 1},
-		{Kind: MPSC, Variant: ReadyVariant(5), Producers: 1, Events: 1},
+		{Kind: MPSC, Variant: Variant(5), Producers: 1, Events: 1},
 	} {
-		_, err := RunReadyList(context.Background(), r)
-		assert.ErrorIs(t, err, ErrInvalidOptions, "%+v", r)
+		_, err := Measure(context.Background(), r)
+		assert.ErrorIs(t, err, protocols.ErrInvalidOptions, "%+v", r)
 	}
 }
 
-func TestRunReadyListStopsWithContext(t *testing.T) {
+func TestMeasureStopsWithContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := RunReadyList(ctx, ReadyListRun{Kind: MPSC, Producers: 4, Events: 200_000})
+	_, err := Measure(ctx, Run{Kind: MPSC, Producers: 4, Events: 200_000})
 	assert.ErrorIs(t, err, context.Canceled)
-	_, err = RunReadyList(ctx, ReadyListRun{Kind: Mutex, Variant: Callback, Producers: 4, Events: 200_000})
+	_, err = Measure(ctx, Run{Kind: Mutex, Variant: Callback, Producers: 4, Events: 200_000})
 	assert.ErrorIs(t, err, context.Canceled)
-	_, err = CompareReadyList(ctx, ReadyListOptions{Events: 10})
+	_, err = Compare(ctx, Options{Events: 10})
 	assert.ErrorIs(t, err, context.Canceled)
 }
 
-func TestCompareReadyListInterleavesAndSummarizes(t *testing.T) {
+func TestCompareInterleavesAndSummarizes(t *testing.T) {
 	var progress []int
-	rep, err := CompareReadyList(context.Background(), ReadyListOptions{
+	rep, err := Compare(context.Background(), Options{
 		Producers: []int{2, 5}, Events: 2000, Repetitions: 3,
 		Progress: func(done, total int) {
 			assert.Equal(t, 24, total, "3 repetitions × 2 variants × 2 counts × 2 kinds")
@@ -196,7 +197,7 @@ func TestCompareReadyListInterleavesAndSummarizes(t *testing.T) {
 		row := rep.Rows[i]
 		assert.Equal(t, want.variant, row.Variant)
 		assert.Equal(t, want.producers, row.Producers)
-		for _, st := range []ReadyListStats{row.MPSC, row.Mutex} {
+		for _, st := range []Stats{row.MPSC, row.Mutex} {
 			require.Len(t, st.Samples, 3)
 			assert.Equal(t, stats.Summarize(st.Samples).Median, st.EventsPerMs, "stats' median of the runs")
 			assert.Positive(t, st.RunTimeMs)
@@ -206,22 +207,22 @@ func TestCompareReadyListInterleavesAndSummarizes(t *testing.T) {
 	}
 }
 
-func TestCompareReadyListDefaultsAndValidation(t *testing.T) {
-	o, err := ReadyListOptions{}.withDefaults()
+func TestCompareDefaultsAndValidation(t *testing.T) {
+	o, err := Options{}.withDefaults()
 	require.NoError(t, err)
 	assert.Equal(t, []int{8, 16, 32}, o.Producers)
 	assert.Equal(t, 10_000_000, o.Events)
 	assert.Equal(t, 5, o.Repetitions)
-	assert.Equal(t, []ReadyVariant{Transition, Callback}, o.Variants)
-	for _, bad := range []ReadyListOptions{
+	assert.Equal(t, []Variant{Transition, Callback}, o.Variants)
+	for _, bad := range []Options{
 		{Producers: []int{8, 0}},
 		{Events: -1},
 		{Repetitions: -2},
-		{Variants: []ReadyVariant{Callback, 7}},
-		{Variants: []ReadyVariant{Callback, Callback}},
+		{Variants: []Variant{Callback, 7}},
+		{Variants: []Variant{Callback, Callback}},
 	} {
-		_, err := CompareReadyList(context.Background(), bad)
-		assert.ErrorIs(t, err, ErrInvalidOptions, "%+v", bad)
+		_, err := Compare(context.Background(), bad)
+		assert.ErrorIs(t, err, protocols.ErrInvalidOptions, "%+v", bad)
 	}
 }
 
@@ -232,21 +233,21 @@ func TestListKindNames(t *testing.T) {
 		assert.Equal(t, k, got)
 	}
 	_, err := ParseListKind("spin")
-	assert.ErrorIs(t, err, ErrInvalidOptions)
+	assert.ErrorIs(t, err, protocols.ErrInvalidOptions)
 	assert.Equal(t, "ListKind(4)", ListKind(4).String())
-	for _, v := range []ReadyVariant{Transition, Callback} {
-		got, err := ParseReadyVariant(v.String())
+	for _, v := range []Variant{Transition, Callback} {
+		got, err := ParseVariant(v.String())
 		require.NoError(t, err)
 		assert.Equal(t, v, got)
 	}
-	_, err = ParseReadyVariant("edge")
-	assert.ErrorIs(t, err, ErrInvalidOptions)
-	assert.Equal(t, "ReadyVariant(3)", ReadyVariant(3).String())
+	_, err = ParseVariant("edge")
+	assert.ErrorIs(t, err, protocols.ErrInvalidOptions)
+	assert.Equal(t, "Variant(3)", Variant(3).String())
 }
 
-func TestCompareReadyListOneVariant(t *testing.T) {
-	rep, err := CompareReadyList(context.Background(), ReadyListOptions{
-		Producers: []int{3}, Events: 1000, Repetitions: 1, Variants: []ReadyVariant{Callback},
+func TestCompareOneVariant(t *testing.T) {
+	rep, err := Compare(context.Background(), Options{
+		Producers: []int{3}, Events: 1000, Repetitions: 1, Variants: []Variant{Callback},
 	})
 	require.NoError(t, err)
 	require.Len(t, rep.Rows, 1)

@@ -1,4 +1,4 @@
-package protocols
+package poolbench
 
 import (
 	"context"
@@ -9,44 +9,45 @@ import (
 	"time"
 
 	"github.com/gcbench/gcbench/internal/enum"
+	"github.com/gcbench/gcbench/internal/protocols"
 	"github.com/gcbench/gcbench/jobs"
 	"github.com/gcbench/gcbench/stats"
 	"github.com/gcbench/gcbench/workerpool"
 )
 
-// PoolProtocol is one of the DedicatedThreadPool benchmark protocols.
-type PoolProtocol int
+// Protocol is one of the DedicatedThreadPool benchmark protocols.
+type Protocol int
 
 const (
 	// Throughput queues every item at once, then waits for all of them
 	// (the seed: 10,000,000 items; 3.88 s before its fix, 1.08 s after).
-	Throughput PoolProtocol = iota
+	Throughput Protocol = iota
 	// Latency submits one item and waits for it, again and again: every
 	// round trip finds the workers idle and pays a wake-up (the seed:
 	// 300,000 round trips; 7.23 s before, 0.224 s after).
 	Latency
 )
 
-var poolProtocols = enum.New[PoolProtocol]("PoolProtocol", "protocol", ErrInvalidOptions, "throughput", "latency")
+var poolProtocols = enum.New[Protocol]("Protocol", "protocol", protocols.ErrInvalidOptions, "throughput", "latency")
 
-// String returns the protocol's lower-case name, as ParsePoolProtocol
-// accepts it, or "PoolProtocol(n)" for a value without one.
-func (p PoolProtocol) String() string { return poolProtocols.String(p) }
+// String returns the protocol's lower-case name, as ParseProtocol
+// accepts it, or "Protocol(n)" for a value without one.
+func (p Protocol) String() string { return poolProtocols.String(p) }
 
 // MarshalText returns the protocol's name; a value without one is an error.
-func (p PoolProtocol) MarshalText() ([]byte, error) { return poolProtocols.Marshal(p) }
+func (p Protocol) MarshalText() ([]byte, error) { return poolProtocols.Marshal(p) }
 
-// UnmarshalText sets p from a name ParsePoolProtocol accepts.
-func (p *PoolProtocol) UnmarshalText(b []byte) error { return poolProtocols.Unmarshal(b, p) }
+// UnmarshalText sets p from a name ParseProtocol accepts.
+func (p *Protocol) UnmarshalText(b []byte) error { return poolProtocols.Unmarshal(b, p) }
 
-// ParsePoolProtocol returns the protocol named s (ignoring case), or an
+// ParseProtocol returns the protocol named s (ignoring case), or an
 // error wrapping ErrInvalidOptions that names both.
-func ParsePoolProtocol(s string) (PoolProtocol, error) { return poolProtocols.Parse(s) }
+func ParseProtocol(s string) (Protocol, error) { return poolProtocols.Parse(s) }
 
-// PoolContender is one way of running items: the baseline (a goroutine per
+// Contender is one way of running items: the baseline (a goroutine per
 // item and a sync.WaitGroup), or gcbench's pool with a backend, a wake
 // policy, and per-item Enqueue or EnqueueBatch.
-type PoolContender struct {
+type Contender struct {
 	Baseline bool                  // a goroutine per item; the other fields are ignored
 	Backend  workerpool.Backend    // the pool's backend
 	Wake     workerpool.WakePolicy // the pool's wake policy
@@ -58,14 +59,14 @@ const BaselineName = "goroutine-per-item"
 
 // String names the contender: "goroutine-per-item", or
 // "backend/wake/enqueue" or "backend/wake/batch".
-func (c PoolContender) String() string {
+func (c Contender) String() string {
 	if c.Baseline {
 		return BaselineName
 	}
 	return c.Backend.String() + "/" + c.Wake.String() + "/" + c.api()
 }
 
-func (c PoolContender) api() string {
+func (c Contender) api() string {
 	switch {
 	case c.Baseline:
 		return "go"
@@ -75,12 +76,12 @@ func (c PoolContender) api() string {
 	return "enqueue"
 }
 
-// PoolRun is one run of one protocol by one contender.
-type PoolRun struct {
-	Contender PoolContender // who runs the items
-	Protocol  PoolProtocol  // Throughput or Latency
-	// Items is how many items Throughput queues (1..MaxPoolItems), or how
-	// many round trips Latency makes (1..MaxPoolRoundTrips).
+// Run is one run of one protocol by one contender.
+type Run struct {
+	Contender Contender // who runs the items
+	Protocol  Protocol  // Throughput or Latency
+	// Items is how many items Throughput queues (1..MaxItems), or how
+	// many round trips Latency makes (1..MaxRoundTrips).
 	Items int
 	// Workers is the pool's size (ignored by the baseline);
 	// 1..workerpool.MaxWorkers.
@@ -99,16 +100,16 @@ type countJob struct{ n atomic.Int64 }
 // Run counts one run of the item, from any worker.
 func (j *countJob) Run(int) { j.n.Add(1) }
 
-// RunPool runs one protocol once and returns its wall time: from the first
+// Measure runs one protocol once and returns its wall time: from the first
 // submission until the last item has run (Throughput), or the sum of every
 // round trip (Latency). Pool start-up and shutdown are not timed. It fails
 // unless exactly Items item runs were counted in all.
 //
 // It looks at ctx every 1024 items submitted or round trips, and while
-// waiting. If ctx ends first, RunPool drops the items still queued
+// waiting. If ctx ends first, Measure drops the items still queued
 // (workerpool.Pool.Discard) instead of running them, and returns within
 // milliseconds an error wrapping ctx.Err().
-func RunPool(ctx context.Context, r PoolRun) (time.Duration, error) {
+func Measure(ctx context.Context, r Run) (time.Duration, error) {
 	if err := r.validate(); err != nil {
 		return 0, err
 	}
@@ -132,32 +133,32 @@ func RunPool(ctx context.Context, r PoolRun) (time.Duration, error) {
 	return elapsed, nil
 }
 
-func (r PoolRun) validate() error {
-	most := MaxPoolItems
+func (r Run) validate() error {
+	most := MaxItems
 	switch r.Protocol {
 	case Throughput:
 	case Latency:
-		most = MaxPoolRoundTrips
+		most = MaxRoundTrips
 	default:
-		return fmt.Errorf("%w: protocol %v", ErrInvalidOptions, r.Protocol)
+		return fmt.Errorf("%w: protocol %v", protocols.ErrInvalidOptions, r.Protocol)
 	}
 	switch {
 	case r.Items < 1 || r.Items > most:
-		return fmt.Errorf("%w: items = %d, want 1..%d for %v", ErrInvalidOptions, r.Items, most, r.Protocol)
+		return fmt.Errorf("%w: items = %d, want 1..%d for %v", protocols.ErrInvalidOptions, r.Items, most, r.Protocol)
 	case r.Workers < 1 || r.Workers > workerpool.MaxWorkers:
-		return fmt.Errorf("%w: workers = %d, want 1..%d", ErrInvalidOptions, r.Workers, workerpool.MaxWorkers)
+		return fmt.Errorf("%w: workers = %d, want 1..%d", protocols.ErrInvalidOptions, r.Workers, workerpool.MaxWorkers)
 	case r.BatchSize < 0:
-		return fmt.Errorf("%w: batch size = %d, want ≥ 0 (0: all at once)", ErrInvalidOptions, r.BatchSize)
+		return fmt.Errorf("%w: batch size = %d, want ≥ 0 (0: all at once)", protocols.ErrInvalidOptions, r.BatchSize)
 	}
 	return nil
 }
 
-func runGoroutines(ctx context.Context, r PoolRun, job *countJob) (time.Duration, error) {
+func runGoroutines(ctx context.Context, r Run, job *countJob) (time.Duration, error) {
 	var wg sync.WaitGroup
 	item := func() { job.Run(jobs.Inline) }
 	start := time.Now()
 	for i := range r.Items {
-		if i%stopEvery == 0 && ctx.Err() != nil {
+		if i%protocols.StopEvery == 0 && ctx.Err() != nil {
 			wg.Wait()
 			return 0, ctx.Err()
 		}
@@ -170,7 +171,7 @@ func runGoroutines(ctx context.Context, r PoolRun, job *countJob) (time.Duration
 	return time.Since(start), nil
 }
 
-func runOurPool(ctx context.Context, r PoolRun, job *countJob) (time.Duration, error) {
+func runOurPool(ctx context.Context, r Run, job *countJob) (time.Duration, error) {
 	c := r.Contender
 	p, err := workerpool.New(workerpool.Options{Workers: r.Workers, Backend: c.Backend, Wake: c.Wake, ExplicitWake: true})
 	if err != nil {
@@ -204,7 +205,7 @@ func runOurPool(ctx context.Context, r PoolRun, job *countJob) (time.Duration, e
 }
 
 // roundTrips is the Latency protocol: submit one item, wait for it, again.
-func roundTrips(ctx context.Context, p *workerpool.Pool, r PoolRun, job *countJob) error {
+func roundTrips(ctx context.Context, p *workerpool.Pool, r Run, job *countJob) error {
 	batch := []jobs.Job{job}
 	for i := range r.Items {
 		var err error
@@ -216,7 +217,7 @@ func roundTrips(ctx context.Context, p *workerpool.Pool, r PoolRun, job *countJo
 		if err == nil {
 			err = p.Join(ctx) // looks at ctx only if the item is not done yet
 		}
-		if err == nil && i%stopEvery == 0 {
+		if err == nil && i%protocols.StopEvery == 0 {
 			err = ctx.Err()
 		}
 		if err != nil {
@@ -228,7 +229,7 @@ func roundTrips(ctx context.Context, p *workerpool.Pool, r PoolRun, job *countJo
 
 // batchOf is the slice a batch contender submits, BatchSize jobs (all of
 // them for -1 or a size above Items) at a time.
-func batchOf(r PoolRun, job *countJob) []jobs.Job {
+func batchOf(r Run, job *countJob) []jobs.Job {
 	size := r.BatchSize
 	if size == 0 || size > r.Items {
 		size = r.Items
@@ -243,10 +244,10 @@ func batchOf(r PoolRun, job *countJob) []jobs.Job {
 // queueAll is the Throughput protocol's submission: every item, one at a
 // time or BatchSize at a time from batch, looking at ctx every 1024 items
 // (or every batch).
-func queueAll(ctx context.Context, p *workerpool.Pool, r PoolRun, job *countJob, batch []jobs.Job) error {
+func queueAll(ctx context.Context, p *workerpool.Pool, r Run, job *countJob, batch []jobs.Job) error {
 	if !r.Contender.Batch {
 		for i := range r.Items {
-			if i%stopEvery == 0 && ctx.Err() != nil {
+			if i%protocols.StopEvery == 0 && ctx.Err() != nil {
 				return ctx.Err()
 			}
 			if err := p.Enqueue(job); err != nil {
@@ -267,16 +268,16 @@ func queueAll(ctx context.Context, p *workerpool.Pool, r PoolRun, job *countJob,
 	return nil
 }
 
-// PoolOptions configures ComparePool. The zero value reproduces the seed's
+// Options configures Compare. The zero value reproduces the seed's
 // protocols with every backend and wake policy.
-type PoolOptions struct {
-	Protocols   []PoolProtocol // default Throughput, Latency
-	Items       int            // Throughput items, 1..MaxPoolItems; default 10,000,000
-	RoundTrips  int            // Latency round trips, 1..MaxPoolRoundTrips; default 300,000
-	Repetitions int            // 1..MaxPoolRepetitions; default 5
-	Workers     int            // pool size, 1..workerpool.MaxWorkers; default GOMAXPROCS
+type Options struct {
+	Protocols   []Protocol // default Throughput, Latency
+	Items       int        // Throughput items, 1..MaxItems; default 10,000,000
+	RoundTrips  int        // Latency round trips, 1..MaxRoundTrips; default 300,000
+	Repetitions int        // 1..MaxRepetitions; default 5
+	Workers     int        // pool size, 1..workerpool.MaxWorkers; default GOMAXPROCS
 	// BatchSize is the items per EnqueueBatch call in Throughput,
-	// 1..MaxPoolItems; default 1024; -1 = all at once.
+	// 1..MaxItems; default 1024; -1 = all at once.
 	BatchSize int
 	Backends  []workerpool.Backend    // default Goroutines, Threads (Native only when asked for)
 	Wakes     []workerpool.WakePolicy // default Broadcast, Signal, Targeted, Spin
@@ -285,33 +286,33 @@ type PoolOptions struct {
 	Progress func(done, total int)
 }
 
-// Defaults for PoolOptions' zero fields.
+// Defaults for Options' zero fields.
 const (
-	DefaultPoolItems       = 10_000_000
-	DefaultPoolRoundTrips  = 300_000
-	DefaultPoolRepetitions = 5
-	DefaultPoolBatchSize   = 1024
+	DefaultItems       = 10_000_000
+	DefaultRoundTrips  = 300_000
+	DefaultRepetitions = 5
+	DefaultBatchSize   = 1024
 )
 
-func (o PoolOptions) withDefaults() (PoolOptions, error) {
+func (o Options) withDefaults() (Options, error) {
 	if len(o.Protocols) == 0 {
-		o.Protocols = []PoolProtocol{Throughput, Latency}
+		o.Protocols = []Protocol{Throughput, Latency}
 	}
 	if o.Items == 0 {
-		o.Items = DefaultPoolItems
+		o.Items = DefaultItems
 	}
 	if o.RoundTrips == 0 {
-		o.RoundTrips = DefaultPoolRoundTrips
+		o.RoundTrips = DefaultRoundTrips
 	}
 	if o.Repetitions == 0 {
-		o.Repetitions = DefaultPoolRepetitions
+		o.Repetitions = DefaultRepetitions
 	}
 	if o.Workers == 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
 	switch o.BatchSize {
 	case 0:
-		o.BatchSize = DefaultPoolBatchSize
+		o.BatchSize = DefaultBatchSize
 	case -1:
 		o.BatchSize = 0
 	}
@@ -326,39 +327,39 @@ func (o PoolOptions) withDefaults() (PoolOptions, error) {
 	}
 	for _, p := range o.Protocols {
 		if p != Throughput && p != Latency {
-			return o, fmt.Errorf("%w: protocol %v", ErrInvalidOptions, p)
+			return o, fmt.Errorf("%w: protocol %v", protocols.ErrInvalidOptions, p)
 		}
 	}
 	return o, o.validateTotals()
 }
 
-func (o PoolOptions) validateCounts() error {
+func (o Options) validateCounts() error {
 	switch {
-	case o.Items < 1 || o.Items > MaxPoolItems:
-		return fmt.Errorf("%w: items = %d, want 1..%d", ErrInvalidOptions, o.Items, MaxPoolItems)
-	case o.RoundTrips < 1 || o.RoundTrips > MaxPoolRoundTrips:
-		return fmt.Errorf("%w: round trips = %d, want 1..%d", ErrInvalidOptions, o.RoundTrips, MaxPoolRoundTrips)
-	case o.Repetitions < 1 || o.Repetitions > MaxPoolRepetitions:
-		return fmt.Errorf("%w: repetitions = %d, want 1..%d", ErrInvalidOptions, o.Repetitions, MaxPoolRepetitions)
+	case o.Items < 1 || o.Items > MaxItems:
+		return fmt.Errorf("%w: items = %d, want 1..%d", protocols.ErrInvalidOptions, o.Items, MaxItems)
+	case o.RoundTrips < 1 || o.RoundTrips > MaxRoundTrips:
+		return fmt.Errorf("%w: round trips = %d, want 1..%d", protocols.ErrInvalidOptions, o.RoundTrips, MaxRoundTrips)
+	case o.Repetitions < 1 || o.Repetitions > MaxRepetitions:
+		return fmt.Errorf("%w: repetitions = %d, want 1..%d", protocols.ErrInvalidOptions, o.Repetitions, MaxRepetitions)
 	case o.Workers < 1 || o.Workers > workerpool.MaxWorkers:
-		return fmt.Errorf("%w: workers = %d, want 1..%d", ErrInvalidOptions, o.Workers, workerpool.MaxWorkers)
-	case o.BatchSize < 0 || o.BatchSize > MaxPoolItems:
-		return fmt.Errorf("%w: batch size = %d, want 1..%d or -1 for all at once", ErrInvalidOptions, o.BatchSize, MaxPoolItems)
+		return fmt.Errorf("%w: workers = %d, want 1..%d", protocols.ErrInvalidOptions, o.Workers, workerpool.MaxWorkers)
+	case o.BatchSize < 0 || o.BatchSize > MaxItems:
+		return fmt.Errorf("%w: batch size = %d, want 1..%d or -1 for all at once", protocols.ErrInvalidOptions, o.BatchSize, MaxItems)
 	}
 	return nil
 }
 
 // validateTotals bounds the comparison's items and round trips in all.
-func (o PoolOptions) validateTotals() error {
+func (o Options) validateTotals() error {
 	contenders := 1 + 2*len(o.Backends)*len(o.Wakes) // the lists would not fit in memory before this overflowed
 	for _, p := range o.Protocols {
-		limit, what := uint64(MaxPoolTotalItems), "items"
+		limit, what := uint64(MaxTotalItems), "items"
 		if p == Latency {
-			limit, what = MaxPoolTotalRoundTrips, "round trips"
+			limit, what = MaxTotalRoundTrips, "round trips"
 		}
-		if _, ok := mulBounded(limit, o.Repetitions, contenders, o.itemsFor(p)); !ok {
+		if _, ok := protocols.MulBounded(limit, o.Repetitions, contenders, o.itemsFor(p)); !ok {
 			return fmt.Errorf("%w: repetitions × contenders × %s = %d × %d × %d, want at most %d %s in all",
-				ErrInvalidOptions, what, o.Repetitions, contenders, o.itemsFor(p), limit, what)
+				protocols.ErrInvalidOptions, what, o.Repetitions, contenders, o.itemsFor(p), limit, what)
 		}
 	}
 	return nil
@@ -366,34 +367,34 @@ func (o PoolOptions) validateTotals() error {
 
 // itemsFor is how many items (Throughput) or round trips (Latency) a run of
 // protocol p makes.
-func (o PoolOptions) itemsFor(p PoolProtocol) int {
+func (o Options) itemsFor(p Protocol) int {
 	if p == Latency {
 		return o.RoundTrips
 	}
 	return o.Items
 }
 
-// Contenders lists the contenders ComparePool runs for these options: the
+// Contenders lists the contenders Compare runs for these options: the
 // baseline first, then every backend × wake policy × {Enqueue, EnqueueBatch}
 // but Native × Spin, which that backend does not have.
-func (o PoolOptions) Contenders() []PoolContender {
+func (o Options) Contenders() []Contender {
 	o, _ = o.withDefaults()
-	cs := []PoolContender{{Baseline: true}}
+	cs := []Contender{{Baseline: true}}
 	for _, b := range o.Backends {
 		for _, w := range o.Wakes {
 			if b == workerpool.Native && w == workerpool.Spin {
 				continue
 			}
 			for _, batch := range []bool{false, true} {
-				cs = append(cs, PoolContender{Backend: b, Wake: w, Batch: batch})
+				cs = append(cs, Contender{Backend: b, Wake: w, Batch: batch})
 			}
 		}
 	}
 	return cs
 }
 
-// PoolReport is the protocols' table: one row per contender.
-type PoolReport struct {
+// Report is the protocols' table: one row per contender.
+type Report struct {
 	Workers int `json:"workers"` // every pool's size
 	// GOMAXPROCS is the runtime's setting when the runs started: on the
 	// Threads backend it decides whether a woken worker finds a P at once
@@ -405,26 +406,26 @@ type PoolReport struct {
 	// Repetitions is how many repetitions the rows summarize: all that were
 	// asked for, or, in a partial report, those completed, or 1 if the stop
 	// fell in the first (the rows then hold the runs that finished).
-	Repetitions int       `json:"repetitions"`
-	Rows        []PoolRow `json:"rows"` // one per contender, the baseline first
-	// Partial is set when ComparePool stopped early (its error says why):
+	Repetitions int   `json:"repetitions"`
+	Rows        []Row `json:"rows"` // one per contender, the baseline first
+	// Partial is set when Compare stopped early (its error says why):
 	// the rows summarize the repetitions completed before the stop, or the
 	// runs that finished if it stopped in the first.
 	Partial bool `json:"partial,omitempty"`
 }
 
-// PoolRow is one contender's medians for each protocol that ran.
-type PoolRow struct {
-	Contender  string     `json:"contender"`            // PoolContender.String
-	Backend    string     `json:"backend,omitempty"`    // empty for the baseline
-	Wake       string     `json:"wake,omitempty"`       // empty for the baseline
-	API        string     `json:"api"`                  // "go", "enqueue" or "batch"
-	Throughput *PoolStats `json:"throughput,omitempty"` // nil unless Throughput ran
-	Latency    *PoolStats `json:"latency,omitempty"`    // nil unless Latency ran
+// Row is one contender's medians for each protocol that ran.
+type Row struct {
+	Contender  string `json:"contender"`            // Contender.String
+	Backend    string `json:"backend,omitempty"`    // empty for the baseline
+	Wake       string `json:"wake,omitempty"`       // empty for the baseline
+	API        string `json:"api"`                  // "go", "enqueue" or "batch"
+	Throughput *Stats `json:"throughput,omitempty"` // nil unless Throughput ran
+	Latency    *Stats `json:"latency,omitempty"`    // nil unless Latency ran
 }
 
-// PoolStats summarizes one contender's repetitions of one protocol.
-type PoolStats struct {
+// Stats summarizes one contender's repetitions of one protocol.
+type Stats struct {
 	Seconds   float64 `json:"seconds"`     // median wall time
 	PerItemNs float64 `json:"per_item_ns"` // median / items (or round trips)
 	// Speedup is the baseline's median time over this contender's: above 1
@@ -433,19 +434,19 @@ type PoolStats struct {
 	Samples []float64 `json:"samples_seconds"` // every repetition's wall time, in run order
 }
 
-// ComparePool runs every protocol for every contender, interleaved: each
+// Compare runs every protocol for every contender, interleaved: each
 // repetition runs each contender once per protocol, starting the rotation
 // one contender later than the previous repetition, so that drift on a
 // shared machine hits all contenders alike.
 //
-// If a run fails — ctx ending, for one — ComparePool returns that error
+// If a run fails — ctx ending, for one — Compare returns that error
 // and a report with Partial set of what finished: the complete
 // repetitions (the interrupted repetition's runs are left out, so every
 // row has the same number of samples), or, if the stop fell in the first
 // repetition, the runs that finished, one each, with Repetitions 1 and
 // nil stats (a row left out if it has none) for the runs that did not.
 // The report is nil if no run finished.
-func ComparePool(ctx context.Context, opt PoolOptions) (*PoolReport, error) {
+func Compare(ctx context.Context, opt Options) (*Report, error) {
 	opt, err := opt.withDefaults()
 	if err != nil {
 		return nil, err
@@ -456,10 +457,10 @@ func ComparePool(ctx context.Context, opt PoolOptions) (*PoolReport, error) {
 	if reps == 0 {
 		reps = 1 // the first repetition, as far as it went: each run finished has one sample
 	}
-	rep := &PoolReport{Workers: opt.Workers, GOMAXPROCS: procs, Items: opt.Items, RoundTrips: opt.RoundTrips,
+	rep := &Report{Workers: opt.Workers, GOMAXPROCS: procs, Items: opt.Items, RoundTrips: opt.RoundTrips,
 		BatchSize: opt.BatchSize, Repetitions: reps, Partial: err != nil}
 	for i, c := range cs {
-		row := PoolRow{Contender: c.String(), API: c.api()}
+		row := Row{Contender: c.String(), API: c.api()}
 		if !c.Baseline {
 			row.Backend, row.Wake = c.Backend.String(), c.Wake.String()
 		}
@@ -488,17 +489,17 @@ func ComparePool(ctx context.Context, opt PoolOptions) (*PoolReport, error) {
 // runPools runs the comparison's repetitions and returns the samples in
 // seconds, per protocol and contender, and how many repetitions were
 // completed, stopping at the first error.
-func runPools(ctx context.Context, opt PoolOptions, cs []PoolContender) (map[PoolProtocol][][]float64, int, error) {
-	samples := make(map[PoolProtocol][][]float64)
+func runPools(ctx context.Context, opt Options, cs []Contender) (map[Protocol][][]float64, int, error) {
+	samples := make(map[Protocol][][]float64)
 	for _, p := range opt.Protocols {
 		samples[p] = make([][]float64, len(cs))
 	}
-	total, done := opt.Repetitions*len(opt.Protocols)*len(cs), 0 // ≤ MaxPoolTotalItems
+	total, done := opt.Repetitions*len(opt.Protocols)*len(cs), 0 // ≤ MaxTotalItems
 	for rep := range opt.Repetitions {
 		for _, proto := range opt.Protocols {
 			for k := range cs {
 				i := (k + rep) % len(cs)
-				d, err := RunPool(ctx, PoolRun{Contender: cs[i], Protocol: proto, Items: opt.itemsFor(proto), Workers: opt.Workers, BatchSize: opt.BatchSize})
+				d, err := Measure(ctx, Run{Contender: cs[i], Protocol: proto, Items: opt.itemsFor(proto), Workers: opt.Workers, BatchSize: opt.BatchSize})
 				if err != nil {
 					return samples, rep, err
 				}
@@ -515,8 +516,8 @@ func runPools(ctx context.Context, opt PoolOptions, cs []PoolContender) (map[Poo
 // summarizePool is one contender's statistics for one protocol, its
 // speedup measured against the baseline's samples; the medians are
 // package stats', as every statistic gcbench reports.
-func summarizePool(secs, baseline []float64, items int) *PoolStats {
-	st := &PoolStats{Seconds: stats.Summarize(secs).Median, Samples: secs}
+func summarizePool(secs, baseline []float64, items int) *Stats {
+	st := &Stats{Seconds: stats.Summarize(secs).Median, Samples: secs}
 	st.PerItemNs = st.Seconds * 1e9 / float64(items)
 	st.Speedup = stats.Summarize(baseline).Median / st.Seconds
 	return st
@@ -524,8 +525,8 @@ func summarizePool(secs, baseline []float64, items int) *PoolStats {
 
 // Best returns the row with the highest speedup for protocol p among the
 // rows whose API is api ("enqueue" or "batch"), or nil if none ran.
-func (r *PoolReport) Best(p PoolProtocol, api string) *PoolRow {
-	var best *PoolRow
+func (r *Report) Best(p Protocol, api string) *Row {
+	var best *Row
 	var bestSpeedup float64
 	for i := range r.Rows {
 		row := &r.Rows[i]

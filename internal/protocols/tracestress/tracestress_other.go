@@ -1,6 +1,6 @@
 //go:build !linux
 
-package protocols
+package tracestress
 
 import "time"
 

@@ -1,4 +1,4 @@
-package protocols
+package tracestress
 
 import (
 	"time"

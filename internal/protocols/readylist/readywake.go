@@ -1,6 +1,10 @@
-package protocols
+package readylist
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/gcbench/gcbench/internal/protocols"
+)
 
 // readyWaiter is the consumer's side of epoll's wait queue: the consumer
 // sleeps on it when the ready list is empty, and a producer that has just
@@ -44,7 +48,7 @@ type readyWaiter struct {
 func (w *readyWaiter) wake() {
 	if w.word.Load() == 1 && w.word.CompareAndSwap(1, 0) {
 		w.wakes.Add(1)
-		futexWake(&w.word)
+		protocols.FutexWake(&w.word)
 	}
 }
 
@@ -62,7 +66,7 @@ func (w *readyWaiter) cancel() { w.word.Store(0) }
 // and returns how many times it entered the kernel to wait.
 func (w *readyWaiter) sleep() (waits int64) {
 	for w.word.Load() == 1 {
-		futexWait(&w.word, 1)
+		protocols.FutexWait(&w.word, 1)
 		waits++
 	}
 	return waits

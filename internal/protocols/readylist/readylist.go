@@ -1,4 +1,4 @@
-package protocols
+package readylist
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/gcbench/gcbench/internal/enum"
+	"github.com/gcbench/gcbench/internal/protocols"
 	"github.com/gcbench/gcbench/jobs/mpsc"
 	"github.com/gcbench/gcbench/stats"
 )
@@ -27,7 +28,7 @@ const (
 	Mutex
 )
 
-var listKinds = enum.New[ListKind]("ListKind", "list kind", ErrInvalidOptions, "mpsc", "mutex")
+var listKinds = enum.New[ListKind]("ListKind", "list kind", protocols.ErrInvalidOptions, "mpsc", "mutex")
 
 // String returns the kind's lower-case name, as ParseListKind accepts it,
 // or "ListKind(n)" for a value without one.
@@ -50,8 +51,8 @@ func (k ListKind) newList() mpsc.Queue[int] {
 	return new(mpsc.List[int])
 }
 
-// ReadyVariant says which events go through the ready list's "ready" path.
-type ReadyVariant int
+// Variant says which events go through the ready list's "ready" path.
+type Variant int
 
 const (
 	// Transition: a producer touches the list only on its counter's 0→1
@@ -59,7 +60,7 @@ const (
 	// push per batch of events the consumer has not swapped yet — far
 	// fewer than one per event — and events/ms mostly measures the
 	// producers' own counter increments.
-	Transition ReadyVariant = iota
+	Transition Variant = iota
 	// Callback models ep_poll_callback, which the kernel runs for every
 	// eventfd write: every event goes through the ready path, which
 	// deduplicates (is the node linked already?) and links the node if it
@@ -71,38 +72,38 @@ const (
 	Callback
 )
 
-var readyVariants = enum.New[ReadyVariant]("ReadyVariant", "ready-list variant", ErrInvalidOptions, "transition", "callback")
+var readyVariants = enum.New[Variant]("Variant", "ready-list variant", protocols.ErrInvalidOptions, "transition", "callback")
 
-// String returns the variant's lower-case name, as ParseReadyVariant
-// accepts it, or "ReadyVariant(n)" for a value without one.
-func (v ReadyVariant) String() string { return readyVariants.String(v) }
+// String returns the variant's lower-case name, as ParseVariant
+// accepts it, or "Variant(n)" for a value without one.
+func (v Variant) String() string { return readyVariants.String(v) }
 
 // MarshalText returns the variant's name; a value without one is an error.
-func (v ReadyVariant) MarshalText() ([]byte, error) { return readyVariants.Marshal(v) }
+func (v Variant) MarshalText() ([]byte, error) { return readyVariants.Marshal(v) }
 
-// UnmarshalText sets v from a name ParseReadyVariant accepts.
-func (v *ReadyVariant) UnmarshalText(b []byte) error { return readyVariants.Unmarshal(b, v) }
+// UnmarshalText sets v from a name ParseVariant accepts.
+func (v *Variant) UnmarshalText(b []byte) error { return readyVariants.Unmarshal(b, v) }
 
-// ParseReadyVariant returns the variant named s ("transition" or
+// ParseVariant returns the variant named s ("transition" or
 // "callback", ignoring case), or an error wrapping ErrInvalidOptions.
-func ParseReadyVariant(s string) (ReadyVariant, error) { return readyVariants.Parse(s) }
+func ParseVariant(s string) (Variant, error) { return readyVariants.Parse(s) }
 
-// ReadyListRun is one run of the stress-epoll protocol.
-type ReadyListRun struct {
-	Kind      ListKind     // the list under test
-	Variant   ReadyVariant // zero: Transition
-	Producers int          // producers, each on its own OS thread, 1..MaxReadyListProducers
+// Run is one run of the stress-epoll protocol.
+type Run struct {
+	Kind      ListKind // the list under test
+	Variant   Variant  // zero: Transition
+	Producers int      // producers, each on its own OS thread, 1..MaxProducers
 	// Events is how many events each producer generates,
-	// 1..MaxReadyListEvents, with Producers × Events ≤ MaxReadyListTotalEvents.
+	// 1..MaxEvents, with Producers × Events ≤ MaxTotalEvents.
 	Events int
 }
 
-func (r ReadyListRun) validate() error {
+func (r Run) validate() error {
 	switch {
 	case r.Kind != MPSC && r.Kind != Mutex:
-		return fmt.Errorf("%w: list kind %v", ErrInvalidOptions, r.Kind)
+		return fmt.Errorf("%w: list kind %v", protocols.ErrInvalidOptions, r.Kind)
 	case r.Variant != Transition && r.Variant != Callback:
-		return fmt.Errorf("%w: ready-list variant %v", ErrInvalidOptions, r.Variant)
+		return fmt.Errorf("%w: ready-list variant %v", protocols.ErrInvalidOptions, r.Variant)
 	}
 	if err := validateProducers(r.Producers); err != nil {
 		return err
@@ -110,33 +111,33 @@ func (r ReadyListRun) validate() error {
 	if err := validateEvents(r.Events); err != nil {
 		return err
 	}
-	if _, ok := mulBounded(MaxReadyListTotalEvents, r.Producers, r.Events); !ok {
+	if _, ok := protocols.MulBounded(MaxTotalEvents, r.Producers, r.Events); !ok {
 		return fmt.Errorf("%w: producers × events = %d × %d, want at most %d events in a run",
-			ErrInvalidOptions, r.Producers, r.Events, MaxReadyListTotalEvents)
+			protocols.ErrInvalidOptions, r.Producers, r.Events, MaxTotalEvents)
 	}
 	return nil
 }
 
 func validateProducers(n int) error {
-	if n < 1 || n > MaxReadyListProducers {
-		return fmt.Errorf("%w: producers = %d, want 1..%d", ErrInvalidOptions, n, MaxReadyListProducers)
+	if n < 1 || n > MaxProducers {
+		return fmt.Errorf("%w: producers = %d, want 1..%d", protocols.ErrInvalidOptions, n, MaxProducers)
 	}
 	return nil
 }
 
 func validateEvents(n int) error {
-	if n < 1 || n > MaxReadyListEvents {
-		return fmt.Errorf("%w: events = %d, want 1..%d", ErrInvalidOptions, n, MaxReadyListEvents)
+	if n < 1 || n > MaxEvents {
+		return fmt.Errorf("%w: events = %d, want 1..%d", protocols.ErrInvalidOptions, n, MaxEvents)
 	}
 	return nil
 }
 
-// ReadyListSample is what one run measured.
-type ReadyListSample struct {
-	Kind      ListKind     // as run
-	Variant   ReadyVariant // as run
-	Producers int          // as run
-	Events    int64        // all producers' events, every one counted by the consumer
+// Sample is what one run measured.
+type Sample struct {
+	Kind      ListKind // as run
+	Variant   Variant  // as run
+	Producers int      // as run
+	Events    int64    // all producers' events, every one counted by the consumer
 	// Pops counts the nodes the consumer popped: the pushes (links), except
 	// that in the Callback variants a producer may link its item once more
 	// after the consumer has already counted that event, and the run ends
@@ -155,7 +156,7 @@ type ReadyListSample struct {
 }
 
 // EventsPerMs is the seed's metric: events per millisecond of run time.
-func (s ReadyListSample) EventsPerMs() float64 {
+func (s Sample) EventsPerMs() float64 {
 	return float64(s.Events) / (float64(s.Elapsed) / float64(time.Millisecond))
 }
 
@@ -193,7 +194,7 @@ type readyPath interface {
 	pop() (*readyItem, bool)
 }
 
-func newReadyPath(r ReadyListRun, ps []readyProducer, w *readyWaiter) readyPath {
+func newReadyPath(r Run, ps []readyProducer, w *readyWaiter) readyPath {
 	switch {
 	case r.Variant == Transition:
 		return &transitionPath{list: r.Kind.newList(), ps: ps, w: w}
@@ -319,7 +320,7 @@ func (l *lockedCallback) pop() (*readyItem, bool) {
 	return p, true
 }
 
-// RunReadyList runs the stress-epoll protocol once: Producers threads
+// Measure runs the stress-epoll protocol once: Producers threads
 // each add 1 to their own counter Events times, and their items reach the
 // list as the Variant says (on the counter's 0→1 transition, or through
 // the callback's ready path on every event); one consumer pops items,
@@ -338,17 +339,17 @@ func (l *lockedCallback) pop() (*readyItem, bool) {
 // get the CPU.
 //
 // Producers look at a stop flag, set when ctx ends, every 1024 events, and
-// the flag's setter wakes a sleeping consumer; on a cancel RunReadyList
+// the flag's setter wakes a sleeping consumer; on a cancel Measure
 // returns within milliseconds, with no sample and an error wrapping
 // ctx.Err().
-func RunReadyList(ctx context.Context, r ReadyListRun) (ReadyListSample, error) {
+func Measure(ctx context.Context, r Run) (Sample, error) {
 	if err := r.validate(); err != nil {
-		return ReadyListSample{}, err
+		return Sample{}, err
 	}
 	if err := ctx.Err(); err != nil {
-		return ReadyListSample{}, fmt.Errorf("readylist: %w", err)
+		return Sample{}, fmt.Errorf("readylist: %w", err)
 	}
-	c := &readyConsumer{total: int64(r.Producers) * int64(r.Events)} // validated: ≤ MaxReadyListTotalEvents
+	c := &readyConsumer{total: int64(r.Producers) * int64(r.Events)} // validated: ≤ MaxTotalEvents
 	c.stop = new(atomic.Bool)
 	defer context.AfterFunc(ctx, func() { c.stop.Store(true); c.w.wake() })()
 	ps := make([]readyProducer, r.Producers)
@@ -361,7 +362,7 @@ func RunReadyList(ctx context.Context, r ReadyListRun) (ReadyListSample, error) 
 		ready.Add(1)
 		wg.Go(func() {
 			runtime.LockOSThread() // never unlocked: the thread ends with the producer
-			tids[i] = threadID()
+			tids[i] = protocols.ThreadID()
 			ready.Done()
 			<-start
 			produceUntilStopped(c.path, &ps[i].readyItem, r.Events, c.stop)
@@ -371,26 +372,17 @@ func RunReadyList(ctx context.Context, r ReadyListRun) (ReadyListSample, error) 
 	elapsed := c.runLocked(start, &tids[r.Producers])
 	wg.Wait()
 	if c.stopped {
-		return ReadyListSample{}, fmt.Errorf("readylist %v/%v: stopped after %d of %d events: %w", r.Variant, r.Kind, c.sum, c.total, ctx.Err())
+		return Sample{}, fmt.Errorf("readylist %v/%v: stopped after %d of %d events: %w", r.Variant, r.Kind, c.sum, c.total, ctx.Err())
 	}
-	return ReadyListSample{Kind: r.Kind, Variant: r.Variant, Producers: r.Producers, Events: c.sum, Pops: c.pops, Elapsed: elapsed,
-		EmptyPolls: c.emptyPolls, Parks: c.parks, Waits: c.waits, Wakes: c.w.wakes.Load(), Threads: distinct(tids)}, nil
+	return Sample{Kind: r.Kind, Variant: r.Variant, Producers: r.Producers, Events: c.sum, Pops: c.pops, Elapsed: elapsed,
+		EmptyPolls: c.emptyPolls, Parks: c.parks, Waits: c.waits, Wakes: c.w.wakes.Load(), Threads: protocols.CountThreads(tids)}, nil
 }
 
-// distinct counts the distinct values of xs.
-func distinct(xs []int) int {
-	seen := map[int]bool{}
-	for _, x := range xs {
-		seen[x] = true
-	}
-	return len(seen)
-}
-
-// produceUntilStopped runs a producer's loop in chunks of stopEvery events,
+// produceUntilStopped runs a producer's loop in chunks of protocols.StopEvery events,
 // so that the per-event loop itself is the one measured.
 func produceUntilStopped(path readyPath, p *readyItem, events int, stop *atomic.Bool) {
-	for left := events; left > 0 && !stop.Load(); left -= stopEvery {
-		path.produce(p, min(left, stopEvery))
+	for left := events; left > 0 && !stop.Load(); left -= protocols.StopEvery {
+		path.produce(p, min(left, protocols.StopEvery))
 	}
 }
 
@@ -400,7 +392,7 @@ type readyConsumer struct {
 	w     readyWaiter
 	stop  *atomic.Bool
 	total int64
-	// The consumer's own counters (see ReadyListSample).
+	// The consumer's own counters (see Sample).
 	sum, pops, emptyPolls, parks, waits int64
 	stopped                             bool
 }
@@ -415,7 +407,7 @@ func (c *readyConsumer) runLocked(start chan struct{}, tid *int) time.Duration {
 	go func() {
 		defer close(done)
 		runtime.LockOSThread() // never unlocked: the thread ends with the consumer
-		*tid = threadID()
+		*tid = protocols.ThreadID()
 		t0 := time.Now()
 		close(start)
 		c.consume()
@@ -473,54 +465,54 @@ func (c *readyConsumer) park() bool {
 	return true
 }
 
-// ReadyListOptions configures CompareReadyList. The zero value reproduces
+// Options configures Compare. The zero value reproduces
 // the seed's sweep.
-type ReadyListOptions struct {
-	Producers   []int // producer counts to sweep, each 1..MaxReadyListProducers; default 8, 16, 32
-	Events      int   // events per producer, 1..MaxReadyListEvents; default 10,000,000 (stress-epoll's ITERS)
-	Repetitions int   // runs of each kind at each producer count, 1..MaxReadyListRepetitions; default 5
+type Options struct {
+	Producers   []int // producer counts to sweep, each 1..MaxProducers; default 8, 16, 32
+	Events      int   // events per producer, 1..MaxEvents; default 10,000,000 (stress-epoll's ITERS)
+	Repetitions int   // runs of each kind at each producer count, 1..MaxRepetitions; default 5
 	// Variants to run; default Transition and Callback, so the table shows
 	// how much of the difference the dedup-per-event path makes.
-	Variants []ReadyVariant
+	Variants []Variant
 	// Progress, if set, is called after each run with the runs done and the
 	// total, from the calling goroutine.
 	Progress func(done, total int)
 }
 
-// DefaultReadyListProducers is the producer sweep of ReadyListOptions'
+// DefaultProducers is the producer sweep of Options'
 // zero Producers.
-var DefaultReadyListProducers = []int{8, 16, 32}
+var DefaultProducers = []int{8, 16, 32}
 
-// Defaults for ReadyListOptions' other zero fields. The events per
+// Defaults for Options' other zero fields. The events per
 // producer are the ITERS of the stress-epoll run behind the seed commit's
 // table (10,000,000; the later sweep version uses 1,000,000): with
 // producers that never make a syscall per event, as here, a million
 // events is a few tens of milliseconds, a handful of kernel time slices,
 // too short for a run's rate to repeat.
 const (
-	DefaultReadyListEvents      = 10_000_000
-	DefaultReadyListRepetitions = 5
+	DefaultEvents      = 10_000_000
+	DefaultRepetitions = 5
 )
 
-func (o ReadyListOptions) withDefaults() (ReadyListOptions, error) {
+func (o Options) withDefaults() (Options, error) {
 	if len(o.Producers) == 0 {
-		o.Producers = DefaultReadyListProducers
+		o.Producers = DefaultProducers
 	}
 	if o.Events == 0 {
-		o.Events = DefaultReadyListEvents
+		o.Events = DefaultEvents
 	}
 	if o.Repetitions == 0 {
-		o.Repetitions = DefaultReadyListRepetitions
+		o.Repetitions = DefaultRepetitions
 	}
 	if len(o.Variants) == 0 {
-		o.Variants = []ReadyVariant{Transition, Callback}
+		o.Variants = []Variant{Transition, Callback}
 	}
 	for i, v := range o.Variants {
 		if v != Transition && v != Callback {
-			return o, fmt.Errorf("%w: ready-list variant %v", ErrInvalidOptions, v)
+			return o, fmt.Errorf("%w: ready-list variant %v", protocols.ErrInvalidOptions, v)
 		}
 		if slices.Contains(o.Variants[:i], v) {
-			return o, fmt.Errorf("%w: ready-list variant %v given twice", ErrInvalidOptions, v)
+			return o, fmt.Errorf("%w: ready-list variant %v given twice", protocols.ErrInvalidOptions, v)
 		}
 	}
 	for _, p := range o.Producers {
@@ -531,71 +523,71 @@ func (o ReadyListOptions) withDefaults() (ReadyListOptions, error) {
 	if err := validateEvents(o.Events); err != nil {
 		return o, err
 	}
-	if o.Repetitions < 1 || o.Repetitions > MaxReadyListRepetitions {
-		return o, fmt.Errorf("%w: repetitions = %d, want 1..%d", ErrInvalidOptions, o.Repetitions, MaxReadyListRepetitions)
+	if o.Repetitions < 1 || o.Repetitions > MaxRepetitions {
+		return o, fmt.Errorf("%w: repetitions = %d, want 1..%d", protocols.ErrInvalidOptions, o.Repetitions, MaxRepetitions)
 	}
 	return o, o.validateTotal()
 }
 
 // validateTotal bounds the comparison's events in all.
-func (o ReadyListOptions) validateTotal() error {
+func (o Options) validateTotal() error {
 	sum := 0
 	for _, p := range o.Producers {
-		sum += p // each ≤ MaxReadyListProducers: the list would not fit in memory before this overflowed
+		sum += p // each ≤ MaxProducers: the list would not fit in memory before this overflowed
 	}
-	if _, ok := mulBounded(MaxReadyListTotalEvents, o.Repetitions, len(o.Variants), 2, sum, o.Events); !ok {
+	if _, ok := protocols.MulBounded(MaxTotalEvents, o.Repetitions, len(o.Variants), 2, sum, o.Events); !ok {
 		return fmt.Errorf("%w: repetitions × variants × 2 list kinds × producers × events = %d × %d × 2 × %d × %d, "+
-			"want at most %d events in all", ErrInvalidOptions, o.Repetitions, len(o.Variants), sum, o.Events, MaxReadyListTotalEvents)
+			"want at most %d events in all", protocols.ErrInvalidOptions, o.Repetitions, len(o.Variants), sum, o.Events, MaxTotalEvents)
 	}
 	return nil
 }
 
-// ReadyListReport is the seed's table: per variant and producer count, both
+// Report is the seed's table: per variant and producer count, both
 // kinds' medians and the ratio between them.
-type ReadyListReport struct {
+type Report struct {
 	Events int `json:"events_per_producer"` // each run's events per producer
 	// Repetitions is how many repetitions the rows summarize: all that were
 	// asked for, or, in a partial report, those completed, or 1 if the stop
 	// fell in the first (the rows then hold the runs that finished).
-	Repetitions int            `json:"repetitions"`
-	Rows        []ReadyListRow `json:"rows"` // per variant, then per producer count, in option order
-	// Partial is set when CompareReadyList stopped early (its error says
+	Repetitions int   `json:"repetitions"`
+	Rows        []Row `json:"rows"` // per variant, then per producer count, in option order
+	// Partial is set when Compare stopped early (its error says
 	// why): the rows summarize the repetitions completed before the stop,
 	// or the runs that finished if it stopped in the first.
 	Partial bool `json:"partial,omitempty"`
 }
 
-// ReadyListRow is one variant at one producer count.
-type ReadyListRow struct {
-	Variant   string         `json:"variant"`   // "transition" or "callback"
-	Producers int            `json:"producers"` // producer goroutines of every run in the row
-	MPSC      ReadyListStats `json:"mpsc"`      // the lock-free list's runs
-	Mutex     ReadyListStats `json:"mutex"`     // the mutex-guarded list's runs
+// Row is one variant at one producer count.
+type Row struct {
+	Variant   string `json:"variant"`   // "transition" or "callback"
+	Producers int    `json:"producers"` // producer goroutines of every run in the row
+	MPSC      Stats  `json:"mpsc"`      // the lock-free list's runs
+	Mutex     Stats  `json:"mutex"`     // the mutex-guarded list's runs
 	// Ratio is MPSC's median events/ms over the mutex list's: above 1 the
 	// lock-free list is faster.
 	Ratio float64 `json:"ratio"`
 }
 
-// ReadyListStats summarizes one kind's repetitions at one producer count.
-type ReadyListStats struct {
+// Stats summarizes one kind's repetitions at one producer count.
+type Stats struct {
 	EventsPerMs float64   `json:"events_per_ms"`         // median
 	RunTimeMs   float64   `json:"run_time_ms"`           // median
 	PushesPerMs float64   `json:"pushes_per_ms"`         // median popped links (pushes) per ms
 	Samples     []float64 `json:"events_per_ms_samples"` // every repetition's events/ms, in run order
 }
 
-// CompareReadyList runs both list kinds in every variant at every producer
+// Compare runs both list kinds in every variant at every producer
 // count, interleaved: each repetition runs every (variant, count, kind)
 // once, alternating which kind goes first, so that drift on a shared
 // machine hits both alike.
 //
-// If a run fails — ctx ending, for one — CompareReadyList returns that
+// If a run fails — ctx ending, for one — Compare returns that
 // error and a report with Partial set of what finished: the complete
 // repetitions (the interrupted repetition's runs are left out, so every
 // row has the same number of samples), or, if the stop fell in the first
 // repetition, the rows whose two runs finished, one run each, with
 // Repetitions 1. The report is nil if no row's runs finished.
-func CompareReadyList(ctx context.Context, opt ReadyListOptions) (*ReadyListReport, error) {
+func Compare(ctx context.Context, opt Options) (*Report, error) {
 	opt, err := opt.withDefaults()
 	if err != nil {
 		return nil, err
@@ -604,13 +596,13 @@ func CompareReadyList(ctx context.Context, opt ReadyListOptions) (*ReadyListRepo
 	if reps == 0 {
 		reps = 1 // the first repetition, as far as it went
 	}
-	rep := &ReadyListReport{Events: opt.Events, Repetitions: reps, Partial: err != nil}
+	rep := &Report{Events: opt.Events, Repetitions: reps, Partial: err != nil}
 	for _, v := range opt.Variants {
 		for _, p := range opt.Producers {
 			if len(samples[readyKey{v, p, MPSC}]) < reps || len(samples[readyKey{v, p, Mutex}]) < reps {
 				continue // stopped in the first repetition before this row's runs finished
 			}
-			row := ReadyListRow{
+			row := Row{
 				Variant:   v.String(),
 				Producers: p,
 				MPSC:      summarizeReadyList(samples[readyKey{v, p, MPSC}][:reps]),
@@ -627,16 +619,16 @@ func CompareReadyList(ctx context.Context, opt ReadyListOptions) (*ReadyListRepo
 }
 
 type readyKey struct {
-	variant   ReadyVariant
+	variant   Variant
 	producers int
 	kind      ListKind
 }
 
 // runReadyLists runs the comparison's repetitions and returns the samples
 // and how many repetitions were completed, stopping at the first error.
-func runReadyLists(ctx context.Context, opt ReadyListOptions) (map[readyKey][]ReadyListSample, int, error) {
-	samples := map[readyKey][]ReadyListSample{}
-	total, done := opt.Repetitions*len(opt.Variants)*len(opt.Producers)*2, 0 // ≤ MaxReadyListTotalEvents
+func runReadyLists(ctx context.Context, opt Options) (map[readyKey][]Sample, int, error) {
+	samples := map[readyKey][]Sample{}
+	total, done := opt.Repetitions*len(opt.Variants)*len(opt.Producers)*2, 0 // ≤ MaxTotalEvents
 	for rep := range opt.Repetitions {
 		for _, v := range opt.Variants {
 			for _, p := range opt.Producers {
@@ -645,7 +637,7 @@ func runReadyLists(ctx context.Context, opt ReadyListOptions) (map[readyKey][]Re
 					kinds = [2]ListKind{Mutex, MPSC}
 				}
 				for _, k := range kinds {
-					s, err := RunReadyList(ctx, ReadyListRun{Kind: k, Variant: v, Producers: p, Events: opt.Events})
+					s, err := Measure(ctx, Run{Kind: k, Variant: v, Producers: p, Events: opt.Events})
 					if err != nil {
 						return samples, rep, err
 					}
@@ -663,7 +655,7 @@ func runReadyLists(ctx context.Context, opt ReadyListOptions) (map[readyKey][]Re
 // summarizeReadyList is one kind's statistics at one producer count: the
 // medians (package stats', as every statistic gcbench reports) of each run's
 // rates and run time.
-func summarizeReadyList(ss []ReadyListSample) ReadyListStats {
+func summarizeReadyList(ss []Sample) Stats {
 	rates := make([]float64, len(ss))
 	ms := make([]float64, len(ss))
 	pushes := make([]float64, len(ss))
@@ -672,7 +664,7 @@ func summarizeReadyList(ss []ReadyListSample) ReadyListStats {
 		ms[i] = float64(s.Elapsed) / float64(time.Millisecond)
 		pushes[i] = float64(s.Pops) / ms[i]
 	}
-	return ReadyListStats{
+	return Stats{
 		EventsPerMs: stats.Summarize(rates).Median,
 		RunTimeMs:   stats.Summarize(ms).Median,
 		PushesPerMs: stats.Summarize(pushes).Median,

@@ -1,4 +1,4 @@
-package protocols
+package tracestress
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 const ctxCheckEvents = 1 << 12
 
 // countEvents reads a complete trace to its end and returns the events
-// read and lost. A truncated trace is an error: TraceStress's sessions
+// read and lost. A truncated trace is an error: Compare's sessions
 // always end theirs. It returns ctx.Err() within ctxCheckEvents events of
 // ctx being done.
 func countEvents(ctx context.Context, r io.Reader) (read, lost uint64, err error) {

@@ -1,4 +1,4 @@
-package protocols
+package poolbench
 
 import (
 	"context"
@@ -8,18 +8,19 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gcbench/gcbench/internal/protocols"
 	"github.com/gcbench/gcbench/stats"
 	"github.com/gcbench/gcbench/workerpool"
 )
 
-func TestRunPoolEveryContenderAndProtocol(t *testing.T) {
-	cs := PoolOptions{}.Contenders()
+func TestMeasureEveryContenderAndProtocol(t *testing.T) {
+	cs := Options{}.Contenders()
 	require.Len(t, cs, 17, "the baseline + 2 backends × 4 wake policies × {Enqueue, EnqueueBatch}")
 	for _, c := range cs {
-		for _, proto := range []PoolProtocol{Throughput, Latency} {
+		for _, proto := range []Protocol{Throughput, Latency} {
 			for _, batchSize := range []int{0, 7} {
-				// RunPool itself fails unless every item ran exactly once.
-				d, err := RunPool(context.Background(), PoolRun{Contender: c, Protocol: proto, Items: 300, Workers: 3, BatchSize: batchSize})
+				// Measure itself fails unless every item ran exactly once.
+				d, err := Measure(context.Background(), Run{Contender: c, Protocol: proto, Items: 300, Workers: 3, BatchSize: batchSize})
 				require.NoError(t, err, "%v %v", c, proto)
 				assert.Positive(t, d)
 			}
@@ -27,36 +28,36 @@ func TestRunPoolEveryContenderAndProtocol(t *testing.T) {
 	}
 }
 
-func TestRunPoolRejectsBadRuns(t *testing.T) {
-	base := PoolRun{Contender: PoolContender{Baseline: true}, Items: 1, Workers: 1}
-	for _, mut := range []func(*PoolRun){
-		func(r *PoolRun) { r.Items = 0 },
-		func(r *PoolRun) { r.Workers = 0 },
-		func(r *PoolRun) { r.BatchSize = -1 },
+func TestMeasureRejectsBadRuns(t *testing.T) {
+	base := Run{Contender: Contender{Baseline: true}, Items: 1, Workers: 1}
+	for _, mut := range []func(*Run){
+		func(r *Run) { r.Items = 0 },
+		func(r *Run) { r.Workers = 0 },
+		func(r *Run) { r.BatchSize = -1 },
 	} {
 		r := base
 		mut(&r)
-		_, err := RunPool(context.Background(), r)
-		assert.ErrorIs(t, err, ErrInvalidOptions, "%+v", r)
+		_, err := Measure(context.Background(), r)
+		assert.ErrorIs(t, err, protocols.ErrInvalidOptions, "%+v", r)
 	}
-	_, err := RunPool(context.Background(), PoolRun{Contender: PoolContender{Wake: workerpool.WakePolicy(42)}, Items: 1, Workers: 1})
+	_, err := Measure(context.Background(), Run{Contender: Contender{Wake: workerpool.WakePolicy(42)}, Items: 1, Workers: 1})
 	assert.Error(t, err, "the pool's own validation error is passed on")
 }
 
-func TestRunPoolStopsWithContext(t *testing.T) {
+func TestMeasureStopsWithContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	for _, c := range []PoolContender{{Baseline: true}, {Wake: workerpool.Targeted}} {
-		_, err := RunPool(ctx, PoolRun{Contender: c, Protocol: Latency, Items: 1000, Workers: 2})
+	for _, c := range []Contender{{Baseline: true}, {Wake: workerpool.Targeted}} {
+		_, err := Measure(ctx, Run{Contender: c, Protocol: Latency, Items: 1000, Workers: 2})
 		assert.ErrorIs(t, err, context.Canceled, "%v", c)
 	}
-	_, err := ComparePool(ctx, PoolOptions{Items: 10, RoundTrips: 10})
+	_, err := Compare(ctx, Options{Items: 10, RoundTrips: 10})
 	assert.ErrorIs(t, err, context.Canceled)
 }
 
-func TestComparePoolTable(t *testing.T) {
+func TestCompareTable(t *testing.T) {
 	calls := 0
-	rep, err := ComparePool(context.Background(), PoolOptions{
+	rep, err := Compare(context.Background(), Options{
 		Items: 500, RoundTrips: 40, Repetitions: 2, Workers: 2, BatchSize: 64,
 		Backends: []workerpool.Backend{workerpool.Goroutines},
 		Wakes:    []workerpool.WakePolicy{workerpool.Broadcast, workerpool.Targeted},
@@ -68,11 +69,11 @@ func TestComparePoolTable(t *testing.T) {
 	})
 	require.NoError(t, err)
 	assert.Equal(t, 20, calls)
-	assert.Equal(t, PoolReport{Workers: 2, GOMAXPROCS: runtime.GOMAXPROCS(0), Items: 500, RoundTrips: 40, BatchSize: 64, Repetitions: 2, Rows: rep.Rows}, *rep)
+	assert.Equal(t, Report{Workers: 2, GOMAXPROCS: runtime.GOMAXPROCS(0), Items: 500, RoundTrips: 40, BatchSize: 64, Repetitions: 2, Rows: rep.Rows}, *rep)
 	var names []string
 	for _, row := range rep.Rows {
 		names = append(names, row.Contender)
-		for _, st := range []*PoolStats{row.Throughput, row.Latency} {
+		for _, st := range []*Stats{row.Throughput, row.Latency} {
 			require.NotNil(t, st)
 			require.Len(t, st.Samples, 2)
 			assert.Equal(t, stats.Summarize(st.Samples).Median, st.Seconds, "stats' median of the runs")
@@ -102,9 +103,9 @@ func TestComparePoolTable(t *testing.T) {
 	assert.Nil(t, rep.Best(Latency, "nonesuch"))
 }
 
-func TestComparePoolOneProtocol(t *testing.T) {
-	rep, err := ComparePool(context.Background(), PoolOptions{
-		Protocols: []PoolProtocol{Latency}, RoundTrips: 20, Repetitions: 1, BatchSize: -1,
+func TestCompareOneProtocol(t *testing.T) {
+	rep, err := Compare(context.Background(), Options{
+		Protocols: []Protocol{Latency}, RoundTrips: 20, Repetitions: 1, BatchSize: -1,
 		Backends: []workerpool.Backend{workerpool.Threads}, Wakes: []workerpool.WakePolicy{workerpool.Spin},
 	})
 	require.NoError(t, err)
@@ -117,34 +118,34 @@ func TestComparePoolOneProtocol(t *testing.T) {
 	assert.Equal(t, "threads/spin/enqueue", rep.Rows[1].Contender)
 }
 
-func TestComparePoolValidation(t *testing.T) {
-	for _, bad := range []PoolOptions{
+func TestCompareValidation(t *testing.T) {
+	for _, bad := range []Options{
 		{Items: -1},
 		{RoundTrips: -5},
 		{Repetitions: -1},
 		{Workers: -1},
 		{Workers: workerpool.MaxWorkers + 1},
 		{BatchSize: -2},
-		{Protocols: []PoolProtocol{7}},
+		{Protocols: []Protocol{7}},
 	} {
-		_, err := ComparePool(context.Background(), bad)
-		assert.ErrorIs(t, err, ErrInvalidOptions, "%+v", bad)
+		_, err := Compare(context.Background(), bad)
+		assert.ErrorIs(t, err, protocols.ErrInvalidOptions, "%+v", bad)
 	}
-	o, err := PoolOptions{}.withDefaults()
+	o, err := Options{}.withDefaults()
 	require.NoError(t, err)
 	assert.Equal(t, 10_000_000, o.Items)
 	assert.Equal(t, 300_000, o.RoundTrips)
 	assert.Equal(t, 1024, o.BatchSize)
-	assert.Equal(t, []PoolProtocol{Throughput, Latency}, o.Protocols)
+	assert.Equal(t, []Protocol{Throughput, Latency}, o.Protocols)
 }
 
-func TestPoolProtocolNames(t *testing.T) {
-	for _, p := range []PoolProtocol{Throughput, Latency} {
-		got, err := ParsePoolProtocol(p.String())
+func TestProtocolNames(t *testing.T) {
+	for _, p := range []Protocol{Throughput, Latency} {
+		got, err := ParseProtocol(p.String())
 		require.NoError(t, err)
 		assert.Equal(t, p, got)
 	}
-	_, err := ParsePoolProtocol("bandwidth")
-	assert.ErrorIs(t, err, ErrInvalidOptions)
-	assert.Equal(t, "PoolProtocol(3)", PoolProtocol(3).String())
+	_, err := ParseProtocol("bandwidth")
+	assert.ErrorIs(t, err, protocols.ErrInvalidOptions)
+	assert.Equal(t, "Protocol(3)", Protocol(3).String())
 }

@@ -1,4 +1,4 @@
-package protocols
+package tracestress
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gcbench/gcbench/internal/protocols"
 	"github.com/gcbench/gcbench/stats"
 	"github.com/gcbench/gcbench/trace"
 )
@@ -23,7 +24,7 @@ import (
 // TestStressSmall runs the protocol at a tiny scale: both policies,
 // interleaved, with accounting checked inside Stress.
 func TestStressSmall(t *testing.T) {
-	res, err := TraceStress(context.Background(), TraceStressOptions{
+	res, err := Compare(context.Background(), Options{
 		Writers: 4, PayloadSize: 64, Limit: trace.MinLimit * 4, Duration: 30 * time.Millisecond,
 		Iterations: 2, FlushInterval: 5 * time.Millisecond, Dir: t.TempDir(),
 	})
@@ -57,7 +58,7 @@ func TestStressCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	dir := t.TempDir()
-	res, err := TraceStress(ctx, TraceStressOptions{Writers: 2, Iterations: 1, Duration: time.Hour, Dir: dir})
+	res, err := Compare(ctx, Options{Writers: 2, Iterations: 1, Duration: time.Hour, Dir: dir})
 	if !errors.Is(err, context.Canceled) || res == nil || !res.Partial || len(res.Runs) != 0 {
 		t.Fatalf("got %+v, %v; want no runs, Partial and context.Canceled", res, err)
 	}
@@ -82,7 +83,7 @@ func TestStressCancelWhileWriting(t *testing.T) {
 		cancelled.Store(time.Now().UnixNano())
 		cancel()
 	})
-	res, err := TraceStress(ctx, TraceStressOptions{Writers: 4, PayloadSize: 200, Limit: 32 << 20, Duration: time.Hour,
+	res, err := Compare(ctx, Options{Writers: 4, PayloadSize: 200, Limit: 32 << 20, Duration: time.Hour,
 		Iterations: 3, FlushInterval: time.Hour, Dir: dir})
 	took := time.Since(time.Unix(0, cancelled.Load()))
 	if !errors.Is(err, context.Canceled) || res == nil || !res.Partial || len(res.Runs) != 0 {
@@ -104,7 +105,7 @@ func TestStressCancelBetweenRuns(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	res, err := TraceStress(ctx, TraceStressOptions{Writers: 2, PayloadSize: 16, Limit: trace.MinLimit * 2, Duration: 10 * time.Millisecond,
+	res, err := Compare(ctx, Options{Writers: 2, PayloadSize: 16, Limit: trace.MinLimit * 2, Duration: 10 * time.Millisecond,
 		Iterations: 4, FlushInterval: time.Millisecond, Dir: dir, Progress: func(done, total int) { cancel() }})
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "after 1 of 8 runs") {
 		t.Fatalf("got %v, want context.Canceled after 1 of 8 runs", err)
@@ -123,7 +124,7 @@ func TestStressFailureKeepsTheRunsMarkedPartial(t *testing.T) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	res, err := TraceStress(context.Background(), TraceStressOptions{Writers: 2, PayloadSize: 16, Limit: trace.MinLimit * 2,
+	res, err := Compare(context.Background(), Options{Writers: 2, PayloadSize: 16, Limit: trace.MinLimit * 2,
 		Duration: 10 * time.Millisecond, Iterations: 4, FlushInterval: time.Millisecond, Dir: dir,
 		Progress: func(done, total int) { os.Remove(dir) }})
 	if err == nil || errors.Is(err, context.Canceled) {
@@ -159,7 +160,7 @@ func TestStressLeavesNoFiles(t *testing.T) {
 			t.Errorf("%s: Dir holds %v, want %v", when, names, want)
 		}
 	}
-	_, err := TraceStress(context.Background(), TraceStressOptions{Writers: 2, PayloadSize: 16, Limit: trace.MinLimit * 2,
+	_, err := Compare(context.Background(), Options{Writers: 2, PayloadSize: 16, Limit: trace.MinLimit * 2,
 		Duration: 10 * time.Millisecond, Iterations: 2, FlushInterval: time.Millisecond, Dir: dir,
 		Progress: func(done, total int) { check(fmt.Sprintf("after run %d", done)) }})
 	if err != nil {
@@ -273,35 +274,35 @@ func TestStressOptionsValidation(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		opt   TraceStressOptions
+		opt   Options
 		field string
 	}{
-		{TraceStressOptions{Writers: -1}, "Writers = -1"},
-		{TraceStressOptions{Writers: MaxTraceStressWriters + 1}, "Writers"},
-		{TraceStressOptions{PayloadSize: -1}, "PayloadSize"},
-		{TraceStressOptions{PayloadSize: trace.MaxPayload + 1}, "PayloadSize"},
-		{TraceStressOptions{Iterations: -2}, "Iterations"},
-		{TraceStressOptions{Iterations: MaxTraceStressIterations + 1}, "Iterations"},
-		{TraceStressOptions{Limit: 5}, "Limit"},
-		{TraceStressOptions{Policies: []trace.Policy{}}, "Policies"},
-		{TraceStressOptions{Policies: []trace.Policy{trace.Locked, 7}}, "Policies[1] = 7"},
-		{TraceStressOptions{Policies: []trace.Policy{trace.Locked, trace.Lockless, trace.Locked}}, "Policies[2]"},
-		{TraceStressOptions{Duration: -time.Second}, "Duration"},
-		{TraceStressOptions{Duration: math.MaxInt64 / 10, Iterations: 10}, "Duration"}, // × 20 runs overflows
-		{TraceStressOptions{WriteCost: -time.Microsecond}, "WriteCost"},
-		{TraceStressOptions{WriteCost: 2 * time.Second}, "WriteCost"},
-		{TraceStressOptions{Reader: 9}, "Reader"},
-		{TraceStressOptions{Memory: 9}, "Memory"},
-		{TraceStressOptions{Lock: 9}, "Lock"},
-		{TraceStressOptions{FlushInterval: -1}, "FlushInterval"},
-		{TraceStressOptions{Dir: filepath.Join(dir, "missing")}, "Dir"},
-		{TraceStressOptions{Dir: file}, "Dir"},
+		{Options{Writers: -1}, "Writers = -1"},
+		{Options{Writers: MaxWriters + 1}, "Writers"},
+		{Options{PayloadSize: -1}, "PayloadSize"},
+		{Options{PayloadSize: trace.MaxPayload + 1}, "PayloadSize"},
+		{Options{Iterations: -2}, "Iterations"},
+		{Options{Iterations: MaxIterations + 1}, "Iterations"},
+		{Options{Limit: 5}, "Limit"},
+		{Options{Policies: []trace.Policy{}}, "Policies"},
+		{Options{Policies: []trace.Policy{trace.Locked, 7}}, "Policies[1] = 7"},
+		{Options{Policies: []trace.Policy{trace.Locked, trace.Lockless, trace.Locked}}, "Policies[2]"},
+		{Options{Duration: -time.Second}, "Duration"},
+		{Options{Duration: math.MaxInt64 / 10, Iterations: 10}, "Duration"}, // × 20 runs overflows
+		{Options{WriteCost: -time.Microsecond}, "WriteCost"},
+		{Options{WriteCost: 2 * time.Second}, "WriteCost"},
+		{Options{Reader: 9}, "Reader"},
+		{Options{Memory: 9}, "Memory"},
+		{Options{Lock: 9}, "Lock"},
+		{Options{FlushInterval: -1}, "FlushInterval"},
+		{Options{Dir: filepath.Join(dir, "missing")}, "Dir"},
+		{Options{Dir: file}, "Dir"},
 	} {
 		if c.opt.Dir == "" {
 			c.opt.Dir = dir
 		}
-		res, err := TraceStress(context.Background(), c.opt)
-		if !errors.Is(err, ErrInvalidOptions) || !strings.Contains(err.Error(), c.field) || res != nil {
+		res, err := Compare(context.Background(), c.opt)
+		if !errors.Is(err, protocols.ErrInvalidOptions) || !strings.Contains(err.Error(), c.field) || res != nil {
 			t.Errorf("TraceStress(%+v) = %v, %v; want ErrInvalidOptions naming %s", c.opt, res, err, c.field)
 		}
 	}
@@ -313,11 +314,11 @@ func TestStressOptionsValidation(t *testing.T) {
 // TestTraceStressSummaries: each metric is package stats' summary of the
 // per-run values, and the ratios pair the iterations.
 func TestTraceStressSummaries(t *testing.T) {
-	run := func(p trace.Policy, it int, read uint64, secs float64) TraceStressRun {
-		return TraceStressRun{Policy: p, Iteration: it, Counted: TraceStressCount{EventsRead: read, EventsDropped: read / 4,
+	run := func(p trace.Policy, it int, read uint64, secs float64) Run {
+		return Run{Policy: p, Iteration: it, Counted: Count{EventsRead: read, EventsDropped: read / 4,
 			Duration: time.Duration(secs * float64(time.Second))}}
 	}
-	res := &TraceStressResult{Options: TraceStressOptions{PayloadSize: 100}, Runs: []TraceStressRun{
+	res := &Result{Options: Options{PayloadSize: 100}, Runs: []Run{
 		run(trace.Lockless, 0, 400, 1), run(trace.Locked, 0, 100, 1),
 		run(trace.Locked, 1, 300, 1), run(trace.Lockless, 1, 600, 2),
 	}}
@@ -354,7 +355,7 @@ func TestThreadCPUOf(t *testing.T) {
 	go func() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		tid <- threadID()
+		tid <- protocols.ThreadID()
 		busyFor(20 * time.Millisecond)
 		close(done)
 	}()
@@ -371,10 +372,10 @@ func TestThreadCPUOf(t *testing.T) {
 // TestStressEventPipeProtocol runs the command's EventPipe configuration
 // at a tiny scale: the EventPipe reader (sequence points every limit/25.6
 // bytes), spin locks, Lockless allocation in the lock and a writer cost,
-// with the accounting checked inside TraceStress. The reader takes the
+// with the accounting checked inside Compare. The reader takes the
 // manager lock more than the batch reader's twice per flush.
 func TestStressEventPipeProtocol(t *testing.T) {
-	res, err := TraceStress(context.Background(), TraceStressOptions{
+	res, err := Compare(context.Background(), Options{
 		Writers: 4, PayloadSize: 64, Limit: trace.MinLimit * 20, Duration: 60 * time.Millisecond, Iterations: 1,
 		FlushInterval: 5 * time.Millisecond, Lock: trace.SpinLock, Reader: trace.EventPipeReader, LocklessAllocInLock: true,
 		WriteCost: 2 * time.Microsecond, Dir: t.TempDir(),

@@ -1,4 +1,4 @@
-package protocols
+package tracestress
 
 import (
 	"context"
@@ -13,13 +13,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gcbench/gcbench/internal/protocols"
 	"github.com/gcbench/gcbench/stats"
 	"github.com/gcbench/gcbench/trace"
 )
 
-// TraceStressOptions configure TraceStress, the EventPipe stress protocol
+// Options configure Compare, the EventPipe stress protocol
 // (dotnet/diagnostics src/tests/EventPipeStress). Zero fields take the
-// defaults shown; TraceStress rejects other values outside the bounds
+// defaults shown; Compare rejects other values outside the bounds
 // shown with an error wrapping ErrInvalidOptions that names the field.
 //
 // The fields whose zero value is meaningful — Lock, Reader,
@@ -27,13 +28,13 @@ import (
 // defaults, with no writer cost. The gcbench trace-stress command
 // defaults instead to EventPipe as dotnet/runtime#50797 measured it:
 // SpinLock, EventPipeReader, the allocation inside the lock and a 2 µs
-// writer cost (DefaultTraceStressWriteCost).
-type TraceStressOptions struct {
-	Writers       int                  // writers, each on its own OS thread; 32; 1..MaxTraceStressWriters
+// writer cost (DefaultWriteCost).
+type Options struct {
+	Writers       int                  // writers, each on its own OS thread; 32; 1..MaxWriters
 	PayloadSize   int                  // bytes per event payload; 200; 0..trace.MaxPayload
 	Limit         int64                // session byte limit; trace.DefaultLimit (256 MiB); ≥ trace.MinLimit
-	Duration      time.Duration        // how long each run counts (after the initial fill, see TraceStressCount); 20 s; Duration × runs must fit a time.Duration
-	Iterations    int                  // runs per policy; 3; 1..MaxTraceStressIterations
+	Duration      time.Duration        // how long each run counts (after the initial fill, see Count); 20 s; Duration × runs must fit a time.Duration
+	Iterations    int                  // runs per policy; 3; 1..MaxIterations
 	Policies      []trace.Policy       // compared side by side, each at most once; Lockless, Locked
 	Memory        trace.Memory         // where buffers live; OffHeap
 	FlushInterval time.Duration        // the reader's pause; trace.DefaultFlushInterval (100 ms, EventPipe's)
@@ -45,44 +46,44 @@ type TraceStressOptions struct {
 	// WriteCost is CPU time each writer spends before every Write attempt,
 	// kept or dropped, standing in for what EventPipe does for every event
 	// before its buffer write: the managed stack walk
-	// (ep_walk_managed_stack_for_current_thread). 0..MaxTraceStressWriteCost.
+	// (ep_walk_managed_stack_for_current_thread). 0..MaxWriteCost.
 	WriteCost time.Duration
 	Dir       string // an existing directory for the per-run trace files; os.TempDir()
 	// Progress, if set, is called after each run with runs done and total.
 	Progress func(done, total int) `json:"-"`
 }
 
-// Defaults for TraceStressOptions' zero fields: the seed's protocol, but
+// Defaults for Options' zero fields: the seed's protocol, but
 // 3 iterations of 20 s per policy instead of its 10 of 60 s, which keeps
-// the counted time of a run (see TraceStressCount) many times the time the
+// the counted time of a run (see Count) many times the time the
 // initial fill takes.
 const (
-	DefaultTraceStressWriters    = 32
-	DefaultTraceStressPayload    = 200
-	DefaultTraceStressDuration   = 20 * time.Second
-	DefaultTraceStressIterations = 3
-	// DefaultTraceStressWriteCost is the command's writer cost: a stack
+	DefaultWriters    = 32
+	DefaultPayload    = 200
+	DefaultDuration   = 20 * time.Second
+	DefaultIterations = 3
+	// DefaultWriteCost is the command's writer cost: a stack
 	// walk of a few frames.
-	DefaultTraceStressWriteCost = 2 * time.Microsecond
-	// MaxTraceStressWriteCost bounds TraceStressOptions.WriteCost.
-	MaxTraceStressWriteCost = time.Second
+	DefaultWriteCost = 2 * time.Microsecond
+	// MaxWriteCost bounds Options.WriteCost.
+	MaxWriteCost = time.Second
 )
 
-func (o TraceStressOptions) withDefaults() (TraceStressOptions, error) {
+func (o Options) withDefaults() (Options, error) {
 	if o.Writers == 0 {
-		o.Writers = DefaultTraceStressWriters
+		o.Writers = DefaultWriters
 	}
 	if o.PayloadSize == 0 {
-		o.PayloadSize = DefaultTraceStressPayload
+		o.PayloadSize = DefaultPayload
 	}
 	if o.Limit == 0 {
 		o.Limit = trace.DefaultLimit
 	}
 	if o.Duration == 0 {
-		o.Duration = DefaultTraceStressDuration
+		o.Duration = DefaultDuration
 	}
 	if o.Iterations == 0 {
-		o.Iterations = DefaultTraceStressIterations
+		o.Iterations = DefaultIterations
 	}
 	if o.Policies == nil {
 		o.Policies = []trace.Policy{trace.Lockless, trace.Locked}
@@ -97,62 +98,62 @@ func (o TraceStressOptions) withDefaults() (TraceStressOptions, error) {
 }
 
 // validate checks options whose defaults are filled in.
-func (o TraceStressOptions) validate() error {
+func (o Options) validate() error {
 	switch {
-	case o.Writers < 1 || o.Writers > MaxTraceStressWriters:
-		return invalidf("TraceStressOptions.Writers = %d: want 1..%d", o.Writers, MaxTraceStressWriters)
+	case o.Writers < 1 || o.Writers > MaxWriters:
+		return protocols.Invalidf("TraceStressOptions.Writers = %d: want 1..%d", o.Writers, MaxWriters)
 	case o.PayloadSize < 0 || o.PayloadSize > trace.MaxPayload:
-		return invalidf("TraceStressOptions.PayloadSize = %d: want 0..%d bytes", o.PayloadSize, trace.MaxPayload)
+		return protocols.Invalidf("TraceStressOptions.PayloadSize = %d: want 0..%d bytes", o.PayloadSize, trace.MaxPayload)
 	case o.Duration < 0:
-		return invalidf("TraceStressOptions.Duration = %v: want > 0", o.Duration)
-	case o.WriteCost < 0 || o.WriteCost > MaxTraceStressWriteCost:
-		return invalidf("TraceStressOptions.WriteCost = %v: want 0..%v", o.WriteCost, MaxTraceStressWriteCost)
-	case o.Iterations < 1 || o.Iterations > MaxTraceStressIterations:
-		return invalidf("TraceStressOptions.Iterations = %d: want 1..%d", o.Iterations, MaxTraceStressIterations)
+		return protocols.Invalidf("TraceStressOptions.Duration = %v: want > 0", o.Duration)
+	case o.WriteCost < 0 || o.WriteCost > MaxWriteCost:
+		return protocols.Invalidf("TraceStressOptions.WriteCost = %v: want 0..%v", o.WriteCost, MaxWriteCost)
+	case o.Iterations < 1 || o.Iterations > MaxIterations:
+		return protocols.Invalidf("TraceStressOptions.Iterations = %d: want 1..%d", o.Iterations, MaxIterations)
 	}
 	if err := o.validatePolicies(); err != nil {
 		return err
 	}
-	// runs ≤ MaxTraceStressIterations × 2, so this product cannot overflow an int.
+	// runs ≤ MaxIterations × 2, so this product cannot overflow an int.
 	if runs := o.Iterations * len(o.Policies); o.Duration > time.Duration(math.MaxInt64)/time.Duration(runs) {
-		return invalidf("TraceStressOptions.Duration = %v for %d runs: want the total at most %v, so at most %v per run",
+		return protocols.Invalidf("TraceStressOptions.Duration = %v for %d runs: want the total at most %v, so at most %v per run",
 			o.Duration, runs, time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)/time.Duration(runs))
 	}
 	if err := o.session(trace.Lockless).Validate(); err != nil {
-		return fmt.Errorf("%w: TraceStressOptions: %w", ErrInvalidOptions, err)
+		return fmt.Errorf("%w: TraceStressOptions: %w", protocols.ErrInvalidOptions, err)
 	}
 	switch fi, err := os.Stat(o.Dir); {
 	case err != nil:
-		return fmt.Errorf("%w: TraceStressOptions.Dir = %q: want an existing directory: %w", ErrInvalidOptions, o.Dir, err)
+		return fmt.Errorf("%w: TraceStressOptions.Dir = %q: want an existing directory: %w", protocols.ErrInvalidOptions, o.Dir, err)
 	case !fi.IsDir():
-		return invalidf("TraceStressOptions.Dir = %q: want a directory, not a file", o.Dir)
+		return protocols.Invalidf("TraceStressOptions.Dir = %q: want a directory, not a file", o.Dir)
 	}
 	return nil
 }
 
-func (o TraceStressOptions) validatePolicies() error {
+func (o Options) validatePolicies() error {
 	if len(o.Policies) == 0 {
-		return invalidf("TraceStressOptions.Policies is empty: want Lockless, Locked or both")
+		return protocols.Invalidf("TraceStressOptions.Policies is empty: want Lockless, Locked or both")
 	}
 	for i, p := range o.Policies {
 		switch {
 		case p != trace.Lockless && p != trace.Locked:
-			return invalidf("TraceStressOptions.Policies[%d] = %d: want Lockless or Locked", i, int(p))
+			return protocols.Invalidf("TraceStressOptions.Policies[%d] = %d: want Lockless or Locked", i, int(p))
 		case slices.Contains(o.Policies[:i], p):
-			return invalidf("TraceStressOptions.Policies[%d] = %v: want each policy at most once", i, p)
+			return protocols.Invalidf("TraceStressOptions.Policies[%d] = %v: want each policy at most once", i, p)
 		}
 	}
 	return nil
 }
 
 // session is the session configuration of a run with policy p.
-func (o TraceStressOptions) session(p trace.Policy) trace.Options {
+func (o Options) session(p trace.Policy) trace.Options {
 	return trace.Options{Limit: o.Limit, Policy: p, Memory: o.Memory, FlushInterval: o.FlushInterval, Lock: o.Lock,
 		Reader: o.Reader, LocklessAllocInLock: o.LocklessAllocInLock}
 }
 
-// TraceStressRun is one run: one policy, one iteration.
-type TraceStressRun struct {
+// Run is one run: one policy, one iteration.
+type Run struct {
 	Policy    trace.Policy // the session's reservation policy
 	Iteration int          // 0-based; every policy runs once per iteration
 	// EventsRead and EventsDropped are the whole run's, counted by reading
@@ -165,7 +166,7 @@ type TraceStressRun struct {
 	Duration time.Duration
 	// Counted is what the run counts while its writers write, which the
 	// table reports.
-	Counted   TraceStressCount
+	Counted   Count
 	FileBytes int64 // the trace file's size: header, blocks and end block
 	// Host Go runtime during the run (not the read-back): collections
 	// completed and bytes allocated on the Go heap.
@@ -181,15 +182,15 @@ type TraceStressRun struct {
 	Threads int
 }
 
-// TraceStressCount is a run's count while its writers write: for
-// TraceStressOptions.Duration from the first event dropped (the budget has
+// Count is a run's count while its writers write: for
+// Options.Duration from the first event dropped (the budget has
 // run out: the initial fill, which only measures how fast writers write
 // into an empty budget, is over) to the writers' stop, before the
 // session's final drain, which only measures how fast the reader empties
 // a full budget. Every policy's count thus lasts the same time. If no
 // event is dropped within Duration of the writers' release, the count is
 // that first Duration.
-type TraceStressCount struct {
+type Count struct {
 	Start    time.Duration // from the writers' release to the count's start: the initial fill
 	Duration time.Duration // counted time
 	// EventsRead is the events the reader emitted in the counted time,
@@ -206,7 +207,7 @@ type TraceStressCount struct {
 
 // ReaderCPUShare is the reader thread's CPU time over the counted time,
 // in percent of one CPU.
-func (c TraceStressCount) ReaderCPUShare() float64 {
+func (c Count) ReaderCPUShare() float64 {
 	if c.Duration <= 0 {
 		return 0
 	}
@@ -216,7 +217,7 @@ func (c TraceStressCount) ReaderCPUShare() float64 {
 // ReaderLocksPerFlush is the reader's manager-lock acquisitions per flush
 // (0 without a flush): 2 for the batch reader, hundreds for EventPipe's at
 // a full 256 MiB budget.
-func (c TraceStressCount) ReaderLocksPerFlush() float64 {
+func (c Count) ReaderLocksPerFlush() float64 {
 	if c.Flushes == 0 {
 		return 0
 	}
@@ -225,7 +226,7 @@ func (c TraceStressCount) ReaderLocksPerFlush() float64 {
 
 // Efficiency is 100·read/(read+dropped) in the counted time, 0 for a run
 // without events.
-func (run TraceStressRun) Efficiency() float64 {
+func (run Run) Efficiency() float64 {
 	if t := run.Counted.EventsRead + run.Counted.EventsDropped; t > 0 {
 		return 100 * float64(run.Counted.EventsRead) / float64(t)
 	}
@@ -233,23 +234,23 @@ func (run TraceStressRun) Efficiency() float64 {
 }
 
 // EventThroughput is events read per second of counted time.
-func (run TraceStressRun) EventThroughput() float64 {
+func (run Run) EventThroughput() float64 {
 	return float64(run.Counted.EventsRead) / run.Counted.Duration.Seconds()
 }
 
-// TraceStressResult holds every completed run, in the order they ran.
-type TraceStressResult struct {
-	Options TraceStressOptions // with defaults filled in
-	Runs    []TraceStressRun   // every completed run; an interrupted run is not kept
-	Elapsed time.Duration      // TraceStress's wall time, read-backs included
-	// Partial is true when TraceStress stopped, cancelled or failed,
+// Result holds every completed run, in the order they ran.
+type Result struct {
+	Options Options       // with defaults filled in
+	Runs    []Run         // every completed run; an interrupted run is not kept
+	Elapsed time.Duration // Compare's wall time, read-backs included
+	// Partial is true when Compare stopped, cancelled or failed,
 	// before every run completed.
 	Partial bool
 }
 
 // PolicyRuns returns the runs of one policy, in iteration order.
-func (r *TraceStressResult) PolicyRuns(p trace.Policy) []TraceStressRun {
-	var out []TraceStressRun
+func (r *Result) PolicyRuns(p trace.Policy) []Run {
+	var out []Run
 	for _, run := range r.Runs {
 		if run.Policy == p {
 			out = append(out, run)
@@ -258,10 +259,10 @@ func (r *TraceStressResult) PolicyRuns(p trace.Policy) []TraceStressRun {
 	return out
 }
 
-// TraceStressMetric is one row of the seed's table: one quantity over a
+// Metric is one row of the seed's table: one quantity over a
 // policy's runs, summarized by package stats (the seed's columns are its Min,
 // Max, Mean and Stdev).
-type TraceStressMetric struct {
+type Metric struct {
 	Name, Unit string        // the row's label, as the seed's table writes it, and its unit
 	Summary    stats.Summary // of the per-run values, one per completed run of the policy
 }
@@ -270,56 +271,56 @@ type TraceStressMetric struct {
 // this port's own rows; the payload size turns events into bytes.
 var metricDefs = []struct {
 	name, unit string
-	of         func(run TraceStressRun, payload float64) float64
+	of         func(run Run, payload float64) float64
 }{
-	{"Events Read", "events", func(x TraceStressRun, _ float64) float64 { return float64(x.Counted.EventsRead) }},
-	{"Events Dropped", "events", func(x TraceStressRun, _ float64) float64 { return float64(x.Counted.EventsDropped) }},
-	{"Throughput Efficiency", "%", func(x TraceStressRun, _ float64) float64 { return x.Efficiency() }},
-	{"Event Throughput", "events/s", func(x TraceStressRun, _ float64) float64 { return x.EventThroughput() }},
-	{"Data Throughput", "bytes/s", func(x TraceStressRun, size float64) float64 { return x.EventThroughput() * size }},
-	{"Duration", "s", func(x TraceStressRun, _ float64) float64 { return x.Counted.Duration.Seconds() }},
-	{"Initial fill", "s, not counted", func(x TraceStressRun, _ float64) float64 { return x.Counted.Start.Seconds() }},
-	{"Reader flushes made", "flushes", func(x TraceStressRun, _ float64) float64 { return float64(x.Counted.Flushes) }},
-	{"Reader flushes asked", "duration / flush interval", func(x TraceStressRun, _ float64) float64 { return x.FlushesAsked }},
-	{"Reader lock acquisitions per flush", "manager lock", func(x TraceStressRun, _ float64) float64 { return x.Counted.ReaderLocksPerFlush() }},
-	{"Reader CPU share", "% of one CPU", func(x TraceStressRun, _ float64) float64 { return x.Counted.ReaderCPUShare() }},
-	{"Manager lock waits", "acquisitions that found it held", func(x TraceStressRun, _ float64) float64 {
+	{"Events Read", "events", func(x Run, _ float64) float64 { return float64(x.Counted.EventsRead) }},
+	{"Events Dropped", "events", func(x Run, _ float64) float64 { return float64(x.Counted.EventsDropped) }},
+	{"Throughput Efficiency", "%", func(x Run, _ float64) float64 { return x.Efficiency() }},
+	{"Event Throughput", "events/s", func(x Run, _ float64) float64 { return x.EventThroughput() }},
+	{"Data Throughput", "bytes/s", func(x Run, size float64) float64 { return x.EventThroughput() * size }},
+	{"Duration", "s", func(x Run, _ float64) float64 { return x.Counted.Duration.Seconds() }},
+	{"Initial fill", "s, not counted", func(x Run, _ float64) float64 { return x.Counted.Start.Seconds() }},
+	{"Reader flushes made", "flushes", func(x Run, _ float64) float64 { return float64(x.Counted.Flushes) }},
+	{"Reader flushes asked", "duration / flush interval", func(x Run, _ float64) float64 { return x.FlushesAsked }},
+	{"Reader lock acquisitions per flush", "manager lock", func(x Run, _ float64) float64 { return x.Counted.ReaderLocksPerFlush() }},
+	{"Reader CPU share", "% of one CPU", func(x Run, _ float64) float64 { return x.Counted.ReaderCPUShare() }},
+	{"Manager lock waits", "acquisitions that found it held", func(x Run, _ float64) float64 {
 		return float64(x.Counted.LockContended)
 	}},
-	{"Manager lock wait time", "s, summed over threads", func(x TraceStressRun, _ float64) float64 { return x.Counted.LockWait.Seconds() }},
-	{"Reader drain rate", "bytes/s of flush wall time", func(x TraceStressRun, _ float64) float64 {
+	{"Manager lock wait time", "s, summed over threads", func(x Run, _ float64) float64 { return x.Counted.LockWait.Seconds() }},
+	{"Reader drain rate", "bytes/s of flush wall time", func(x Run, _ float64) float64 {
 		return float64(x.Session.BytesFlushed) / x.Session.FlushTime.Seconds()
 	}},
-	{"Host Go GC cycles", "cycles", func(x TraceStressRun, _ float64) float64 { return float64(x.HostGCs) }},
-	{"Host Go heap allocated", "bytes", func(x TraceStressRun, _ float64) float64 { return float64(x.HeapAlloc) }},
+	{"Host Go GC cycles", "cycles", func(x Run, _ float64) float64 { return float64(x.HostGCs) }},
+	{"Host Go heap allocated", "bytes", func(x Run, _ float64) float64 { return float64(x.HeapAlloc) }},
 }
 
 // Metrics returns the seed's rows for one policy, over the counted time
-// (see TraceStressCount) — Events Read, Events Dropped, Throughput
+// (see Count) — Events Read, Events Dropped, Throughput
 // Efficiency (%), Event Throughput (events/s), Data Throughput (payload
 // bytes/s), Duration — then this port's: the initial fill left out, the
 // reader's flushes, manager-lock acquisitions per flush, CPU share and
 // drain rate, the lock's waits, host-GC cycles and Go-heap bytes, each
 // summarized over the policy's runs; nil if none of them finished.
-func (r *TraceStressResult) Metrics(p trace.Policy) []TraceStressMetric {
+func (r *Result) Metrics(p trace.Policy) []Metric {
 	runs := r.PolicyRuns(p)
 	if len(runs) == 0 { // stopped before a run of p finished: nothing to summarize, not zeros
 		return nil
 	}
 	size := float64(r.Options.PayloadSize)
-	out := make([]TraceStressMetric, len(metricDefs))
+	out := make([]Metric, len(metricDefs))
 	xs := make([]float64, len(runs))
 	for i, d := range metricDefs {
 		for j, run := range runs {
 			xs[j] = d.of(run, size)
 		}
-		out[i] = TraceStressMetric{Name: d.name, Unit: d.unit, Summary: stats.Summarize(xs)}
+		out[i] = Metric{Name: d.name, Unit: d.unit, Summary: stats.Summarize(xs)}
 	}
 	return out
 }
 
 // Medians maps each of Metrics' names to its median over p's runs.
-func (r *TraceStressResult) Medians(p trace.Policy) map[string]float64 {
+func (r *Result) Medians(p trace.Policy) map[string]float64 {
 	out := map[string]float64{}
 	for _, m := range r.Metrics(p) {
 		out[m.Name] = m.Summary.Median
@@ -327,8 +328,8 @@ func (r *TraceStressResult) Medians(p trace.Policy) map[string]float64 {
 	return out
 }
 
-// TraceStressRatio compares Lockless with Locked event throughput.
-type TraceStressRatio struct {
+// Ratio compares Lockless with Locked event throughput.
+type Ratio struct {
 	// MeanRatio is Lockless's mean events/s over Locked's.
 	MeanRatio float64 `json:"mean_ratio"`
 	// MedianRatio is the median of the per-iteration ratios: each
@@ -344,7 +345,7 @@ type TraceStressRatio struct {
 // events read to Locked's, or nil unless both policies completed the same
 // number (> 0) of iterations, so that every ratio pairs runs of one
 // iteration, and every Locked run counted events.
-func (r *TraceStressResult) LocklessOverLocked() *TraceStressRatio {
+func (r *Result) LocklessOverLocked() *Ratio {
 	a, b := r.PolicyRuns(trace.Lockless), r.PolicyRuns(trace.Locked)
 	if len(a) == 0 || len(a) != len(b) {
 		return nil
@@ -359,7 +360,7 @@ func (r *TraceStressResult) LocklessOverLocked() *TraceStressRatio {
 		ta[i], tb[i] = a[i].EventThroughput(), b[i].EventThroughput()
 		ra[i], rb[i] = float64(a[i].Counted.EventsRead), float64(b[i].Counted.EventsRead)
 	}
-	return &TraceStressRatio{
+	return &Ratio{
 		MeanRatio:       stats.Summarize(ta).Mean / stats.Summarize(tb).Mean,
 		MedianRatio:     stats.Summarize(stats.PairedRatios(ta, tb)).Median,
 		ReadMedianRatio: stats.Summarize(stats.PairedRatios(ra, rb)).Median,
@@ -370,19 +371,19 @@ func (r *TraceStressResult) LocklessOverLocked() *TraceStressRatio {
 // counters: a bug, never an expected outcome.
 var errAccounting = errors.New("trace-stress: accounting mismatch")
 
-// TraceStress runs the EventPipe stress protocol: for each iteration,
+// Compare runs the EventPipe stress protocol: for each iteration,
 // each policy in turn (the order alternates between iterations so neither
 // always runs first) starts a session streaming to a file, lets Writers
 // goroutines write PayloadSize-byte events as fast as they can (after
 // WriteCost of work each) for Duration, closes the session, and reads the
 // file back to count the events read and lost. It checks that read + lost
 // equals the events the writers attempted, and reports each run's
-// figures while its writers wrote (TraceStressRun.Counted).
+// figures while its writers wrote (Run.Counted).
 //
-// Cancelling ctx stops TraceStress promptly in every phase: the writers
+// Cancelling ctx stops Compare promptly in every phase: the writers
 // stop at once, the session drains its buffers without writing more of
 // them to the file, and a read-back stops within a few thousand events.
-// TraceStress then returns the runs completed before the cancel, with
+// Compare then returns the runs completed before the cancel, with
 // Partial set, and an error wrapping ctx.Err(). On any other error it
 // returns the runs completed before it, with Partial set, and that error.
 // Invalid options return a nil result and an error wrapping
@@ -391,15 +392,15 @@ var errAccounting = errors.New("trace-stress: accounting mismatch")
 // Each run's trace file is created with os.CreateTemp in Dir and unlinked
 // at once where the system can remove an open file (Unix), so none is left
 // behind on any path, even if the process is killed; elsewhere it is
-// removed when its run ends. TraceStress never removes a path it did not
+// removed when its run ends. Compare never removes a path it did not
 // create: only the path it created, and only while that path still names
 // the file it created.
-func TraceStress(ctx context.Context, opt TraceStressOptions) (*TraceStressResult, error) {
+func Compare(ctx context.Context, opt Options) (*Result, error) {
 	opt, err := opt.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	res := &TraceStressResult{Options: opt}
+	res := &Result{Options: opt}
 	start := time.Now()
 	defer func() { res.Elapsed = time.Since(start) }()
 	total := opt.Iterations * len(opt.Policies)
@@ -429,15 +430,15 @@ func TraceStress(ctx context.Context, opt TraceStressOptions) (*TraceStressResul
 	return res, nil
 }
 
-func (r *TraceStressResult) cancelled(ctx context.Context, total int) (*TraceStressResult, error) {
+func (r *Result) cancelled(ctx context.Context, total int) (*Result, error) {
 	r.Partial = true
 	return r, fmt.Errorf("trace-stress: stopped after %d of %d runs: %w", len(r.Runs), total, ctx.Err())
 }
 
 // stressRun is one run: record into a fresh temporary file, then read it
 // back.
-func stressRun(ctx context.Context, opt TraceStressOptions, p trace.Policy, it int) (run TraceStressRun, err error) {
-	run = TraceStressRun{Policy: p, Iteration: it}
+func stressRun(ctx context.Context, opt Options, p trace.Policy, it int) (run Run, err error) {
+	run = Run{Policy: p, Iteration: it}
 	f, err := createTemp(opt.Dir)
 	if err != nil {
 		return run, err
@@ -456,7 +457,7 @@ func stressRun(ctx context.Context, opt TraceStressOptions, p trace.Policy, it i
 // record runs a session streaming to f while the writers write for
 // opt.Duration or until ctx is done, and fills in the run's timing and
 // counters.
-func (run *TraceStressRun) record(ctx context.Context, opt TraceStressOptions, f *os.File) error {
+func (run *Run) record(ctx context.Context, opt Options, f *os.File) error {
 	runtime.GC() // every run starts from the same host heap
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -473,7 +474,7 @@ func (run *TraceStressRun) record(ctx context.Context, opt TraceStressOptions, f
 	run.Duration = time.Since(release)
 	run.Counted = counted(release, start, stop)
 	run.FlushesAsked = float64(run.Counted.Duration) / float64(opt.FlushInterval)
-	run.Threads = distinct(tids)
+	run.Threads = protocols.CountThreads(tids)
 	runtime.ReadMemStats(&after)
 	run.HostGCs = after.NumGC - before.NumGC
 	run.HeapAlloc = after.TotalAlloc - before.TotalAlloc
@@ -502,7 +503,7 @@ func firstFlush(ctx context.Context, s *trace.Session) {
 func readerOnThread(tid *int) func(loop func()) {
 	return func(loop func()) {
 		runtime.LockOSThread() // never unlocked: the thread ends with the reader
-		*tid = threadID()
+		*tid = protocols.ThreadID()
 		loop()
 	}
 }
@@ -520,8 +521,8 @@ func markNow(s *trace.Session, readerTID int) stressMark {
 
 // counted is the run's count from start to stop; release is when the
 // writers were released.
-func counted(release time.Time, start, stop stressMark) TraceStressCount {
-	return TraceStressCount{
+func counted(release time.Time, start, stop stressMark) Count {
+	return Count{
 		Start:             start.at.Sub(release),
 		Duration:          stop.at.Sub(start.at),
 		EventsRead:        stop.st.EventsFlushed - start.st.EventsFlushed,
@@ -539,7 +540,7 @@ func counted(release time.Time, start, stop stressMark) TraceStressCount {
 // thread of its own (never unlocked, so the thread ends with it), writing
 // to s as fast as they can after opt.WriteCost of work per event; it
 // stores each writer thread's id in tids, stops them opt.Duration after
-// the first drop (see TraceStressCount) or as soon as ctx is done, and
+// the first drop (see Count) or as soon as ctx is done, and
 // returns when they have all stopped, with the time they were released and
 // the counters where the count starts and stops.
 //
@@ -548,7 +549,7 @@ func counted(release time.Time, start, stop stressMark) TraceStressCount {
 // never block would keep the reader goroutine off the processors for
 // whole time slices and the reader's flushes, not the reservation policy,
 // would set the pace.
-func writeFor(ctx context.Context, s *trace.Session, opt TraceStressOptions, tids []int, readerTID int) (release time.Time, start, stop stressMark, err error) {
+func writeFor(ctx context.Context, s *trace.Session, opt Options, tids []int, readerTID int) (release time.Time, start, stop stressMark, err error) {
 	writers := make([]*trace.Writer, opt.Writers)
 	for i := range writers {
 		if writers[i], err = s.NewWriter(); err != nil {
@@ -565,7 +566,7 @@ func writeFor(ctx context.Context, s *trace.Session, opt TraceStressOptions, tid
 	for i, w := range writers {
 		wg.Go(func() {
 			runtime.LockOSThread()
-			tids[i] = threadID()
+			tids[i] = protocols.ThreadID()
 			payload := make([]byte, opt.PayloadSize)
 			for i := range payload {
 				payload[i] = 'a' + byte(i%26)
@@ -619,7 +620,7 @@ func busyFor(d time.Duration) {
 
 // readBack counts the run's events in its file and checks them against
 // the session's counters.
-func (run *TraceStressRun) readBack(ctx context.Context, f *os.File) error {
+func (run *Run) readBack(ctx context.Context, f *os.File) error {
 	var err error
 	if run.FileBytes, err = f.Seek(0, io.SeekCurrent); err != nil {
 		return fmt.Errorf("trace file: %w", err)
