@@ -5,10 +5,11 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/gcbench/gcbench/report"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/gcbench/gcbench/report"
 )
 
 // anatomyTolerance is how far (µs) the sum of the parts' means may be from

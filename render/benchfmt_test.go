@@ -7,9 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/perf/benchfmt"
+
 	"github.com/gcbench/gcbench/report"
 	"github.com/gcbench/gcbench/report/reporttest"
-	"golang.org/x/perf/benchfmt"
 )
 
 // readBench parses b with benchfmt, failing on any syntax error, and

@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/gcbench/gcbench/report"
 )
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/gcbench/gcbench/report"
 	"github.com/gcbench/gcbench/stats"
 )

@@ -10,8 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gcbench/gcbench/report"
 	"gonum.org/v1/plot"
+
+	"github.com/gcbench/gcbench/report"
 )
 
 // The HTML report: one self-contained file that a browser opens offline.

@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/gcbench/gcbench/report"
-	"github.com/gcbench/gcbench/stats"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -17,6 +15,9 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/gcbench/gcbench/report"
+	"github.com/gcbench/gcbench/stats"
 )
 
 // Plot dimensions: three panels stacked on a page.

@@ -7,10 +7,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gcbench/gcbench/report"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/gcbench/gcbench/report"
 )
 
 // WritePlot draws the scaling against ScalingX (workers): the trimmed-mean

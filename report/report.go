@@ -12,8 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gcbench/gcbench/stats"
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/gcbench/gcbench/stats"
 )
 
 // Schema identifies the JSON format written by WriteJSON; ReadJSON accepts

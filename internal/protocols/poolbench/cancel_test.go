@@ -8,13 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gcbench/gcbench/internal/protocols/protocoltest"
-	"github.com/gcbench/gcbench/workerpool"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gcbench/gcbench/internal/protocols/protocoltest"
+	"github.com/gcbench/gcbench/workerpool"
 )
 
-// TestRunPoolStopsSoonAfterCancel: a throughput run of 16 Mi items, whose
+// TestMeasureStopsSoonAfterCancel: a throughput run of 16 Mi items, whose
 // queue the pool would otherwise drain at Close for seconds, returns soon
 // after a cancel; so does a long latency run.
 func TestMeasureStopsSoonAfterCancel(t *testing.T) {
@@ -41,7 +42,7 @@ func TestMeasureStopsSoonAfterCancel(t *testing.T) {
 	}
 }
 
-// TestComparePoolCancelledKeepsCompleteRepetitions: as for the ready list.
+// TestCompareCancelledKeepsCompleteRepetitions: as for the ready list.
 func TestCompareCancelledKeepsCompleteRepetitions(t *testing.T) {
 	ctx, since := protocoltest.CancelSoon(t, 300*time.Millisecond)
 	rep, err := Compare(ctx, Options{Items: 200, RoundTrips: 20, Repetitions: MaxRepetitions, Workers: 2,
@@ -64,7 +65,7 @@ func TestCompareCancelledKeepsCompleteRepetitions(t *testing.T) {
 	assert.False(t, rep.Partial)
 }
 
-// TestComparePoolStoppedInTheFirstRepetitionKeepsFinishedRuns: a stop
+// TestCompareStoppedInTheFirstRepetitionKeepsFinishedRuns: a stop
 // after the first repetition's throughput runs and the baseline's latency
 // run keeps those, with nil latency stats for the runs that did not finish.
 func TestCompareStoppedInTheFirstRepetitionKeepsFinishedRuns(t *testing.T) {

@@ -5,10 +5,11 @@ import (
 	"math"
 	"testing"
 
-	"github.com/gcbench/gcbench/internal/protocols"
-	"github.com/gcbench/gcbench/workerpool"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gcbench/gcbench/internal/protocols"
+	"github.com/gcbench/gcbench/workerpool"
 )
 
 func TestPoolCountsAreBounded(t *testing.T) {

@@ -5,12 +5,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gcbench/gcbench/internal/protocols/protocoltest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gcbench/gcbench/internal/protocols/protocoltest"
 )
 
-// TestRunReadyListStopsSoonAfterCancel: producers of 2^40 events each would
+// TestMeasureStopsSoonAfterCancel: producers of 2^40 events each would
 // run for hours; a cancel stops producers and consumer within the bound.
 func TestMeasureStopsSoonAfterCancel(t *testing.T) {
 	for _, variant := range []Variant{Transition, Callback} {
@@ -23,7 +24,7 @@ func TestMeasureStopsSoonAfterCancel(t *testing.T) {
 	}
 }
 
-// TestCompareReadyListCancelledKeepsCompleteRepetitions: a comparison of
+// TestCompareCancelledKeepsCompleteRepetitions: a comparison of
 // many short runs stopped part-way reports the repetitions completed, each
 // row with that many samples; one stopped in its first repetition reports
 // nothing.
@@ -49,7 +50,7 @@ func TestCompareCancelledKeepsCompleteRepetitions(t *testing.T) {
 	assert.Nil(t, rep)
 }
 
-// TestCompareReadyListStoppedInTheFirstRepetitionKeepsFinishedRows: a stop
+// TestCompareStoppedInTheFirstRepetitionKeepsFinishedRows: a stop
 // after three of the first repetition's four runs keeps the row whose two
 // runs finished and leaves out the one with a run missing.
 func TestCompareStoppedInTheFirstRepetitionKeepsFinishedRows(t *testing.T) {

@@ -6,9 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gcbench/gcbench/internal/protocols"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gcbench/gcbench/internal/protocols"
 )
 
 // TestReadyListCountsAreBounded: 2^63−1 events per producer (8 producers

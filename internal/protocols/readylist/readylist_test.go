@@ -40,7 +40,7 @@ func TestMeasureCountsEveryEvent(t *testing.T) {
 	}
 }
 
-// TestRunReadyListExactlyOnceProperty runs random shapes of every variant
+// TestMeasureExactlyOnceProperty runs random shapes of every variant
 // and kind with real concurrency (run it with -race): the consumer must
 // sum exactly every event — it stops at the total, so a lost event shows
 // as the deadline, a double count as a sum above the total — and must

@@ -6,9 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gcbench/gcbench/trace"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gcbench/gcbench/trace"
 )
 
 // TestStressActorsOwnThreads checks that the writers and the reader ran on
