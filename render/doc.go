@@ -7,8 +7,9 @@
 // HdrHistogram interval logs (WriteHDRLog), and a sweep's scaling table
 // and plots (WriteScaling, WriteScalingPlot, WriteScalingHTML).
 //
-// Guarantees: rendering never changes a report and computes no statistic
-// of its own (package stats does, package report holds the results); the
+// Guarantees: rendering never changes a report and takes every statistic
+// from package stats through package report (its own arithmetic is layout:
+// the anatomy's differences and shares, axis ranges, a CDF's steps); the
 // same report renders to the same bytes on every machine, which the golden
 // files in testdata hold it to; every cell taken from a file (titles,
 // configuration values) stays in its own line and cell in every format. It
