@@ -18,7 +18,9 @@ import (
 )
 
 // Schema identifies the JSON format written by WriteJSON; ReadJSON accepts
-// only this value.
+// only this value. It keeps the name of the package that first wrote the
+// format (analysis, before it was split into stats, report and render), so
+// that every report saved since still reads.
 const Schema = "gcbench/analysis/v1"
 
 // Errors returned by this package; test with errors.Is.
