@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/dustin/go-humanize"
-	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/internal/outfile"
+	"github.com/gcbench/gcbench/report"
 	"github.com/gcbench/gcbench/trace"
 	"github.com/gcbench/gcbench/workerpool"
 	"github.com/spf13/pflag"
@@ -345,20 +345,20 @@ func startCPUProfile(ctx context.Context, path string, temps *outfile.Set) (stop
 	}, nil
 }
 
-// report converts gcsim's records into an analysis report.
+// report converts gcsim's records into a report.
 // A non-empty partial says why the run stopped early.
-func (o *runOptions) report(res *gcsim.Result, started time.Time, facts map[string]float64, partial string) (*analysis.Report, error) {
-	inputs := make([]analysis.ModeInput, len(res.Modes))
+func (o *runOptions) report(res *gcsim.Result, started time.Time, facts map[string]float64, partial string) (*report.Report, error) {
+	inputs := make([]report.ModeInput, len(res.Modes))
 	for i, mr := range res.Modes {
 		inputs[i] = modeInput(mr)
 	}
-	run, err := analysis.NewRun(probeHost(), inputs)
+	run, err := report.NewRun(probeHost(), inputs)
 	if err != nil {
 		return nil, err
 	}
 	run.Partial = partial
 	run.Started = started.UTC().Truncate(time.Second)
-	run.Elapsed = analysis.Duration(res.Elapsed.Round(time.Millisecond))
+	run.Elapsed = report.Duration(res.Elapsed.Round(time.Millisecond))
 	run.Facts = map[string]float64{
 		"major_gcs":           float64(res.MajorGCs),
 		"sim_overhead_s":      res.SimOverhead.Seconds(),
@@ -368,7 +368,7 @@ func (o *runOptions) report(res *gcsim.Result, started time.Time, facts map[stri
 	for k, v := range facts {
 		run.Facts[k] = v
 	}
-	r := analysis.NewReport("minor-collection pause", o.config(), run)
+	r := report.NewReport("minor-collection pause", o.config(), run)
 	r.Anatomy = pauseAnatomy
 	return r, nil
 }
@@ -380,7 +380,7 @@ func (o *runOptions) config() map[string]string {
 	c := map[string]string{
 		"major_heap": formatSize(cfg.MajorHeap), "los": formatSize(cfg.LOS), "nursery": formatSize(cfg.Nursery),
 		"workers": strconv.Itoa(cfg.Workers), "gcs": strconv.Itoa(o.gcs), "warmup": strconv.Itoa(o.warmup),
-		analysis.ConfigModes: strings.Join(o.modeNames(), ","), "backend": cfg.Backend.String(), "wake": cfg.Wake.String(),
+		report.ConfigModes: strings.Join(o.modeNames(), ","), "backend": cfg.Backend.String(), "wake": cfg.Wake.String(),
 		"seed": strconv.FormatUint(cfg.Seed, 10), "verify": strconv.FormatBool(cfg.Verify),
 		"gomaxprocs": o.gomaxprocsSetting(),
 	}
@@ -458,15 +458,15 @@ var recordCounters = []struct {
 // pauseAnatomy names the recordCounters that split a pause into parts (in
 // time order; gcsim.Record documents that they add up to the pause) and
 // the counters that explain them.
-var pauseAnatomy = &analysis.Anatomy{
-	Parts: []analysis.AnatomyRow{
+var pauseAnatomy = &report.Anatomy{
+	Parts: []report.AnatomyRow{
 		{Key: "card_prep_us", Label: "card preparation"},
 		{Key: "to_first_job_us", Label: "dispatch: to the first job's start"},
 		{Key: "job_span_us", Label: "first-to-last job span"},
 		{Key: "join_latency_us", Label: "join: last job's end to resume"},
 		{Key: "nursery_reset_us", Label: "nursery reset"},
 	},
-	Counters: []analysis.AnatomyRow{
+	Counters: []report.AnatomyRow{
 		{Key: "dispatch_us", Label: "collector in enqueue calls and Start (µs; overlaps the parts)"},
 		{Key: "job_mean_us", Label: "mean job (µs)"},
 		{Key: "load_imbalance", Label: "load imbalance (busiest/mean)"},
@@ -481,8 +481,8 @@ var pauseAnatomy = &analysis.Anatomy{
 // modeInput turns one mode's records into pause samples (µs), the
 // per-collection counters, and the indices of samples the host's Go
 // collector overlapped.
-func modeInput(mr gcsim.ModeResult) analysis.ModeInput {
-	in := analysis.ModeInput{Name: mr.Mode.String(), Pauses: make([]float64, len(mr.Records)),
+func modeInput(mr gcsim.ModeResult) report.ModeInput {
+	in := report.ModeInput{Name: mr.Mode.String(), Pauses: make([]float64, len(mr.Records)),
 		Counters: make(map[string][]float64, len(recordCounters))}
 	for i := range mr.Records {
 		r := &mr.Records[i]
