@@ -76,7 +76,10 @@ func TestTraceStressJSON(t *testing.T) {
 	require.Len(t, doc.Report.Policies["locked"], 16)
 	read := doc.Report.Policies["locked"][0]
 	assert.Equal(t, "Events Read", read.Name)
-	assert.Positive(t, read.Spread.Min)
+	// Events Read counts only the counted time of each 20 ms run: under
+	// -race a spinning writer can keep the reader out of all of it, so
+	// the minimum may be 0 (each run's total read is positive, above).
+	assert.GreaterOrEqual(t, read.Spread.Min, 0.0)
 	assert.GreaterOrEqual(t, read.Spread.Max, read.Spread.Min)
 }
 
