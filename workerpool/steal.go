@@ -43,6 +43,15 @@ import (
 //     longer, never returned early.
 //  4. A gated pool never steals (Pool.steal is false): the SGen round's
 //     grabs, wake-ups and counters stay as they were.
+//
+// Who looks: a worker steals when it finds the queue empty, before it
+// sleeps. A worker already asleep is not woken for a stealable grab, only
+// by the next enqueue; since an enqueue wakes as many workers as it
+// queues jobs (up to those sleeping) and a grab takes at most
+// 1/(2·workers) of the queue, the jobs of a grab are queued while every
+// worker is awake or on its way, and the last of them to go idle steals.
+// Waking sleepers for a grab's sake would cost a futile wake-up whenever
+// its jobs are quick, which is almost always.
 const (
 	claimEnd  = 0xff
 	claimNext = 0xff << 8
