@@ -9,14 +9,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/internal/protocols"
 	"github.com/gcbench/gcbench/render"
 	"github.com/gcbench/gcbench/report"
-	"github.com/gcbench/gcbench/stats"
 )
 
 // Output paths are checked before any work (checkPaths) and written
@@ -190,28 +187,4 @@ func protocolFailure(err error, measured bool, what string) error {
 		return fmt.Errorf("running %s: %w", what, err)
 	}
 	return nil
-}
-
-// protocolTable is a protocol's one-table result with the host under its
-// title.
-func protocolTable(title string, header []string, rows [][]string) *render.Table {
-	return &render.Table{Title: title, Facts: []render.Fact{{Key: "host", Value: describeHost(probeHost())}},
-		Header: [][]string{header}, Rows: rows}
-}
-
-// fmtSpread shows a spread as "lo–hi" at prec decimals, or "" for an
-// empty sample: the run-to-run range beside a median.
-func fmtSpread(s stats.Spread, prec int) string {
-	if s.N == 0 {
-		return ""
-	}
-	return fmtFloat(s.Lo, prec) + "–" + fmtFloat(s.Hi, prec)
-}
-
-func fmtFloat(v float64, prec int) string {
-	s := strconv.FormatFloat(v, 'f', prec, 64)
-	if strings.Trim(s, "-0.") == "" { // a small negative rounded to zero reads "-0": it is 0
-		return strings.TrimPrefix(s, "-")
-	}
-	return s
 }

@@ -28,6 +28,3 @@ func (p *progress) finish() {
 		p.bar.Finish()
 	}
 }
-
-// newLineProgress is the protocols' progress line (package termprogress).
-var newLineProgress = termprogress.Line
