@@ -171,10 +171,19 @@ func (r *Result) ratioLines() []string {
 func (r *Result) shortfall() string {
 	var parts []string
 	for _, p := range r.Options.Policies {
-		m := r.Medians(p)
+		m := r.medians(p)
 		parts = append(parts, fmt.Sprintf("%s: reader thread %.0f%% of one CPU, %.0f manager-lock acquisitions per flush, drain %.0f MB/s of flush time, %.0f of %.0f flushes asked, %.2f s waited for the manager lock",
 			p, m["Reader CPU share"], m["Reader lock acquisitions per flush"], m["Reader drain rate"]/1e6, m["Reader flushes made"], m["Reader flushes asked"], m["Manager lock wait time"]))
 	}
 	return fmt.Sprintf("below target on %d CPUs with %d writer threads (medians) — %s. Writers refill the budget as soon as a flush frees it, so event throughput is the reader's drain.",
 		runtime.NumCPU(), r.Options.Writers, strings.Join(parts, "; "))
+}
+
+// medians maps each of Metrics' names to its median over p's runs.
+func (r *Result) medians(p trace.Policy) map[string]float64 {
+	out := map[string]float64{}
+	for _, m := range r.Metrics(p) {
+		out[m.Name] = m.Summary.Median
+	}
+	return out
 }

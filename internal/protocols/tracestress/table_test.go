@@ -58,3 +58,32 @@ func TestStressCSVCarriesTheRatio(t *testing.T) {
 	assert.Equal(t, map[string]string{"event throughput, ratio of means": "1.50",
 		"event throughput, median of per-iteration ratios": "1.50", "events read, median of per-iteration ratios": "1.50"}, ratios, out.String())
 }
+
+// TestTextExplainsARatioBelowTarget: below Target the text says what
+// each policy's reader got; with no Locked event read it says why there
+// is no ratio.
+func TestTextExplainsARatioBelowTarget(t *testing.T) {
+	res := &Result{
+		Options: Options{Policies: []trace.Policy{trace.Lockless, trace.Locked}, Iterations: 1, Writers: 2, PayloadSize: 50},
+		Runs: []Run{{Policy: trace.Lockless, Counted: Count{EventsRead: 200, Duration: time.Second}},
+			{Policy: trace.Locked, Counted: Count{EventsRead: 200, Duration: time.Second}}}}
+	var out strings.Builder
+	require.NoError(t, res.Write(&out, render.Text, "a host", sizeText))
+	assert.Contains(t, out.String(), "Lockless/Locked events read: 1.00x")
+	assert.Contains(t, out.String(), "below target on ")
+	assert.Contains(t, out.String(), "lockless, each run while the writers wrote: reader CPU share")
+
+	res.Runs[1].Counted.EventsRead = 0
+	out.Reset()
+	require.NoError(t, res.Write(&out, render.Text, "a host", sizeText))
+	assert.Contains(t, out.String(), "Lockless/Locked events read: no ratio")
+	assert.NotContains(t, out.String(), "below target")
+}
+
+func TestDocumentLeavesProgressOut(t *testing.T) {
+	res := &Result{Options: Options{Policies: []trace.Policy{trace.Locked}, Progress: func(int, int) {}}}
+	d := res.Document()
+	assert.Nil(t, d.Options.Progress)
+	assert.NotNil(t, res.Options.Progress, "the result itself is left as it was")
+	assert.Contains(t, d.Policies, "locked")
+}
