@@ -16,6 +16,15 @@ import (
 
 func sizeText(n int64) string { return strconv.FormatInt(n, 10) + "B" }
 
+// oneIteration is a result of one run of each policy, each counting a
+// second in which its reader read that many events.
+func oneIteration(lockless, locked uint64) *Result {
+	return &Result{
+		Options: Options{Policies: []trace.Policy{trace.Lockless, trace.Locked}, Iterations: 1, Writers: 2, PayloadSize: 50},
+		Runs: []Run{{Policy: trace.Lockless, Counted: Count{EventsRead: lockless, Duration: time.Second}},
+			{Policy: trace.Locked, Counted: Count{EventsRead: locked, Duration: time.Second}}}}
+}
+
 // TestStressTableOfAPolicyThatNeverFinished: stopped before any run of
 // one policy finished, its table has no rows (not a row of zeros) and says
 // how many of its runs finished; CSV carries the same on every row.
@@ -41,10 +50,7 @@ func TestStressTableOfAPolicyThatNeverFinished(t *testing.T) {
 // TestStressCSVCarriesTheRatio: the CSV has the Lockless/Locked ratio the
 // text ends with, as two rows whose Average column holds it.
 func TestStressCSVCarriesTheRatio(t *testing.T) {
-	res := &Result{
-		Options: Options{Policies: []trace.Policy{trace.Lockless, trace.Locked}, Iterations: 1, Writers: 2, PayloadSize: 50},
-		Runs: []Run{{Policy: trace.Lockless, Counted: Count{EventsRead: 300, Duration: time.Second}},
-			{Policy: trace.Locked, Counted: Count{EventsRead: 200, Duration: time.Second}}}}
+	res := oneIteration(300, 200)
 	var out strings.Builder
 	require.NoError(t, res.Write(&out, render.CSV, "a host", sizeText))
 	recs, err := csv.NewReader(strings.NewReader(out.String())).ReadAll()
@@ -63,10 +69,7 @@ func TestStressCSVCarriesTheRatio(t *testing.T) {
 // each policy's reader got; with no Locked event read it says why there
 // is no ratio.
 func TestTextExplainsARatioBelowTarget(t *testing.T) {
-	res := &Result{
-		Options: Options{Policies: []trace.Policy{trace.Lockless, trace.Locked}, Iterations: 1, Writers: 2, PayloadSize: 50},
-		Runs: []Run{{Policy: trace.Lockless, Counted: Count{EventsRead: 200, Duration: time.Second}},
-			{Policy: trace.Locked, Counted: Count{EventsRead: 200, Duration: time.Second}}}}
+	res := oneIteration(200, 200)
 	var out strings.Builder
 	require.NoError(t, res.Write(&out, render.Text, "a host", sizeText))
 	assert.Contains(t, out.String(), "Lockless/Locked events read: 1.00x")
