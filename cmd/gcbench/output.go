@@ -104,18 +104,13 @@ func (e *env) print(f render.Format, render func(io.Writer) error) error {
 	if _, err := e.stdout.Write(b.Bytes()); err != nil {
 		err = fmt.Errorf("standard output: %w", err)
 		keep := func(w io.Writer) error { _, err := w.Write(b.Bytes()); return err }
-		if kept, kerr := outfile.KeepInTemp("gcbench", "report"+formatExt[f], keep); kerr == nil {
+		if kept, kerr := outfile.KeepInTemp("gcbench", "report"+f.Ext(), keep); kerr == nil {
 			return &keptElsewhereError{err: err, kept: kept}
 		}
 		return err
 	}
 	return nil
 }
-
-// formatExt is the file extension of each format, for a report kept in the
-// temporary directory.
-var formatExt = map[render.Format]string{render.Text: ".txt", render.Markdown: ".md", render.CSV: ".csv", render.JSON: ".json",
-	render.Bench: ".txt"}
 
 // keptElsewhereError is save's error when the output could not be put
 // where it was asked for and was saved in the file kept instead, which its
