@@ -26,7 +26,7 @@ type Modes struct {
 // OnTerminal returns a bar for modes, each of perMode collections, on w if
 // w is a terminal, else nil. It redraws at most every 100 ms.
 func OnTerminal(w io.Writer, modes []string, perMode int) *Modes {
-	f, ok := Terminal(w)
+	f, ok := terminal(w)
 	if !ok {
 		return nil
 	}

@@ -16,8 +16,8 @@ import (
 	"golang.org/x/term"
 )
 
-// Terminal returns w as a file if it is a terminal.
-func Terminal(w io.Writer) (*os.File, bool) {
+// terminal returns w as a file if it is a terminal.
+func terminal(w io.Writer) (*os.File, bool) {
 	f, ok := w.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil, false
@@ -30,7 +30,7 @@ func Terminal(w io.Writer) (*os.File, bool) {
 // the line whether the work finished or was stopped (and does nothing
 // when there is none); call it before any output.
 func Line(w io.Writer, name string) (update func(done, total int), clear func()) {
-	f, ok := Terminal(w)
+	f, ok := terminal(w)
 	if !ok {
 		return nil, func() {}
 	}
