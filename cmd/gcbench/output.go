@@ -3,20 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/gcbench/gcbench/internal/outfile"
-	"github.com/gcbench/gcbench/internal/protocols"
 	"github.com/gcbench/gcbench/render"
-	"github.com/gcbench/gcbench/report"
-	"github.com/gcbench/gcbench/stats"
 )
 
 // Output paths are checked before any work (checkPaths) and written
@@ -86,7 +78,7 @@ func (e *env) saveWith(write func(string, *outfile.Set, func(io.Writer) error) e
 		return nil
 	}
 	err = fmt.Errorf("%s %s: %w", flag, path, err)
-	if kept, kerr := keepInTemp(path, render); kerr == nil {
+	if kept, kerr := outfile.KeepInTemp("gcbench", path, render); kerr == nil {
 		return &keptElsewhereError{err: err, kept: kept}
 	}
 	if binary {
@@ -112,18 +104,13 @@ func (e *env) print(f render.Format, render func(io.Writer) error) error {
 	if _, err := e.stdout.Write(b.Bytes()); err != nil {
 		err = fmt.Errorf("standard output: %w", err)
 		keep := func(w io.Writer) error { _, err := w.Write(b.Bytes()); return err }
-		if kept, kerr := keepInTemp("report"+formatExt[f], keep); kerr == nil {
+		if kept, kerr := outfile.KeepInTemp("gcbench", "report"+f.Ext(), keep); kerr == nil {
 			return &keptElsewhereError{err: err, kept: kept}
 		}
 		return err
 	}
 	return nil
 }
-
-// formatExt is the file extension of each format, for a report kept in the
-// temporary directory.
-var formatExt = map[render.Format]string{render.Text: ".txt", render.Markdown: ".md", render.CSV: ".csv", render.JSON: ".json",
-	render.Bench: ".txt"}
 
 // keptElsewhereError is save's error when the output could not be put
 // where it was asked for and was saved in the file kept instead, which its
@@ -139,79 +126,3 @@ func (e *keptElsewhereError) Error() string {
 }
 
 func (e *keptElsewhereError) Unwrap() error { return e.err }
-
-// keepInTemp writes render's output to a new file in the temporary
-// directory, named after path's base and extension.
-func keepInTemp(path string, render func(io.Writer) error) (string, error) {
-	base := outfile.FitName(filepath.Base(path), len("gcbench-")+len("-")+10) // CreateTemp's random part
-	ext := filepath.Ext(base)
-	f, err := os.CreateTemp("", "gcbench-"+base[:len(base)-len(ext)]+"-*"+ext)
-	if err != nil {
-		return "", err
-	}
-	err = render(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(f.Name()) // ours: created just above
-		return "", err
-	}
-	return f.Name(), nil
-}
-
-// protocolResult is the JSON document of a benchmark protocol's command:
-// which command, on what host, and the protocol's report.
-type protocolResult struct {
-	Command string      `json:"command"`
-	Host    report.Host `json:"host"`
-	Report  any         `json:"report"`
-}
-
-func writeProtocolJSON(w io.Writer, command string, report any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(protocolResult{Command: command, Host: probeHost(), Report: report}); err != nil {
-		return fmt.Errorf("writing JSON: %w", err)
-	}
-	return nil
-}
-
-// protocolFailure sorts a benchmark protocol's error: bad options are bad
-// usage, and a failure that measured nothing ends the command. It returns
-// nil when there is something to print: a whole result (err is nil) or the
-// repetitions finished before a cancel (the caller prints them and then
-// returns err).
-func protocolFailure(err error, measured bool, what string) error {
-	switch {
-	case errors.Is(err, protocols.ErrInvalidOptions):
-		return usagef("%v", err)
-	case err != nil && !measured:
-		return fmt.Errorf("running %s: %w", what, err)
-	}
-	return nil
-}
-
-// protocolTable is a protocol's one-table result with the host under its
-// title.
-func protocolTable(title string, header []string, rows [][]string) *render.Table {
-	return &render.Table{Title: title, Facts: []render.Fact{{Key: "host", Value: describeHost(probeHost())}},
-		Header: [][]string{header}, Rows: rows}
-}
-
-// fmtSpread shows a spread as "lo–hi" at prec decimals, or "" for an
-// empty sample: the run-to-run range beside a median.
-func fmtSpread(s stats.Spread, prec int) string {
-	if s.N == 0 {
-		return ""
-	}
-	return fmtFloat(s.Lo, prec) + "–" + fmtFloat(s.Hi, prec)
-}
-
-func fmtFloat(v float64, prec int) string {
-	s := strconv.FormatFloat(v, 'f', prec, 64)
-	if strings.Trim(s, "-0.") == "" { // a small negative rounded to zero reads "-0": it is 0
-		return strings.TrimPrefix(s, "-")
-	}
-	return s
-}

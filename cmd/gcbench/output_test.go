@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -225,14 +224,6 @@ func TestReportRefusesItsInputAsOutput(t *testing.T) {
 	stdout, stderr, code := runBinary(t, "report", "--out", in, in)
 	assertUsageLine(t, stdout, stderr, code, "--out")
 	before.assertUnchanged(t)
-}
-
-func TestFmtFloatNeverPrintsMinusZero(t *testing.T) {
-	for v, want := range map[float64]string{-0.3: "0", math.Copysign(0, -1): "0", 0.4: "0", -0.6: "-1", -12.4: "-12", 1e-9: "0"} {
-		assert.Equal(t, want, fmtFloat(v, 0), "%v", v)
-	}
-	assert.Equal(t, "0.00", fmtFloat(-0.001, 2))
-	assert.Equal(t, "-0.01", fmtFloat(-0.006, 2))
 }
 
 // TestOnlyCancelled: a stop is said alone only when the error says

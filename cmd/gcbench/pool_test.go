@@ -17,9 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gcbench/gcbench/internal/protocols/poolbench"
 	"github.com/gcbench/gcbench/internal/testwait"
-	"github.com/gcbench/gcbench/render"
 )
 
 var poolTiny = []string{"pool", "--items", "2000", "--round-trips", "40", "--repetitions", "2",
@@ -213,36 +211,4 @@ func TestPoolRestoresGOMAXPROCS(t *testing.T) {
 	require.Equal(t, 0, code, stderr.String())
 	assert.Contains(t, stdout.String(), fmt.Sprintf("GOMAXPROCS %d,", before+1), "in force during the command")
 	assert.Equal(t, before, runtime.GOMAXPROCS(0), "restored afterwards")
-}
-
-// TestPoolTableOfAFirstRepetitionStoppedPartWay: runs a stop left undone
-// are blank cells, and the table says it is partial.
-func TestPoolTableOfAFirstRepetitionStoppedPartWay(t *testing.T) {
-	stats := func(sec float64) *poolbench.Stats {
-		return &poolbench.Stats{Seconds: sec, PerItemNs: sec * 1e9 / 100, Speedup: 0.002 / sec, Samples: []float64{sec}}
-	}
-	rep := &poolbench.Report{Workers: 2, Items: 100, RoundTrips: 10, Repetitions: 1, Partial: true, Rows: []poolbench.Row{
-		{Contender: "goroutine-per-item", API: "go", Throughput: stats(0.002), Latency: stats(0.001)},
-		{Contender: "goroutines/targeted/enqueue", API: "enqueue", Throughput: stats(0.001)},
-	}}
-	protos := []poolbench.Protocol{poolbench.Throughput, poolbench.Latency}
-	var out bytes.Buffer
-	require.NoError(t, writePoolTable(&out, render.CSV, rep, protos))
-	records, err := csv.NewReader(strings.NewReader(out.String())).ReadAll()
-	require.NoError(t, err, out.String())
-	var undone []string
-	for _, r := range records {
-		if r[0] == "goroutines/targeted/enqueue" {
-			undone = r
-		}
-	}
-	require.Len(t, undone, 10, out.String()) // the contender, two protocols' four cells, the partial column
-	assert.Equal(t, []string{"0.001", "10000", "10000–10000", "2.00x"}, undone[1:5])
-	assert.Equal(t, []string{"", "", "", ""}, undone[5:9], "the latency run that did not finish")
-	assert.Equal(t, partialNote, undone[9])
-
-	out.Reset()
-	require.NoError(t, writePoolTable(&out, render.Text, rep, protos))
-	assert.Contains(t, out.String(), "PARTIAL: "+partialNote)
-	assert.Contains(t, out.String(), "best throughput enqueue: goroutines/targeted/enqueue, 2.00x")
 }

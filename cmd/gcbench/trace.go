@@ -5,15 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/gcbench/gcbench/gcsim"
+	"github.com/gcbench/gcbench/internal/infile"
 	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/render"
 	"github.com/gcbench/gcbench/trace"
 )
+
+const traceUsage = "usage: gcbench trace [flags] FILE\n\n" +
+	"Summarizes a gcbench trace file (events per kind, events lost), or with\n" +
+	"--perfetto OUT.json converts it to Chrome trace-event JSON.\n\nflags:\n"
 
 // cmdTrace summarizes a trace file, or converts it to Perfetto's JSON.
 // gcsim names the kinds of its traces (gcbench run --trace) and lays them
@@ -23,9 +27,7 @@ func cmdTrace(ctx context.Context, e *env, args []string) error {
 	perfetto := fs.String("perfetto", "", "write the trace as Chrome trace-event JSON to this file (open it in ui.perfetto.dev)")
 	var format render.Format
 	fs.Var(formatValue{&format}, "format", "summary format: "+strings.Join(render.FormatNames(), ", "))
-	if done, err := parseFlags(fs, args, e.stdout, "usage: gcbench trace [flags] FILE\n\n"+
-		"Summarizes a gcbench trace file (events per kind, events lost), or with\n"+
-		"--perfetto OUT.json converts it to Chrome trace-event JSON.\n\nflags:\n"); done {
+	if done, err := parseFlags(fs, args, e.stdout, traceUsage); done {
 		return err
 	}
 	if fs.NArg() != 1 {
@@ -39,73 +41,43 @@ func cmdTrace(ctx context.Context, e *env, args []string) error {
 	if err := checkPaths(outputs, []outfile.Path{{Name: "input", Path: name}}); err != nil {
 		return err
 	}
-	f, err := openContext(ctx, name)
+	in, err := infile.OpenReader(ctx, name)
 	if err != nil {
 		return err // *PathError names the file
 	}
-	defer f.Close()
-	// A read from a pipe or FIFO can wait for its writer forever; closing
-	// the file ends it (the runtime's poller returns the read at once).
-	defer context.AfterFunc(ctx, func() { f.Close() })()
-	r, err := trace.Open(ctxReader{ctx, f})
+	defer in.Close()
+	r, err := trace.Open(in)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	if *perfetto != "" {
 		return exportPerfetto(ctx, e, r, name, *perfetto)
 	}
-	s, err := trace.Summarize(r)
-	switch {
-	case errors.Is(err, trace.ErrCorrupt) && s.Events > 0:
-		// Damage part-way: what came before it is still the trace's, and
-		// is shown, marked, before the error (exit status 1).
-		return joinErrors(fmt.Errorf("%s: %w", name, err), writeTraceSummary(e.stdout, format, name, s, err))
-	case err != nil:
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	return writeTraceSummary(e.stdout, format, name, s, nil)
+	return summarizeTrace(e.stdout, format, name, r)
 }
 
-// ctxReader stops a long read when ctx is cancelled: every Read checks it.
+// report.go reads its inputs by these names (package infile).
+var openContext = infile.Open
+
 type ctxReader struct {
 	ctx context.Context
 	r   io.Reader
 }
 
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	n, err := c.r.Read(p)
-	if err != nil && c.ctx.Err() != nil { // the read was ended by the Close above
-		return n, c.ctx.Err()
-	}
-	return n, err
-}
+func (c ctxReader) Read(p []byte) (int, error) { return infile.Reader{Ctx: c.ctx, R: c.r}.Read(p) }
 
-// openContext opens name for reading, or returns ctx's error if ctx ends
-// first: opening a FIFO waits for a writer to open it.
-func openContext(ctx context.Context, name string) (*os.File, error) {
-	type opened struct {
-		f   *os.File
-		err error
+// summarizeTrace writes r's summary. Damage part-way is shown, marked,
+// after what came before it (still the trace's), and is the error (exit
+// status 1).
+func summarizeTrace(w io.Writer, f render.Format, name string, r *trace.Reader) error {
+	s, err := trace.Summarize(r)
+	switch {
+	case errors.Is(err, trace.ErrCorrupt) && s.Events > 0:
+		return joinErrors(fmt.Errorf("%s: %w", name, err), writeTraceSummary(w, f, name, s, err))
+	case err != nil:
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	done := make(chan opened, 1)
-	go func() {
-		f, err := os.Open(name)
-		done <- opened{f, err}
-	}()
-	select {
-	case o := <-done:
-		return o.f, o.err
-	case <-ctx.Done():
-		go func() { // the open may still succeed: close what it opens
-			if o := <-done; o.f != nil {
-				o.f.Close()
-			}
-		}()
-		return nil, ctx.Err()
-	}
+	return writeTraceSummary(w, f, name, s, nil)
 }
 
 // exportPerfetto converts r into an output file, on gcsim's tracks; the
@@ -138,29 +110,45 @@ func exportPerfetto(ctx context.Context, e *env, r *trace.Reader, in, out string
 // names, and what was lost, in format f; corrupt, if not nil, is the
 // damage the reading stopped at.
 func writeTraceSummary(w io.Writer, f render.Format, name string, s trace.Summary, corrupt error) error {
+	if f == render.JSON {
+		return writeProtocolJSON(w, "trace", traceSummaryDoc(name, s, corrupt))
+	}
+	return traceSummaryTable(name, s, corrupt).Write(w, f)
+}
+
+// sortedKinds are the kinds a summary counted, in order.
+func sortedKinds(s trace.Summary) []trace.Kind {
 	kinds := make([]trace.Kind, 0, len(s.ByKind))
 	for k := range s.ByKind {
 		kinds = append(kinds, k)
 	}
-	sort.Slice(kinds, func(i, j int) bool { return kinds[i] < kinds[j] })
-	if f == render.JSON {
-		byKind := map[string]uint64{}
-		for _, k := range kinds {
-			byKind[gcsim.TraceKindName(k)] = s.ByKind[k]
-		}
-		doc := map[string]any{
-			"file": name, "version": s.Header.Version, "start": s.Header.Start,
-			"events": s.Events, "lost": s.Lost, "by_kind": byKind, "writers": s.Writers,
-			"first_ns": s.First.Nanoseconds(), "last_ns": s.Last.Nanoseconds(), "payload_bytes": s.Payload,
-			"truncated": s.Truncated, "truncated_at": s.TruncatedAt,
-		}
-		if corrupt != nil {
-			doc["corrupt"] = corrupt.Error()
-		}
-		return writeProtocolJSON(w, "trace", doc)
+	slices.Sort(kinds)
+	return kinds
+}
+
+// traceSummaryDoc is a summary's JSON document.
+func traceSummaryDoc(name string, s trace.Summary, corrupt error) map[string]any {
+	byKind := map[string]uint64{}
+	for _, k := range sortedKinds(s) {
+		byKind[gcsim.TraceKindName(k)] = s.ByKind[k]
 	}
+	doc := map[string]any{
+		"file": name, "version": s.Header.Version, "start": s.Header.Start,
+		"events": s.Events, "lost": s.Lost, "by_kind": byKind, "writers": s.Writers,
+		"first_ns": s.First.Nanoseconds(), "last_ns": s.Last.Nanoseconds(), "payload_bytes": s.Payload,
+		"truncated": s.Truncated, "truncated_at": s.TruncatedAt,
+	}
+	if corrupt != nil {
+		doc["corrupt"] = corrupt.Error()
+	}
+	return doc
+}
+
+// traceSummaryTable is a summary as a table: a row per kind, then the
+// totals; its facts say when the counts are a lower bound.
+func traceSummaryTable(name string, s trace.Summary, corrupt error) *render.Table {
 	var rows [][]string
-	for _, k := range kinds {
+	for _, k := range sortedKinds(s) {
 		rows = append(rows, []string{gcsim.TraceKindName(k), fmt.Sprint(s.ByKind[k])})
 	}
 	rows = append(rows, []string{"total read", fmt.Sprint(s.Events)}, []string{"lost", fmt.Sprint(s.Lost)})
@@ -178,7 +166,7 @@ func writeTraceSummary(w io.Writer, f render.Format, name string, s trace.Summar
 		t.Facts = append(t.Facts, render.Fact{Key: "CORRUPT", Value: corrupt.Error() +
 			"; the counts cover the events before the damage, and lost is a lower bound", Warning: true})
 	}
-	return t.Write(w, f)
+	return t
 }
 
 // truncationNote says what the counts of a trace cut at byte at mean.

@@ -13,9 +13,11 @@
 //
 // This package holds what they share: the options error
 // (ErrInvalidOptions), overflow-checked bounds (MulBounded), the stop
-// interval (StopEvery), and the OS-thread primitives their actors use
-// (ThreadID, CountThreads, FutexWait, FutexWake). None of it is API: the
-// CLI is the protocols' only user.
+// interval (StopEvery), the OS-thread primitives their actors use
+// (ThreadID, CountThreads, FutexWait, FutexWake), and the look of their
+// result tables, which each protocol builds itself (NewTable, Float,
+// SpreadCell, Partial). None of it is API: the CLI is the protocols' only
+// user, and it only writes what they render.
 //
 // # What every protocol guarantees
 //
@@ -51,9 +53,9 @@
 // goroutine locked to an OS thread of its own with runtime.LockOSThread,
 // never unlocked, so the thread exits with its goroutine and none is left
 // behind. The caller should set GOMAXPROCS above the number of such
-// threads (cmd/gcbench does: actors + 1), so that the kernel, not the Go
-// scheduler, decides who runs (docs/methodology.md in the module's
-// repository says why).
+// threads (readylist.Procs and tracestress.Procs say how many: actors +
+// 1), so that the kernel, not the Go scheduler, decides who runs
+// (docs/methodology.md in the module's repository says why).
 //
 // Thread ids (gettid) and thread CPU time (CLOCK_THREAD_CPUTIME_ID) are
 // read on Linux only; elsewhere they read 0 and the consumer's futex sleep

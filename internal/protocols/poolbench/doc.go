@@ -12,4 +12,6 @@
 // contenders are package workerpool in every backend and wake policy, with
 // per-item Enqueue and with EnqueueBatch, beside a goroutine per item and
 // a sync.WaitGroup. A run fails unless every item ran exactly once.
+//
+// Report.Write renders a report as gcbench pool prints it.
 package poolbench

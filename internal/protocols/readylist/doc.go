@@ -26,4 +26,6 @@
 // readyWaiter). It never polls, so its CPU goes to the producers, and the
 // list's cost is the producers' per-event ready path plus the wake-ups
 // that the list's emptiness brings about.
+//
+// Report.Table is the seed's table as gcbench readylist prints it.
 package readylist

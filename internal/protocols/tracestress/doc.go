@@ -27,4 +27,7 @@
 // command's defaults) the session runs EventPipe's protocol as
 // dotnet/runtime#50797 measured it, the reader queueing on the manager
 // lock with the writers.
+//
+// Result.Write renders a result as gcbench trace-stress prints it, and
+// Result.Document is its JSON form.
 package tracestress

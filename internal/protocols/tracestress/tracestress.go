@@ -319,15 +319,6 @@ func (r *Result) Metrics(p trace.Policy) []Metric {
 	return out
 }
 
-// Medians maps each of Metrics' names to its median over p's runs.
-func (r *Result) Medians(p trace.Policy) map[string]float64 {
-	out := map[string]float64{}
-	for _, m := range r.Metrics(p) {
-		out[m.Name] = m.Summary.Median
-	}
-	return out
-}
-
 // Ratio compares Lockless with Locked event throughput.
 type Ratio struct {
 	// MeanRatio is Lockless's mean events/s over Locked's.

@@ -1,0 +1,49 @@
+// Package termprogress shows a long command's progress on a terminal, and
+// nowhere else: its constructors return nil when the writer is not a
+// terminal, and every method of a nil value does nothing, so that logs
+// and pipes stay clean without the caller checking.
+//
+// Two forms: Modes, one bar over a comparison's modes with each mode's
+// count and an estimated time to completion (gcbench run), and Line, one
+// redrawn line "name: run i of n" for a benchmark protocol.
+package termprogress
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"golang.org/x/term"
+)
+
+// terminal returns w as a file if it is a terminal.
+func terminal(w io.Writer) (*os.File, bool) {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil, false
+	}
+	return f, true
+}
+
+// Line returns a progress callback that redraws one line "name: run done
+// of total" on w, or nil when w is not a terminal, and clear, which erases
+// the line whether the work finished or was stopped (and does nothing
+// when there is none); call it before any output.
+func Line(w io.Writer, name string) (update func(done, total int), clear func()) {
+	f, ok := terminal(w)
+	if !ok {
+		return nil, func() {}
+	}
+	drawn := false
+	update = func(done, total int) {
+		fmt.Fprintf(f, "\r%s: run %d of %d", name, done, total)
+		drawn = true
+	}
+	clear = func() {
+		if drawn {
+			fmt.Fprint(f, "\r\033[K")
+			drawn = false
+		}
+	}
+	return update, clear
+}
