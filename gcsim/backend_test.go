@@ -28,6 +28,6 @@ func TestNativeDefaultBackendAndItsAbsence(t *testing.T) {
 	err := cfg.Validate()
 	var ce *ConfigError
 	require.True(t, errors.As(err, &ce), "%v", err)
-	assert.Equal(t, "Backend", ce.Field)
+	assert.Equal(t, "backend", ce.Field)
 	assert.Contains(t, ce.Want, "cgo")
 }

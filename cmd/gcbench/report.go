@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/gcbench/gcbench/analysis"
+	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/spf13/pflag"
 )
@@ -102,9 +103,12 @@ func reportInputs(args []string) (names []string, sweep bool, err error) {
 }
 
 // scalingCounters are the counters the scaling table shows per mode.
-var scalingCounters = []analysis.ScalingCounter{
-	{Key: "pool_futile_wakeups", Label: "futile wake-ups"},
-	{Key: "pool_futex_calls", Label: "futex calls"},
+func scalingCounters() []analysis.ScalingCounter {
+	var out []analysis.ScalingCounter
+	for _, c := range []gcsim.Counter{gcsim.CounterFutileWakeups, gcsim.CounterFutexCalls} {
+		out = append(out, analysis.ScalingCounter{Key: c.String(), Label: c.Label()})
+	}
+	return out
 }
 
 // writeScaling renders a sweep's points as the scaling table: the last
@@ -114,7 +118,7 @@ func writeScaling(ctx context.Context, e *env, out *outputFlags, reports []*anal
 	if len(modes) < 2 {
 		return fmt.Errorf("%w: a scaling table compares two modes; the points have %v", analysis.ErrInvalidInput, modes)
 	}
-	s, err := analysis.NewScalingContext(ctx, reports, modes[len(modes)-2], modes[len(modes)-1], scalingCounters)
+	s, err := analysis.NewScalingContext(ctx, reports, modes[len(modes)-2], modes[len(modes)-1], scalingCounters())
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/heap"
+	"github.com/gcbench/gcbench/internal/bytesize"
 	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/workerpool"
 	"github.com/schollz/progressbar/v3"
@@ -57,8 +58,6 @@ func parseSweepFlags(args []string, stdout io.Writer) (*sweepOptions, error) {
 	o := &sweepOptions{base: runOptions{cfg: def}}
 	fs := newFlagSet("sweep")
 	fs.SortFlags = false
-	avail := availableMemory()
-	size := func(s string) (int64, error) { return parseSizeWithin(s, avail) }
 	fs.StringVar(&o.dir, "dir", "", "directory of the points' JSON files (created if missing; required)")
 	fs.Var(newListValue(&o.workers, []int{1, 2, 4, 8, 16, 32}, boundedInt(1, workerpool.MaxWorkers), "worker counts"), "workers", "worker counts")
 	fs.Var(newListValue(&o.wakes, []workerpool.WakePolicy{workerpool.Broadcast, workerpool.Targeted}, workerpool.ParseWakePolicy,
@@ -67,12 +66,12 @@ func parseSweepFlags(args []string, stdout io.Writer) (*sweepOptions, error) {
 		"backend", "worker backends")
 	fs.Var(newListValue(&o.mutexes, []workerpool.MutexKind{workerpool.MutexPI}, workerpool.ParseMutexKind, "normal, pi or adaptive"),
 		"mutex", "pthread mutex kinds of the native backend's points (each native point runs once per kind)")
-	fs.Var(newListValue(&o.majorHeaps, []int64{512 << 20}, size, "sizes like 512MiB").showing(formatSize), "major-heap", "major heap sizes")
-	fs.Var(newListValue(&o.loses, []int64{256 << 20}, size, "sizes like 256MiB").showing(formatSize), "los", "large-object space sizes")
-	fs.Var(newSizeValue(&o.base.cfg.Nursery, def.Nursery, avail), "nursery", "nursery `size` of every point")
+	fs.Var(newListValue(&o.majorHeaps, []int64{512 << 20}, bytesize.Parse, "sizes like 512MiB").showing(bytesize.Format), "major-heap", "major heap sizes")
+	fs.Var(newListValue(&o.loses, []int64{256 << 20}, bytesize.Parse, "sizes like 256MiB").showing(bytesize.Format), "los", "large-object space sizes")
+	fs.Var(newSizeValue(&o.base.cfg.Nursery, def.Nursery, 0), "nursery", "nursery `size` of every point")
 	fs.Var(newIntValue(&o.base.gcs, 300, 1, maxRunCollections), "gcs", "timed minor collections per mode and point")
 	fs.Var(newIntValue(&o.base.warmup, 20, 0, maxRunCollections), "warmup", "untimed collections per mode and point")
-	fs.Var(newListValue(&o.base.modes, []gcsim.Mode{gcsim.PerJob, gcsim.Batch}, gcsim.ParseMode, gcsim.ModeChoices()), "modes",
+	fs.Var(newListValue(&o.base.modes, []gcsim.Mode{gcsim.PerJob, gcsim.Batch}, gcsim.ParseMode, choices(gcsim.Modes())), "modes",
 		"modes each point compares, in column order; report compares the last two")
 	fs.Uint64Var(&o.base.cfg.Seed, "seed", def.Seed, "seed of the mutator's random choices")
 	fs.Var(newIntValue(&o.base.gomaxprocs, 0, 0, maxRunGOMAXPROCS), "gomaxprocs", "GOMAXPROCS per point; 0 = auto, as run's")
@@ -101,12 +100,8 @@ func (o *sweepOptions) validate(fs *pflag.FlagSet) error {
 	if fs.Changed("mutex") && !slices.Contains(o.backends, workerpool.Native) {
 		return usagef("--mutex: only the native backend has mutex kinds, and --backend has no native")
 	}
-	avail := availableMemory()
 	for _, p := range o.points() {
-		if err := fitsMemory(p.cfg, avail); err != nil {
-			return usagef("point %s: %v", p.name(), err)
-		}
-		if err := p.cfg.Validate(); err != nil {
+		if err := checkConfig(p.cfg, fs); err != nil {
 			return usagef("point %s: %v", p.name(), err)
 		}
 	}
@@ -175,7 +170,7 @@ func (o *runOptions) name() string {
 	if c.Backend == workerpool.Native {
 		backend += "-" + c.Mutex.String()
 	}
-	return fmt.Sprintf("workers%d-%s-%s-major%s-los%s", c.Workers, c.Wake, backend, formatSize(c.MajorHeap), formatSize(c.LOS))
+	return fmt.Sprintf("workers%d-%s-%s-major%s-los%s", c.Workers, c.Wake, backend, bytesize.Format(c.MajorHeap), bytesize.Format(c.LOS))
 }
 
 // cmdSweep is `gcbench sweep`.
