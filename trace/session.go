@@ -20,10 +20,6 @@ var (
 	ErrTooManyWriters = errors.New("trace: too many writers")
 )
 
-func errorf(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrInvalidOptions, fmt.Sprintf(format, args...))
-}
-
 // Policy selects how a writer reserves budget for a new buffer.
 type Policy int
 
