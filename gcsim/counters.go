@@ -99,80 +99,49 @@ func (c Counter) Label() string {
 
 // Value returns the counter's value in r, and false if r did not count it
 // (the futex calls of a backend whose futex calls are the C library's,
-// Stats.FutexUncounted): a report shows it as absent, not as 0.
+// Stats.FutexUncounted) or c has no key: a report shows it as absent, not
+// as 0.
 func (c Counter) Value(r *Record) (float64, bool) {
-	if d, ok := c.duration(r); ok {
-		return float64(d) / float64(time.Microsecond), true
+	if !counterNames.Valid(c) || c == CounterFutexCalls && r.Pool.FutexUncounted {
+		return 0, false
 	}
-	switch c {
-	case CounterJobs:
-		return float64(r.Jobs), true
-	case CounterJobWorkers:
-		return float64(r.JobWorkers), true
-	case CounterImbalance:
-		return r.Imbalance, true
-	case CounterDirtyCards:
-		return float64(r.DirtyCards), true
-	case CounterPromotedObjects:
-		return float64(r.PromotedObjects), true
-	case CounterPromotedBytes:
-		return float64(r.PromotedBytes), true
-	case CounterHostGCs:
-		return float64(r.HostGCs), true
-	case CounterMajorGCBefore:
+	return counterValues[c](r), true
+}
+
+// us is d in microseconds, the unit of the timing counters.
+func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// counterValues reads each counter from a Record.
+var counterValues = [...]func(r *Record) float64{
+	CounterCardPrep:        func(r *Record) float64 { return us(r.CardPrep) },
+	CounterDispatch:        func(r *Record) float64 { return us(r.Dispatch) },
+	CounterJoin:            func(r *Record) float64 { return us(r.Join) },
+	CounterNurseryReset:    func(r *Record) float64 { return us(r.NurseryReset) },
+	CounterToFirstJob:      func(r *Record) float64 { return us(r.ToFirstJob) },
+	CounterJobSpan:         func(r *Record) float64 { return us(r.JobSpan) },
+	CounterJoinLatency:     func(r *Record) float64 { return us(r.JoinLatency) },
+	CounterJobs:            func(r *Record) float64 { return float64(r.Jobs) },
+	CounterJobMean:         func(r *Record) float64 { return us(r.JobMean) },
+	CounterJobMax:          func(r *Record) float64 { return us(r.JobMax) },
+	CounterJobWorkers:      func(r *Record) float64 { return float64(r.JobWorkers) },
+	CounterImbalance:       func(r *Record) float64 { return r.Imbalance },
+	CounterDirtyCards:      func(r *Record) float64 { return float64(r.DirtyCards) },
+	CounterPromotedObjects: func(r *Record) float64 { return float64(r.PromotedObjects) },
+	CounterPromotedBytes:   func(r *Record) float64 { return float64(r.PromotedBytes) },
+	CounterHostGCs:         func(r *Record) float64 { return float64(r.HostGCs) },
+	CounterMajorGCBefore: func(r *Record) float64 {
 		if r.MajorGCBefore {
-			return 1, true
+			return 1
 		}
-		return 0, true
-	}
-	return c.pool(r)
-}
-
-// duration is the time a timing counter reads from r.
-func (c Counter) duration(r *Record) (time.Duration, bool) {
-	switch c {
-	case CounterCardPrep:
-		return r.CardPrep, true
-	case CounterDispatch:
-		return r.Dispatch, true
-	case CounterJoin:
-		return r.Join, true
-	case CounterNurseryReset:
-		return r.NurseryReset, true
-	case CounterToFirstJob:
-		return r.ToFirstJob, true
-	case CounterJobSpan:
-		return r.JobSpan, true
-	case CounterJoinLatency:
-		return r.JoinLatency, true
-	case CounterJobMean:
-		return r.JobMean, true
-	case CounterJobMax:
-		return r.JobMax, true
-	}
-	return 0, false
-}
-
-// pool is the value of a pool counter in r.
-func (c Counter) pool(r *Record) (float64, bool) {
-	p := &r.Pool
-	switch c {
-	case CounterEnqueueLockAcquisitions:
-		return float64(p.EnqueueLockAcquisitions), true
-	case CounterLockAcquisitions:
-		return float64(p.LockAcquisitions), true
-	case CounterEnqueueWakeCalls:
-		return float64(p.EnqueueWakeCalls), true
-	case CounterWakeCalls:
-		return float64(p.WakeCalls), true
-	case CounterWorkersWoken:
-		return float64(p.WorkersWoken), true
-	case CounterFutileWakeups:
-		return float64(p.FutileWakeups), true
-	case CounterFutexCalls:
-		return float64(p.FutexCalls), !p.FutexUncounted
-	}
-	return 0, false
+		return 0
+	},
+	CounterEnqueueLockAcquisitions: func(r *Record) float64 { return float64(r.Pool.EnqueueLockAcquisitions) },
+	CounterLockAcquisitions:        func(r *Record) float64 { return float64(r.Pool.LockAcquisitions) },
+	CounterEnqueueWakeCalls:        func(r *Record) float64 { return float64(r.Pool.EnqueueWakeCalls) },
+	CounterWakeCalls:               func(r *Record) float64 { return float64(r.Pool.WakeCalls) },
+	CounterWorkersWoken:            func(r *Record) float64 { return float64(r.Pool.WorkersWoken) },
+	CounterFutileWakeups:           func(r *Record) float64 { return float64(r.Pool.FutileWakeups) },
+	CounterFutexCalls:              func(r *Record) float64 { return float64(r.Pool.FutexCalls) },
 }
 
 // AnatomyParts are the counters that split a pause into parts, in time
