@@ -19,6 +19,11 @@ import (
 // ErrInvalid is wrapped by every *Error: a setting that cannot be used.
 var ErrInvalid = errors.New("invalid configuration")
 
+// ErrUnknown is wrapped, beside ErrInvalid, by the *Error about a key that
+// names no setting (a typo in a saved configuration, or a setting from a
+// newer gcbench).
+var ErrUnknown = errors.New("no such setting")
+
 // Error names a setting that cannot be used, the value it was given and
 // what would be accepted. heap and gcsim return it for every setting they
 // refuse; find it with errors.As, and errors.Is(err, ErrInvalid) holds.
