@@ -422,17 +422,30 @@ func (c Costs) String() string {
 		c.WakeToRun, c.WakeCall, c.WakePer, c.WakeIdle, c.Futile, c.Enqueue, c.Push, c.Take)
 }
 
-// Spread shows, for each cost, the lowest and highest of several
-// calibration runs.
-func Spread(runs []Costs) string {
+// A CostRange holds, for each cost, the lowest (Lo) and the highest (Hi)
+// of several calibration runs: how far the runs disagree, which is the
+// spread a prediction for a host's missing core counts has to cover.
+type CostRange struct{ Lo, Hi Costs }
+
+// RangeOf returns the range of each cost over runs; it panics if runs is
+// empty, as there is no range of nothing.
+func RangeOf(runs []Costs) CostRange {
+	r := CostRange{Lo: runs[0], Hi: runs[0]}
+	for _, f := range costFields {
+		for j := range runs {
+			*f(&r.Lo), *f(&r.Hi) = min(*f(&r.Lo), *f(&runs[j])), max(*f(&r.Hi), *f(&runs[j]))
+		}
+	}
+	return r
+}
+
+// String shows each cost's range, "wake-to-run 20µs–30µs, wake call …",
+// in Costs' field order.
+func (r CostRange) String() string {
 	names := []string{"wake-to-run", "wake call", "per thread woken", "per idle CPU woken", "futile wake-up", "enqueue call", "push", "take"}
 	parts := make([]string, len(costFields))
 	for i, f := range costFields {
-		lo, hi := *f(&runs[0]), *f(&runs[0])
-		for j := range runs {
-			lo, hi = min(lo, *f(&runs[j])), max(hi, *f(&runs[j]))
-		}
-		parts[i] = fmt.Sprintf("%s %v–%v", names[i], lo, hi)
+		parts[i] = fmt.Sprintf("%s %v–%v", names[i], *f(&r.Lo), *f(&r.Hi))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -247,13 +247,13 @@ func TestEveryShapeFinishes(t *testing.T) {
 	})
 }
 
-func TestSpreadShowsEachCostsRange(t *testing.T) {
+func TestRangeOfShowsEachCostsRange(t *testing.T) {
 	runs := []Costs{{WakeToRun: 20 * us, WakeIdle: 10 * us, Futile: 9 * us}, {WakeToRun: 30 * us, WakeIdle: 4 * us, Futile: 7 * us},
 		{WakeToRun: 25 * us, WakeIdle: 6 * us, Futile: 8 * us}}
-	got := Spread(runs)
+	got := RangeOf(runs).String()
 	for _, want := range []string{"wake-to-run 20µs–30µs", "per idle CPU woken 4µs–10µs", "futile wake-up 7µs–9µs", "push 0s–0s"} {
 		if !strings.Contains(got, want) {
-			t.Errorf("Spread = %q, want it to contain %q", got, want)
+			t.Errorf("RangeOf(runs).String() = %q, want it to contain %q", got, want)
 		}
 	}
 }

@@ -499,6 +499,9 @@ type caller interface {
 // error and panic go to g alone.
 func (g *Group) run(c caller, worker int) {
 	if !g.start() {
+		if worker >= 0 {
+			g.p.workers[worker].skipped++ // counted as dropped, not run: countGrabRun
+		}
 		return
 	}
 	err, panicked := g.call(c, worker)
@@ -529,6 +532,9 @@ func (g *Group) call(c caller, worker int) (err error, panicked bool) {
 		if r == nil { // runtime.Goexit: panic(nil) is a *runtime.PanicNilError
 			g.fail(&PanicError{Worker: worker, Value: ErrJobGoexit, Stack: debug.Stack()})
 			g.finish()
+			if worker >= 0 {
+				g.p.workers[worker].goexitReported = true // read by this goroutine's runJobs
+			}
 			return
 		}
 		err, panicked = &PanicError{Worker: worker, Value: r, Stack: debug.Stack()}, true

@@ -122,12 +122,37 @@ func TestGroupCancelDropsOnlyItsUnstartedJobs(t *testing.T) {
 		assert.Equal(t, 100, de.Count)
 		assert.ErrorIs(t, err, ErrDropped)
 		assert.ErrorIs(t, err, context.Canceled)
+		before := p.Stats()
 		b.open()
 		require.NoError(t, other.Wait())
 		assert.EqualValues(t, 100, otherRan.Load())
 		require.NoError(t, p.Join(timeoutCtx(t)))
 		assert.Zero(t, aRan.Load())
+		d := p.Stats().Sub(before)
+		assert.EqualValues(t, 100+2, d.Completed, "the other group's jobs and the two blockers ran; a's were skipped")
+		assert.EqualValues(t, 100, d.Dropped, "a's skipped jobs count as dropped")
 	})
+}
+
+// TestGroupGoexitIsReportedOnce: a group's job that calls runtime.Goexit
+// is that group's error, and Join, Shutdown and Close do not report it
+// again.
+func TestGroupGoexitIsReportedOnce(t *testing.T) {
+	for _, b := range allBackends {
+		t.Run(b.String(), func(t *testing.T) {
+			p, err := New(Options{Workers: 2, Backend: b})
+			require.NoError(t, err)
+			g := p.NewGroup(context.Background())
+			g.Go(func(context.Context, int) error { runtimeGoexit(); return nil })
+			var ran atomic.Int64
+			g.Go(func(context.Context, int) error { ran.Add(1); return nil })
+			require.ErrorIs(t, g.Wait(), ErrJobGoexit)
+			assert.EqualValues(t, 1, ran.Load())
+			assert.NoError(t, p.Join(timeoutCtx(t)), "Join: the group has it")
+			assert.EqualValues(t, 1, p.Stats().Panicked)
+			assert.NoError(t, p.Close(), "Close: no uncollected panic")
+		})
+	}
 }
 
 // TestGroupCancelReachesAWorkersGrab: jobs already in a worker's grab,

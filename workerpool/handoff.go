@@ -155,7 +155,7 @@ func (p *Pool) runHandedGrab(w *worker, st uint64) bool {
 		w.startClaims(len(w.held))
 	}
 	p.runGrab(w)
-	w.c.jobs.Add(uint64(len(w.held)))
+	p.countGrabRun(w)
 	if len(w.panics) > 0 {
 		w.state.Store(st & runningMask)
 		return false

@@ -166,11 +166,18 @@ func (p *Pool) spinWorthwhile(t *target) bool {
 }
 
 // yieldEvery is how many polls a spinning Join makes between chances to
-// yield (kit.pause) while its jobs are still queued: a goroutine worker
-// woken through the Go scheduler was readied onto the waker's P (runnext),
-// which a polling Join would otherwise keep from it for microseconds, until
-// another P stole it. Except under Spin, whose workers mostly spin on
-// other Ps, the Join yields at every poll.
+// yield (kit.pause). A goroutine worker woken through the Go scheduler was
+// readied onto the waker's P (runnext), which a polling Join would
+// otherwise keep from it for microseconds, until another P stole it; so
+// while its jobs are still queued, a Join yields at every poll — except
+// under Spin, whose workers mostly spin on other Ps, where it yields every
+// yieldEvery polls, whether its jobs are queued or already handed to the
+// listener. The latter matters: a listener that yielded its own P can end
+// up queued behind the Join's goroutine on one P while the other P idles,
+// and a Join that never yields then starves the very job it waits for
+// until its spin times out and it sleeps (measured with
+// TestRoundTripProtocol: about 30 µs a trip in that state, with a Join
+// sleep every other trip).
 const yieldEvery = 8
 
 // spinUntilDone polls, without the lock, until every job of t has
@@ -186,7 +193,11 @@ func (p *Pool) spinUntilDone(t *target, c *counters) bool {
 	}
 	var start time.Time
 	for i := 1; ; i++ {
-		p.kit.pause((p.opts.Wake != Spin || i%yieldEvery == 0) && p.untaken(t) > 0)
+		if p.opts.Wake == Spin {
+			p.kit.pause(i%yieldEvery == 0)
+		} else {
+			p.kit.pause(p.untaken(t) > 0)
+		}
 		if p.doneUpTo(t) {
 			c.joinSpins.Add(1)
 			return true

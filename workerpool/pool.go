@@ -179,13 +179,21 @@ type worker struct {
 	// spinFor; its next wait sleeps on the semaphore without spinning
 	// (Spin).
 	spunOut bool
-	held    []jobs.Job // the current grab, oldest first: buf[:n]
-	next    int        // held[next:] have not started
+	// goexitReported: the job ending this goroutine with runtime.Goexit
+	// was a group's, which reported it to its group (Group.call); the
+	// worker that replaces the goroutine does not report it to Join.
+	goexitReported bool
+	held           []jobs.Job // the current grab, oldest first: buf[:n]
+	next           int        // held[next:] have not started
+	// skipped counts the jobs of the current grab that a cancelled group
+	// skipped unrun (Group.run): publishGrab counts them as dropped, not
+	// as run.
+	skipped int
 	// claim says which jobs of the grab are w's and which a thief took
 	// (ungated pools; see steal.go). Written by w per job, by thieves
 	// rarely: on this line, not on the handoff line that Joins poll.
 	claim atomic.Uint64
-	_     [cacheLine - 104]byte
+	_     [cacheLine - 112]byte
 
 	// The handoff line. state is running — 1 + the sequence number of the
 	// oldest job of the current grab, 0 between grabs, which Join reads —

@@ -15,7 +15,8 @@ import (
 
 // TestRoundTripProtocol is issue 30's round-trip measurement, for a quiet
 // machine (it is skipped unless GCBENCH_ROUNDTRIP=1): one tiny job
-// submitted and waited for — sequential Enqueue + Join — 100,000 times, on
+// submitted and waited for — sequential Enqueue + Join — 100,000 times
+// after 10,000 untimed ones, on
 // the Goroutines backend with Workers = GOMAXPROCS, for every wake policy,
 // interleaved with `go f(); wg.Wait()` (rep by rep, every implementation
 // once per rep), 5 reps; it logs each one's median time per trip and its
@@ -31,7 +32,7 @@ func TestRoundTripProtocol(t *testing.T) {
 	if os.Getenv("GCBENCH_ROUNDTRIP") != "1" {
 		t.Skip("a measurement for a quiet machine: set GCBENCH_ROUNDTRIP=1")
 	}
-	const trips, reps = 100_000, 5
+	const trips, warmup, reps = 100_000, 10_000, 5
 	impls := []string{"go-waitgroup"}
 	for _, w := range allPolicies {
 		impls = append(impls, w.String())
@@ -46,17 +47,13 @@ func TestRoundTripProtocol(t *testing.T) {
 		}
 		left.Add(-1)
 	}
-	for range reps {
+	for rep := range reps {
 		for _, impl := range impls {
 			if impl == "go-waitgroup" {
 				var wg sync.WaitGroup
 				f := func() { job(0) }
-				start := time.Now()
-				for range trips {
-					wg.Go(f)
-					wg.Wait()
-				}
-				times[impl] = append(times[impl], time.Since(start)/trips)
+				trip := func() { wg.Go(f); wg.Wait() }
+				times[impl] = append(times[impl], timeTrips(trip, warmup, trips))
 				continue
 			}
 			w, err := ParseWakePolicy(impl)
@@ -68,8 +65,7 @@ func TestRoundTripProtocol(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx := context.Background()
-			start := time.Now()
-			for range trips {
+			trip := func() {
 				if err := p.EnqueueFunc(job); err != nil {
 					t.Fatal(err)
 				}
@@ -77,7 +73,11 @@ func TestRoundTripProtocol(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			times[impl] = append(times[impl], time.Since(start)/trips)
+			times[impl] = append(times[impl], timeTrips(trip, warmup, trips))
+			if st := p.Stats(); rep == 0 {
+				// Join sleeps are the slow path: each costs a wake through the scheduler.
+				t.Logf("%-9s rep 1: %v/trip, %d handoffs, %d Join spins, %d Join sleeps", impl, times[impl][0], st.Handoffs, st.JoinSpins, st.JoinSleeps)
+			}
 			before := processCPU(t)
 			time.Sleep(time.Second)
 			idle[impl] = max(idle[impl], processCPU(t)-before)
@@ -94,7 +94,8 @@ func TestRoundTripProtocol(t *testing.T) {
 	base := median(times["go-waitgroup"])
 	for _, impl := range impls {
 		m := median(times[impl])
-		line := fmt.Sprintf("%-13s %8v/trip  %.2f× go-waitgroup", impl, m, float64(m)/float64(base))
+		lo, hi := slices.Min(times[impl]), slices.Max(times[impl])
+		line := fmt.Sprintf("%-13s %8v/trip (%v–%v)  %.2f× go-waitgroup", impl, m, lo, hi, float64(m)/float64(base))
 		if impl != "go-waitgroup" {
 			line += fmt.Sprintf("  idle CPU over a quiet second (worst rep): %v", idle[impl])
 			if idle[impl] > 20*time.Millisecond {
@@ -106,6 +107,21 @@ func TestRoundTripProtocol(t *testing.T) {
 	if n := inline.Load(); n != 0 {
 		t.Errorf("%d jobs ran inline", n)
 	}
+}
+
+// timeTrips makes warmup untimed trips, then returns the mean time of
+// trips timed ones. The warm-up lets a pool's workers, and the goroutine
+// version's scheduler state, settle after the quiet second before it (a
+// fresh pool's first trips wake sleeping workers).
+func timeTrips(trip func(), warmup, trips int) time.Duration {
+	for range warmup {
+		trip()
+	}
+	start := time.Now()
+	for range trips {
+		trip()
+	}
+	return time.Since(start) / time.Duration(trips)
 }
 
 // processCPU returns the CPU time the process has used (user + system).

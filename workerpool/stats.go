@@ -81,7 +81,8 @@ type Stats struct {
 	// such sleep can cost tens of microseconds. A non-zero count says: raise GOMAXPROCS to Workers+1
 	// or more, or use fewer workers. Always 0 on Goroutines.
 	HandoffSleeps uint64
-	// JobsRun[i] counts the jobs worker i has run.
+	// JobsRun[i] counts the jobs worker i has run (not those it skipped:
+	// see Dropped).
 	JobsRun []uint64
 
 	// The gauges an operator reads. Like the counters they are kept where
@@ -104,9 +105,9 @@ type Stats struct {
 	// Panicked counts the jobs that panicked or called runtime.Goexit.
 	Panicked uint64
 	// Dropped counts the accepted jobs that never ran: removed by Discard
-	// or Shutdown. (Jobs a group's cancelled context dropped are counted by
-	// the group's Wait, not here: they reach a worker, which skips them,
-	// and count in Completed.)
+	// or Shutdown, or skipped by a worker because their group's context
+	// had ended (counted once their grab is done; the group's Wait reports
+	// them too, to that group).
 	Dropped uint64
 }
 

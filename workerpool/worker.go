@@ -124,11 +124,23 @@ func (p *Pool) runGrab(w *worker) {
 // retireGrabLocked has kept them, so that a Join that sees the jobs done
 // also sees their panics. Outside listen, only w writes its state.
 func (p *Pool) publishGrab(w *worker) {
-	w.c.jobs.Add(uint64(len(w.held)))
+	p.countGrabRun(w)
 	if len(w.panics) == 0 {
 		clear(w.held) // the finished jobs are not kept alive
 		w.state.Store(0)
 	}
+}
+
+// countGrabRun counts w's finished grab: its jobs as run, but those a
+// cancelled group skipped as dropped.
+func (p *Pool) countGrabRun(w *worker) {
+	if k := w.skipped; k > 0 {
+		w.skipped = 0
+		p.dropped.Add(uint64(k))
+		w.c.jobs.Add(uint64(len(w.held) - k))
+		return
+	}
+	w.c.jobs.Add(uint64(len(w.held)))
 }
 
 // retireGrabLocked completes publishGrab under the lock: the grab's panics
@@ -180,7 +192,12 @@ func (p *Pool) runJobs(w *worker) {
 		}
 		w.c.panicked.Add(1)
 		p.wg.Add(1) // before this goroutine's own Done, so Close keeps waiting
-		goexit := &PanicError{Worker: w.id, Value: ErrJobGoexit, Stack: debug.Stack()}
+		var goexit *PanicError
+		if w.goexitReported {
+			w.goexitReported = false // a group's job: its group has the error, Join must not get it too
+		} else {
+			goexit = &PanicError{Worker: w.id, Value: ErrJobGoexit, Stack: debug.Stack()}
+		}
 		p.kit.startWorker(func() { p.serve(w, goexit) }, &w.tid)
 	}()
 	if pe := p.runJobsRecovering(w); pe != nil {

@@ -8,8 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/internal/outfile"
+	"github.com/gcbench/gcbench/render"
+	"github.com/gcbench/gcbench/report"
 	"github.com/spf13/pflag"
 )
 
@@ -35,7 +36,7 @@ func (x *exportFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&x.hdrLog, "hdr-log", "", "also write the pauses as an HdrHistogram interval log to `FILE` "+
 		"(HistogramLogAnalyzer, jHiccup's tools): one histogram tagged with the mode per --hdr-interval collections, "+
 		"values in nanoseconds, 3 significant digits")
-	fs.Var(newIntValue(&x.hdrInterval, analysis.DefaultHDRInterval, 1, maxRunCollections), "hdr-interval",
+	fs.Var(newIntValue(&x.hdrInterval, render.DefaultHDRInterval, 1, maxRunCollections), "hdr-interval",
 		"collections of a mode per interval histogram of --hdr-log")
 }
 
@@ -46,24 +47,24 @@ func (x *exportFlags) paths() []outfile.Path {
 
 // write writes r's HTML report and HdrHistogram log, each whatever
 // happened to the other.
-func (x *exportFlags) write(ctx context.Context, e *env, r *analysis.Report) error {
+func (x *exportFlags) write(ctx context.Context, e *env, r *report.Report) error {
 	var err error
 	if x.html != "" {
-		err = e.save(ctx, "--html", x.html, true, r.WriteHTML)
+		err = e.save(ctx, "--html", x.html, true, func(w io.Writer) error { return render.WriteHTML(w, r) })
 	}
 	if x.hdrLog != "" {
-		err = joinErrors(err, e.save(ctx, "--hdr-log", x.hdrLog, true, func(w io.Writer) error { return r.WriteHDRLog(w, x.hdrInterval) }))
+		err = joinErrors(err, e.save(ctx, "--hdr-log", x.hdrLog, true, func(w io.Writer) error { return render.WriteHDRLog(w, r, x.hdrInterval) }))
 	}
 	return err
 }
 
 // writeScaling writes a sweep's HTML report: the scaling table and plots,
 // and each point's report, linked to its file.
-func (x *exportFlags) writeScaling(ctx context.Context, e *env, s *analysis.Scaling, points []*analysis.Report) error {
+func (x *exportFlags) writeScaling(ctx context.Context, e *env, s *report.Scaling, points []*report.Report) error {
 	if x.html == "" {
 		return nil
 	}
-	return e.save(ctx, "--html", x.html, true, func(w io.Writer) error { return s.WriteHTML(w, points, x.linkFromHTML) })
+	return e.save(ctx, "--html", x.html, true, func(w io.Writer) error { return render.WriteScalingHTML(w, s, points, x.linkFromHTML) })
 }
 
 // linkFromHTML is the link from the HTML report to a point's file: its
@@ -115,12 +116,12 @@ func anatomyPath(out string) string {
 
 // reportFormatValue is run's and report's --format: the table formats and
 // bench.
-type reportFormatValue struct{ f *analysis.Format }
+type reportFormatValue struct{ f *render.Format }
 
 func (v reportFormatValue) Set(s string) error {
-	f, err := analysis.ParseReportFormat(s)
+	f, err := render.ParseReportFormat(s)
 	if err != nil {
-		return fmt.Errorf("want one of %s", strings.Join(analysis.ReportFormatNames(), ", "))
+		return fmt.Errorf("want one of %s", strings.Join(render.ReportFormatNames(), ", "))
 	}
 	*v.f = f
 	return nil

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/gcbench/gcbench/analysis"
+	"github.com/gcbench/gcbench/render"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/perf/benchfmt"
@@ -164,10 +164,10 @@ func TestAnatomyPath(t *testing.T) {
 }
 
 func TestReportFormatValue(t *testing.T) {
-	var f analysis.Format
+	var f render.Format
 	v := reportFormatValue{&f}
 	require.NoError(t, v.Set("BENCH"))
-	assert.Equal(t, analysis.Bench, f)
+	assert.Equal(t, render.Bench, f)
 	assert.Equal(t, "bench", v.String())
 	require.Error(t, formatValue{&f}.Set("bench"), "the table commands' --format has no bench")
 }

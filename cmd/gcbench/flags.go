@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/dustin/go-humanize"
-	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/heap"
 	"github.com/gcbench/gcbench/internal/bytesize"
 	"github.com/gcbench/gcbench/internal/enum"
+	"github.com/gcbench/gcbench/render"
 )
 
 // Shared flag types for gcbench's subcommands: byte sizes and the output
@@ -65,13 +65,13 @@ func (v *sizeValue) Type() string   { return "size" }
 // that trace-stress and predict check while parsing.
 func availableMemory() int64 { return heap.AvailableMemory() }
 
-// formatValue is a pflag.Value holding an analysis.Format.
-type formatValue struct{ f *analysis.Format }
+// formatValue is a pflag.Value holding a render.Format.
+type formatValue struct{ f *render.Format }
 
 func (v formatValue) Set(s string) error {
-	f, err := analysis.ParseFormat(s)
+	f, err := render.ParseFormat(s)
 	if err != nil {
-		return fmt.Errorf("want one of %s", strings.Join(analysis.FormatNames(), ", "))
+		return fmt.Errorf("want one of %s", strings.Join(render.FormatNames(), ", "))
 	}
 	*v.f = f
 	return nil
@@ -82,16 +82,16 @@ func (v formatValue) Type() string   { return "format" }
 
 // formatForFile picks the format a file name suggests: .json, .csv, .md;
 // anything else is text.
-func formatForFile(name string) analysis.Format {
+func formatForFile(name string) render.Format {
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".json":
-		return analysis.JSON
+		return render.JSON
 	case ".csv":
-		return analysis.CSV
+		return render.CSV
 	case ".md", ".markdown":
-		return analysis.Markdown
+		return render.Markdown
 	}
-	return analysis.Text
+	return render.Text
 }
 
 // formatForPlot returns the plot format a file name asks for ("png",

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gcbench/gcbench/analysis"
+	"github.com/gcbench/gcbench/render"
 	"github.com/spf13/pflag"
 )
 
@@ -27,15 +27,15 @@ func TestSizeFlagNamesFlagAndValue(t *testing.T) {
 }
 
 func TestFormatValue(t *testing.T) {
-	var f analysis.Format
+	var f render.Format
 	v := formatValue{&f}
-	if err := v.Set("CSV"); err != nil || f != analysis.CSV || v.String() != "csv" {
+	if err := v.Set("CSV"); err != nil || f != render.CSV || v.String() != "csv" {
 		t.Errorf("Set(CSV): %v, %v", err, f)
 	}
 	if err := v.Set("yaml"); err == nil || !strings.Contains(err.Error(), "text, markdown, csv, json") {
 		t.Errorf("Set(yaml) = %v", err)
 	}
-	for name, want := range map[string]analysis.Format{"a.JSON": analysis.JSON, "b.csv": analysis.CSV, "c.md": analysis.Markdown, "d": analysis.Text} {
+	for name, want := range map[string]render.Format{"a.JSON": render.JSON, "b.csv": render.CSV, "c.md": render.Markdown, "d": render.Text} {
 		if got := formatForFile(name); got != want {
 			t.Errorf("formatForFile(%q) = %v", name, got)
 		}

@@ -6,13 +6,13 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/gcbench/gcbench/analysis"
+	"github.com/gcbench/gcbench/report"
 )
 
 // probeHost describes this machine for a result: CPU model, cores, the
 // GOMAXPROCS in force, Go version and platform.
-func probeHost() analysis.Host {
-	h := analysis.Host{
+func probeHost() report.Host {
+	h := report.Host{
 		Cores:      runtime.NumCPU(),
 		GOMAXPROCS: runtime.GOMAXPROCS(0),
 		GoVersion:  runtime.Version(),
@@ -37,7 +37,7 @@ func cpuModel(cpuinfo string) string {
 }
 
 // describeHost is the host as one line of a protocol's table.
-func describeHost(h analysis.Host) string {
+func describeHost(h report.Host) string {
 	cpu := h.CPUModel
 	if cpu == "" {
 		cpu = "unknown CPU"

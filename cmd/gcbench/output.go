@@ -12,9 +12,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/internal/protocols"
+	"github.com/gcbench/gcbench/render"
+	"github.com/gcbench/gcbench/report"
+	"github.com/gcbench/gcbench/stats"
 )
 
 // Output paths are checked before any work (checkPaths) and written
@@ -102,7 +104,7 @@ func (e *env) saveWith(write func(string, *outfile.Set, func(io.Writer) error) e
 // in the temporary directory and names that file in the error, as save
 // does for a file: a result is not lost after the work for want of a
 // place to put it.
-func (e *env) print(f analysis.Format, render func(io.Writer) error) error {
+func (e *env) print(f render.Format, render func(io.Writer) error) error {
 	var b bytes.Buffer
 	if err := render(&b); err != nil {
 		return err
@@ -120,8 +122,8 @@ func (e *env) print(f analysis.Format, render func(io.Writer) error) error {
 
 // formatExt is the file extension of each format, for a report kept in the
 // temporary directory.
-var formatExt = map[analysis.Format]string{analysis.Text: ".txt", analysis.Markdown: ".md", analysis.CSV: ".csv", analysis.JSON: ".json",
-	analysis.Bench: ".txt"}
+var formatExt = map[render.Format]string{render.Text: ".txt", render.Markdown: ".md", render.CSV: ".csv", render.JSON: ".json",
+	render.Bench: ".txt"}
 
 // keptElsewhereError is save's error when the output could not be put
 // where it was asked for and was saved in the file kept instead, which its
@@ -161,9 +163,9 @@ func keepInTemp(path string, render func(io.Writer) error) (string, error) {
 // protocolResult is the JSON document of a benchmark protocol's command:
 // which command, on what host, and the protocol's report.
 type protocolResult struct {
-	Command string        `json:"command"`
-	Host    analysis.Host `json:"host"`
-	Report  any           `json:"report"`
+	Command string      `json:"command"`
+	Host    report.Host `json:"host"`
+	Report  any         `json:"report"`
 }
 
 func writeProtocolJSON(w io.Writer, command string, report any) error {
@@ -192,9 +194,18 @@ func protocolFailure(err error, measured bool, what string) error {
 
 // protocolTable is a protocol's one-table result with the host under its
 // title.
-func protocolTable(title string, header []string, rows [][]string) *analysis.Table {
-	return &analysis.Table{Title: title, Facts: []analysis.Fact{{Key: "host", Value: describeHost(probeHost())}},
+func protocolTable(title string, header []string, rows [][]string) *render.Table {
+	return &render.Table{Title: title, Facts: []render.Fact{{Key: "host", Value: describeHost(probeHost())}},
 		Header: [][]string{header}, Rows: rows}
+}
+
+// fmtSpread shows a spread as "lo–hi" at prec decimals, or "" for an
+// empty sample: the run-to-run range beside a median.
+func fmtSpread(s stats.Spread, prec int) string {
+	if s.N == 0 {
+		return ""
+	}
+	return fmtFloat(s.Lo, prec) + "–" + fmtFloat(s.Hi, prec)
 }
 
 func fmtFloat(v float64, prec int) string {

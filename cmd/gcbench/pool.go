@@ -9,8 +9,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gcbench/gcbench/analysis"
-	"github.com/gcbench/gcbench/internal/protocols"
+	"github.com/gcbench/gcbench/internal/protocols/poolbench"
+	"github.com/gcbench/gcbench/render"
+	"github.com/gcbench/gcbench/stats"
 	"github.com/gcbench/gcbench/workerpool"
 )
 
@@ -19,26 +20,26 @@ import (
 func cmdPool(ctx context.Context, e *env, args []string) error {
 	stdout, stderr := e.stdout, e.stderr
 	fs := newFlagSet("pool")
-	var opt protocols.PoolOptions
+	var opt poolbench.Options
 	var procs int
-	fs.Var(newIntValue(&opt.Items, protocols.DefaultPoolItems, 1, protocols.MaxPoolItems), "items", "items the throughput protocol queues before waiting for all")
-	fs.Var(newIntValue(&opt.RoundTrips, protocols.DefaultPoolRoundTrips, 1, protocols.MaxPoolRoundTrips), "round-trips",
+	fs.Var(newIntValue(&opt.Items, poolbench.DefaultItems, 1, poolbench.MaxItems), "items", "items the throughput protocol queues before waiting for all")
+	fs.Var(newIntValue(&opt.RoundTrips, poolbench.DefaultRoundTrips, 1, poolbench.MaxRoundTrips), "round-trips",
 		"sequential submit-and-wait round trips of the latency protocol")
-	fs.Var(newIntValue(&opt.Repetitions, protocols.DefaultPoolRepetitions, 1, protocols.MaxPoolRepetitions), "repetitions",
+	fs.Var(newIntValue(&opt.Repetitions, poolbench.DefaultRepetitions, 1, poolbench.MaxRepetitions), "repetitions",
 		"runs of each contender and protocol (interleaved)")
 	fs.Var(newIntValue(&opt.Workers, runtime.GOMAXPROCS(0), 1, workerpool.MaxWorkers), "workers", "pool workers")
 	fs.Var(newIntValue(&procs, 0, 0, maxGOMAXPROCS), "gomaxprocs",
 		"GOMAXPROCS for the run (0: workers+1 when the threads or native backend runs, else the runtime's default; why: docs/methodology.md)")
-	opt.BatchSize = protocols.DefaultPoolBatchSize // before the flag, whose help shows it
+	opt.BatchSize = poolbench.DefaultBatchSize // before the flag, whose help shows it
 	fs.Var(&batchSizeValue{&opt.BatchSize}, "batch-size", "items per EnqueueBatch call in the throughput protocol (-1: all in one call)")
-	fs.Var(newListValue(&opt.Protocols, []protocols.PoolProtocol{protocols.Throughput, protocols.Latency}, protocols.ParsePoolProtocol,
+	fs.Var(newListValue(&opt.Protocols, []poolbench.Protocol{poolbench.Throughput, poolbench.Latency}, poolbench.ParseProtocol,
 		"throughput or latency"), "protocols", "protocols to run: throughput, latency")
 	fs.Var(newListValue(&opt.Backends, []workerpool.Backend{workerpool.Goroutines, workerpool.Threads}, workerpool.ParseBackend,
 		"goroutines, threads or native"), "backends", "pool backends: goroutines, threads, native (SGen's pool in C; needs a cgo build; no spin)")
 	fs.Var(newListValue(&opt.Wakes, []workerpool.WakePolicy{workerpool.Broadcast, workerpool.Signal, workerpool.Targeted, workerpool.Spin},
 		workerpool.ParseWakePolicy, "broadcast, signal, targeted or spin"), "wakes", "wake policies: broadcast, signal, targeted, spin")
-	var format analysis.Format
-	fs.Var(formatValue{&format}, "format", "output format: "+strings.Join(analysis.FormatNames(), ", "))
+	var format render.Format
+	fs.Var(formatValue{&format}, "format", "output format: "+strings.Join(render.FormatNames(), ", "))
 	if done, err := parseFlags(fs, args, stdout, "usage: gcbench pool [flags]\n\n"+
 		"The DedicatedThreadPool protocols: throughput (queue --items tiny items, then\n"+
 		"wait for all) and latency (--round-trips sequential submit-and-wait), for each\n"+
@@ -65,13 +66,13 @@ func cmdPool(ctx context.Context, e *env, args []string) error {
 	}
 	var clearProgress func()
 	opt.Progress, clearProgress = newLineProgress(stderr, "pool")
-	rep, err := protocols.ComparePool(ctx, opt)
+	rep, err := poolbench.Compare(ctx, opt)
 	clearProgress()
 	if fatal := protocolFailure(err, rep != nil, "the pool protocols"); fatal != nil {
 		return fatal
 	}
 	// A cancelled run still shows the repetitions it finished.
-	if format == analysis.JSON {
+	if format == render.JSON {
 		return joinErrors(err, writeProtocolJSON(stdout, "pool", rep))
 	}
 	return joinErrors(err, writePoolTable(stdout, format, rep, opt.Protocols))
@@ -81,9 +82,9 @@ func cmdPool(ctx context.Context, e *env, args []string) error {
 type batchSizeValue struct{ p *int }
 
 func (v *batchSizeValue) Set(s string) error {
-	n, err := boundedInt(-1, protocols.MaxPoolItems)(s)
+	n, err := boundedInt(-1, poolbench.MaxItems)(s)
 	if err != nil || n == 0 {
-		return fmt.Errorf("want -1 (all items in one call) or a count from 1 to %d", protocols.MaxPoolItems)
+		return fmt.Errorf("want -1 (all items in one call) or a count from 1 to %d", poolbench.MaxItems)
 	}
 	*v.p = n
 	return nil
@@ -98,8 +99,8 @@ const maxGOMAXPROCS = workerpool.MaxWorkers + 1
 
 // protocolItems is how many items (or round trips) one run of protocol p
 // handles.
-func protocolItems(rep *protocols.PoolReport, p protocols.PoolProtocol) int {
-	if p == protocols.Latency {
+func protocolItems(rep *poolbench.Report, p poolbench.Protocol) int {
+	if p == poolbench.Latency {
 		return rep.RoundTrips
 	}
 	return rep.Items
@@ -109,24 +110,15 @@ func protocolItems(rep *protocols.PoolReport, p protocols.PoolProtocol) int {
 const partialNote = "interrupted; the medians are of the repetitions that finished, or, if the first did not, " +
 	"of the runs that did (a run that did not finish is left out)"
 
-// spread is the range of xs, "lo–hi" at prec decimals: the run-to-run
-// spread beside a median.
-func spread(xs []float64, prec int) string {
-	if len(xs) == 0 {
-		return ""
-	}
-	return fmtFloat(slices.Min(xs), prec) + "–" + fmtFloat(slices.Max(xs), prec)
-}
-
-func writePoolTable(w io.Writer, f analysis.Format, rep *protocols.PoolReport, protos []protocols.PoolProtocol) error {
+func writePoolTable(w io.Writer, f render.Format, rep *poolbench.Report, protos []poolbench.Protocol) error {
 	header := []string{"contender"}
 	for _, p := range protos {
 		unit := "ns/item"
-		if p == protocols.Latency {
+		if p == poolbench.Latency {
 			unit = "ns/trip"
 		}
 		rng, speedup := "range", "speedup"
-		if f == analysis.CSV { // names of their own: CSV readers look columns up by name
+		if f == render.CSV { // names of their own: CSV readers look columns up by name
 			rng, speedup = p.String()+" range", p.String()+" speedup"
 		}
 		header = append(header, p.String()+" s", unit, rng, speedup)
@@ -136,7 +128,7 @@ func writePoolTable(w io.Writer, f analysis.Format, rep *protocols.PoolReport, p
 		row := []string{r.Contender}
 		for _, p := range protos {
 			st := r.Throughput
-			if p == protocols.Latency {
+			if p == poolbench.Latency {
 				st = r.Latency
 			}
 			if st == nil { // a partial first repetition stopped before this run finished
@@ -147,7 +139,7 @@ func writePoolTable(w io.Writer, f analysis.Format, rep *protocols.PoolReport, p
 			for i, sec := range st.Samples {
 				perItem[i] = sec * 1e9 / float64(protocolItems(rep, p))
 			}
-			row = append(row, fmtFloat(st.Seconds, 3), fmtFloat(st.PerItemNs, 0), spread(perItem, 0), fmtFloat(st.Speedup, 2)+"x")
+			row = append(row, fmtFloat(st.Seconds, 3), fmtFloat(st.PerItemNs, 0), fmtSpread(stats.SpreadOf(perItem), 0), fmtFloat(st.Speedup, 2)+"x")
 		}
 		rows = append(rows, row)
 	}
@@ -157,15 +149,15 @@ func writePoolTable(w io.Writer, f analysis.Format, rep *protocols.PoolReport, p
 	}
 	title := fmt.Sprintf("gcbench pool: throughput = %d items queued, then waited for; latency = %d sequential "+
 		"submit-and-wait round trips; %d workers, %s; medians of %d interleaved runs; speedup = %s time / contender time",
-		rep.Items, rep.RoundTrips, rep.Workers, batch, rep.Repetitions, protocols.BaselineName)
+		rep.Items, rep.RoundTrips, rep.Workers, batch, rep.Repetitions, poolbench.BaselineName)
 	t := protocolTable(title, header, rows)
 	if rep.Partial {
-		t.Facts = append(t.Facts, analysis.Fact{Key: "PARTIAL", Value: partialNote, Warning: true})
+		t.Facts = append(t.Facts, render.Fact{Key: "PARTIAL", Value: partialNote, Warning: true})
 	}
 	if err := t.Write(w, f); err != nil {
 		return err
 	}
-	if f == analysis.CSV {
+	if f == render.CSV {
 		return nil
 	}
 	var best []string
@@ -173,7 +165,7 @@ func writePoolTable(w io.Writer, f analysis.Format, rep *protocols.PoolReport, p
 		for _, api := range []string{"batch", "enqueue"} {
 			if r := rep.Best(p, api); r != nil {
 				st := r.Throughput
-				if p == protocols.Latency {
+				if p == poolbench.Latency {
 					st = r.Latency
 				}
 				best = append(best, fmt.Sprintf("best %s %s: %s, %.2fx", p, api, r.Contender, st.Speedup))

@@ -17,9 +17,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gcbench/gcbench/analysis"
-	"github.com/gcbench/gcbench/internal/protocols"
+	"github.com/gcbench/gcbench/internal/protocols/poolbench"
 	"github.com/gcbench/gcbench/internal/testwait"
+	"github.com/gcbench/gcbench/render"
 )
 
 var poolTiny = []string{"pool", "--items", "2000", "--round-trips", "40", "--repetitions", "2",
@@ -218,16 +218,16 @@ func TestPoolRestoresGOMAXPROCS(t *testing.T) {
 // TestPoolTableOfAFirstRepetitionStoppedPartWay: runs a stop left undone
 // are blank cells, and the table says it is partial.
 func TestPoolTableOfAFirstRepetitionStoppedPartWay(t *testing.T) {
-	stats := func(sec float64) *protocols.PoolStats {
-		return &protocols.PoolStats{Seconds: sec, PerItemNs: sec * 1e9 / 100, Speedup: 0.002 / sec, Samples: []float64{sec}}
+	stats := func(sec float64) *poolbench.Stats {
+		return &poolbench.Stats{Seconds: sec, PerItemNs: sec * 1e9 / 100, Speedup: 0.002 / sec, Samples: []float64{sec}}
 	}
-	rep := &protocols.PoolReport{Workers: 2, Items: 100, RoundTrips: 10, Repetitions: 1, Partial: true, Rows: []protocols.PoolRow{
+	rep := &poolbench.Report{Workers: 2, Items: 100, RoundTrips: 10, Repetitions: 1, Partial: true, Rows: []poolbench.Row{
 		{Contender: "goroutine-per-item", API: "go", Throughput: stats(0.002), Latency: stats(0.001)},
 		{Contender: "goroutines/targeted/enqueue", API: "enqueue", Throughput: stats(0.001)},
 	}}
-	protos := []protocols.PoolProtocol{protocols.Throughput, protocols.Latency}
+	protos := []poolbench.Protocol{poolbench.Throughput, poolbench.Latency}
 	var out bytes.Buffer
-	require.NoError(t, writePoolTable(&out, analysis.CSV, rep, protos))
+	require.NoError(t, writePoolTable(&out, render.CSV, rep, protos))
 	records, err := csv.NewReader(strings.NewReader(out.String())).ReadAll()
 	require.NoError(t, err, out.String())
 	var undone []string
@@ -242,7 +242,7 @@ func TestPoolTableOfAFirstRepetitionStoppedPartWay(t *testing.T) {
 	assert.Equal(t, partialNote, undone[9])
 
 	out.Reset()
-	require.NoError(t, writePoolTable(&out, analysis.Text, rep, protos))
+	require.NoError(t, writePoolTable(&out, render.Text, rep, protos))
 	assert.Contains(t, out.String(), "PARTIAL: "+partialNote)
 	assert.Contains(t, out.String(), "best throughput enqueue: goroutines/targeted/enqueue, 2.00x")
 }

@@ -10,11 +10,12 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/pausemodel"
 	"github.com/gcbench/gcbench/pausemodel/check"
+	"github.com/gcbench/gcbench/render"
+	"github.com/gcbench/gcbench/report"
 	"github.com/gcbench/gcbench/workerpool"
 )
 
@@ -50,7 +51,7 @@ type predictOptions struct {
 	calibrations int
 	cores        []int
 	major, los   int64
-	format       analysis.Format
+	format       render.Format
 	calibrateGCs int
 	html         string
 }
@@ -79,7 +80,7 @@ func cmdPredict(ctx context.Context, e *env, args []string) error {
 	if len(o.dirs) == 0 {
 		return usagef("--dir is required: the sweep points that check the model")
 	}
-	if o.format == analysis.JSON {
+	if o.format == render.JSON {
 		return usagef("--format json: predict has no JSON document; want text, markdown or csv")
 	}
 	if err := o.checkPredictionHeap(avail); err != nil {
@@ -96,7 +97,7 @@ func cmdPredict(ctx context.Context, e *env, args []string) error {
 	if err := checkPaths(append(stdoutPath(), outfile.Path{Name: "--html", Path: o.html}), pathsOf("point", names)); err != nil {
 		return err
 	}
-	var reports []*analysis.Report
+	var reports []*report.Report
 	for _, n := range names {
 		r, err := readReport(ctx, n)
 		if err != nil {
@@ -137,7 +138,7 @@ func (o predictOptions) predictionConfig() gcsim.Config {
 
 // oneCollectorKind refuses points made with and without --lock-collector
 // together: one check would pool two measured systems.
-func oneCollectorKind(reports []*analysis.Report, names []string) error {
+func oneCollectorKind(reports []*report.Report, names []string) error {
 	for i, r := range reports {
 		if got, first := r.Config["collector"], reports[0].Config["collector"]; got != first {
 			return usagef("--dir: %s was made with collector=%q, %s with %q: check points made with and without "+
@@ -150,7 +151,7 @@ func oneCollectorKind(reports []*analysis.Report, names []string) error {
 // kinds are the mutex kinds the model is calibrated and predicts for.
 var kinds = []pausemodel.Mutex{pausemodel.Normal, pausemodel.PI}
 
-func predict(ctx context.Context, e *env, o predictOptions, reports []*analysis.Report) error {
+func predict(ctx context.Context, e *env, o predictOptions, reports []*report.Report) error {
 	if !slices.ContainsFunc(reports, nativeCheckable) { // before the calibration's seconds, not after
 		return fmt.Errorf("%s: no native point with perjob and batch under broadcast to check the model against "+
 			"(gcbench sweep --backend native --mutex normal,pi --wake broadcast)", strings.Join(o.dirs, ", "))
@@ -160,10 +161,10 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*analysis.
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), 9))) // the herd benchmark's 8 workers + 1
 	head := e.stdout
-	if o.format == analysis.CSV {
+	if o.format == render.CSV {
 		head = e.stderr // CSV holds the tables' rows alone
 	}
-	var calibration []analysis.Fact // the lines above the tables, for --html
+	var calibration []render.Fact // the lines above the tables, for --html
 	medians := map[pausemodel.Mutex]pausemodel.Costs{}
 	runs := map[pausemodel.Mutex][]pausemodel.Costs{}
 	for _, k := range kinds {
@@ -174,11 +175,11 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*analysis.
 		medians[k], runs[k] = m, all
 		fmt.Fprintf(head, "gcbench predict: calibration of the native pool, %v mutex, on %s, median of %d runs: %v\n",
 			k, describeHost(probeHost()), len(all), m)
-		calibration = append(calibration, analysis.Fact{Key: fmt.Sprintf("calibration, %v mutex", k),
+		calibration = append(calibration, render.Fact{Key: fmt.Sprintf("calibration, %v mutex", k),
 			Value: fmt.Sprintf("on %s, median of %d runs: %v", describeHost(probeHost()), len(all), m)})
 		if len(all) > 1 {
-			fmt.Fprintf(head, "calibration runs' range (%v): %s\n", k, pausemodel.Spread(all))
-			calibration = append(calibration, analysis.Fact{Key: fmt.Sprintf("calibration runs' range (%v)", k), Value: pausemodel.Spread(all)})
+			fmt.Fprintf(head, "calibration runs' range (%v): %s\n", k, pausemodel.RangeOf(all))
+			calibration = append(calibration, render.Fact{Key: fmt.Sprintf("calibration runs' range (%v)", k), Value: pausemodel.RangeOf(all).String()})
 		}
 	}
 	works := map[string]pausemodel.Work{}
@@ -213,7 +214,7 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*analysis.
 		_, rel := check.MeanAbsError(v)
 		runErrors = append(runErrors, rel)
 	}
-	tables := []*analysis.Table{check.ValidationTable(vals, runErrors), check.PartsTable(vals)}
+	tables := []*render.Table{check.ValidationTable(vals, runErrors), check.PartsTable(vals)}
 	if gos := check.GoPoints(reports); len(gos) > 0 {
 		tables = append(tables, check.GoRuntimeTable(gos, vals))
 	}
@@ -248,7 +249,7 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*analysis.
 	}
 	if o.html != "" {
 		return e.save(ctx, "--html", o.html, true, func(w io.Writer) error {
-			return analysis.WriteTablesHTML(w, "gcbench predict", calibration, tables...)
+			return render.WriteTablesHTML(w, "gcbench predict", calibration, tables...)
 		})
 	}
 	return nil
@@ -256,7 +257,7 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*analysis.
 
 // nativeCheckable reports whether r is a native point the model can be
 // checked against.
-func nativeCheckable(r *analysis.Report) bool {
+func nativeCheckable(r *report.Report) bool {
 	p, ok := check.ReadPoint(r.Config)
 	return ok && p.Backend == "native" && len(r.Runs) > 0
 }

@@ -9,8 +9,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gcbench/gcbench/analysis"
-	"github.com/gcbench/gcbench/internal/protocols"
+	"github.com/gcbench/gcbench/internal/protocols/readylist"
+	"github.com/gcbench/gcbench/render"
+	"github.com/gcbench/gcbench/stats"
 )
 
 // cmdReadylist runs the stress-epoll protocol: the lock-free MPSC completion
@@ -18,20 +19,20 @@ import (
 func cmdReadylist(ctx context.Context, e *env, args []string) error {
 	stdout, stderr := e.stdout, e.stderr
 	fs := newFlagSet("readylist")
-	var opt protocols.ReadyListOptions
-	fs.Var(newListValue(&opt.Producers, protocols.DefaultReadyListProducers, boundedInt(1, protocols.MaxReadyListProducers),
-		fmt.Sprintf("counts from 1 to %d", protocols.MaxReadyListProducers)), "producers", "producer counts to sweep")
-	fs.Var(newIntValue(&opt.Events, protocols.DefaultReadyListEvents, 1, protocols.MaxReadyListEvents), "events", "events each producer generates")
-	fs.Var(newIntValue(&opt.Repetitions, protocols.DefaultReadyListRepetitions, 1, protocols.MaxReadyListRepetitions), "repetitions",
+	var opt readylist.Options
+	fs.Var(newListValue(&opt.Producers, readylist.DefaultProducers, boundedInt(1, readylist.MaxProducers),
+		fmt.Sprintf("counts from 1 to %d", readylist.MaxProducers)), "producers", "producer counts to sweep")
+	fs.Var(newIntValue(&opt.Events, readylist.DefaultEvents, 1, readylist.MaxEvents), "events", "events each producer generates")
+	fs.Var(newIntValue(&opt.Repetitions, readylist.DefaultRepetitions, 1, readylist.MaxRepetitions), "repetitions",
 		"runs of each list kind at each producer count (interleaved)")
-	fs.Var(newListValue(&opt.Variants, []protocols.ReadyVariant{protocols.Transition, protocols.Callback}, protocols.ParseReadyVariant,
+	fs.Var(newListValue(&opt.Variants, []readylist.Variant{readylist.Transition, readylist.Callback}, readylist.ParseVariant,
 		"transition or callback"), "variants",
 		"which events use the ready list: transition (only a counter's 0→1), callback (every event, as ep_poll_callback), or both: transition,callback")
 	var procs int
-	fs.Var(newIntValue(&procs, 0, 0, protocols.MaxReadyListProducers+2), "gomaxprocs",
+	fs.Var(newIntValue(&procs, 0, 0, readylist.MaxProducers+2), "gomaxprocs",
 		"GOMAXPROCS during the runs; 0 = auto: the most producers + consumer + 1, so that every thread the kernel runs finds a P")
-	var format analysis.Format
-	fs.Var(formatValue{&format}, "format", "output format: "+strings.Join(analysis.FormatNames(), ", "))
+	var format render.Format
+	fs.Var(formatValue{&format}, "format", "output format: "+strings.Join(render.FormatNames(), ", "))
 	if done, err := parseFlags(fs, args, stdout, "usage: gcbench readylist [flags]\n\n"+
 		"The stress-epoll protocol: each producer adds events to its own counter; one\n"+
 		"consumer pops nodes from the ready list, unlinks them and swaps their counters\n"+
@@ -54,7 +55,7 @@ func cmdReadylist(ctx context.Context, e *env, args []string) error {
 		procs = readyListProcs(opt.Producers)
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs)) // restored after the output, whose host line records procs
-	rep, err := protocols.CompareReadyList(ctx, opt)
+	rep, err := readylist.Compare(ctx, opt)
 	clearProgress()
 	if fatal := protocolFailure(err, rep != nil, "the ready-list protocol"); fatal != nil {
 		return fatal
@@ -69,25 +70,13 @@ func cmdReadylist(ctx context.Context, e *env, args []string) error {
 // runtime, decides which thread runs. nil producers means the defaults.
 func readyListProcs(producers []int) int {
 	if len(producers) == 0 {
-		producers = protocols.DefaultReadyListProducers
+		producers = readylist.DefaultProducers
 	}
 	return slices.Max(producers) + 2
 }
 
-// pairedRatios are a/b repetition by repetition (the kinds run
-// interleaved, so each pair shared the machine's state).
-func pairedRatios(a, b []float64) []float64 {
-	var rs []float64
-	for i := range min(len(a), len(b)) {
-		if b[i] > 0 {
-			rs = append(rs, a[i]/b[i])
-		}
-	}
-	return rs
-}
-
-func writeReadyList(stdout io.Writer, format analysis.Format, rep *protocols.ReadyListReport) error {
-	if format == analysis.JSON {
+func writeReadyList(stdout io.Writer, format render.Format, rep *readylist.Report) error {
+	if format == render.JSON {
 		return writeProtocolJSON(stdout, "readylist", rep)
 	}
 	header := []string{"variant", "threads", "mpsc events/ms", "mpsc run-time ms", "mutex events/ms", "mutex run-time ms", "ratio mpsc/mutex",
@@ -99,14 +88,14 @@ func writeReadyList(stdout io.Writer, format analysis.Format, rep *protocols.Rea
 			strconv.Itoa(r.Producers),
 			fmtFloat(r.MPSC.EventsPerMs, 0), fmtFloat(r.MPSC.RunTimeMs, 2),
 			fmtFloat(r.Mutex.EventsPerMs, 0), fmtFloat(r.Mutex.RunTimeMs, 2),
-			fmtFloat(r.Ratio, 2), spread(pairedRatios(r.MPSC.Samples, r.Mutex.Samples), 2),
+			fmtFloat(r.Ratio, 2), fmtSpread(stats.SpreadOf(stats.PairedRatios(r.MPSC.Samples, r.Mutex.Samples)), 2),
 			fmtFloat(r.MPSC.PushesPerMs, 0), fmtFloat(r.Mutex.PushesPerMs, 0),
 		})
 	}
 	title := fmt.Sprintf("gcbench readylist: %d events per producer, medians of %d interleaved runs", rep.Events, rep.Repetitions)
 	t := protocolTable(title, header, rows)
 	if rep.Partial {
-		t.Facts = append(t.Facts, analysis.Fact{Key: "PARTIAL", Value: partialNote, Warning: true})
+		t.Facts = append(t.Facts, render.Fact{Key: "PARTIAL", Value: partialNote, Warning: true})
 	}
 	return t.Write(stdout, format)
 }

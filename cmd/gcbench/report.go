@@ -7,9 +7,10 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/internal/outfile"
+	"github.com/gcbench/gcbench/render"
+	"github.com/gcbench/gcbench/report"
 	"github.com/spf13/pflag"
 )
 
@@ -59,7 +60,7 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 	if err := checkPaths(out.paths(), pathsOf("input", names)); err != nil {
 		return err
 	}
-	reports := make([]*analysis.Report, 0, len(names))
+	reports := make([]*report.Report, 0, len(names))
 	for _, name := range names {
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
@@ -73,7 +74,7 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 	if sweep {
 		return writeScaling(ctx, e, &out, reports)
 	}
-	merged, err := analysis.Merge(reports...)
+	merged, err := report.Merge(reports...)
 	if err != nil {
 		return err
 	}
@@ -103,50 +104,50 @@ func reportInputs(args []string) (names []string, sweep bool, err error) {
 }
 
 // scalingCounters are the counters the scaling table shows per mode.
-func scalingCounters() []analysis.ScalingCounter {
-	var out []analysis.ScalingCounter
+func scalingCounters() []report.ScalingCounter {
+	var out []report.ScalingCounter
 	for _, c := range []gcsim.Counter{gcsim.CounterFutileWakeups, gcsim.CounterFutexCalls} {
-		out = append(out, analysis.ScalingCounter{Key: c.String(), Label: c.Label()})
+		out = append(out, report.ScalingCounter{Key: c.String(), Label: c.Label()})
 	}
 	return out
 }
 
 // writeScaling renders a sweep's points as the scaling table: the last
 // mode against the one before it (batch against perjob), per point.
-func writeScaling(ctx context.Context, e *env, out *outputFlags, reports []*analysis.Report) error {
+func writeScaling(ctx context.Context, e *env, out *outputFlags, reports []*report.Report) error {
 	modes := reports[0].Runs[0].ModeNames()
 	if len(modes) < 2 {
-		return fmt.Errorf("%w: a scaling table compares two modes; the points have %v", analysis.ErrInvalidInput, modes)
+		return fmt.Errorf("%w: a scaling table compares two modes; the points have %v", report.ErrInvalidInput, modes)
 	}
-	s, err := analysis.NewScalingContext(ctx, reports, modes[len(modes)-2], modes[len(modes)-1], scalingCounters())
+	s, err := report.NewScalingContext(ctx, reports, modes[len(modes)-2], modes[len(modes)-1], scalingCounters())
 	if err != nil {
 		return err
 	}
-	render := func(w io.Writer) error { return s.Write(w, out.format) }
-	if out.format == analysis.Bench { // the points' samples, their grid values in the names
-		render = func(w io.Writer) error { return analysis.WriteBench(w, reports...) }
+	draw := func(w io.Writer) error { return render.WriteScaling(w, s, out.format) }
+	if out.format == render.Bench { // the points' samples, their grid values in the names
+		draw = func(w io.Writer) error { return render.WriteBench(w, reports...) }
 	}
 	if out.out == "" {
-		err = e.print(out.format, render)
+		err = e.print(out.format, draw)
 	} else {
-		err = e.save(ctx, "--out", out.out, false, render)
+		err = e.save(ctx, "--out", out.out, false, draw)
 	}
 	if out.plot != "" {
-		err = joinErrors(err, e.save(ctx, "--plot", out.plot, true, func(w io.Writer) error { return s.WritePlot(w, formatForPlot(out.plot)) }))
+		err = joinErrors(err, e.save(ctx, "--plot", out.plot, true, func(w io.Writer) error { return render.WriteScalingPlot(w, s, formatForPlot(out.plot)) }))
 	}
 	return joinErrors(err, out.exports.writeScaling(ctx, e, s, reports))
 }
 
 // readReport reads the report in file name; a signal (ctx) ends a wait
 // for a FIFO's or a pipe's writer, as it does trace's.
-func readReport(ctx context.Context, name string) (*analysis.Report, error) {
+func readReport(ctx context.Context, name string) (*report.Report, error) {
 	f, err := openContext(ctx, name)
 	if err != nil {
 		return nil, err // *PathError names the file
 	}
 	defer f.Close()
 	defer context.AfterFunc(ctx, func() { f.Close() })()
-	r, err := analysis.ReadJSON(ctxReader{ctx, f})
+	r, err := report.ReadJSON(ctxReader{ctx, f})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%s: %w", name, ctx.Err())
@@ -161,7 +162,7 @@ func readReport(ctx context.Context, name string) (*analysis.Report, error) {
 // and --plot, and the exports (--html, --hdr-log) (shared by run and
 // report).
 type outputFlags struct {
-	format  analysis.Format
+	format  render.Format
 	out     string
 	plot    string
 	exports exportFlags
@@ -202,7 +203,7 @@ func (o *outputFlags) paths() []outfile.Path {
 	if o.out != "" {
 		out = []outfile.Path{{Name: "--out", Path: o.out}}
 	}
-	if o.format == analysis.CSV && !o.exports.sweep {
+	if o.format == render.CSV && !o.exports.sweep {
 		out = append(out, outfile.Path{Name: "--out's anatomy", Path: anatomyPath(o.out)})
 	}
 	return append(append(out, outfile.Path{Name: "--plot", Path: o.plot}), o.exports.paths()...)
@@ -228,19 +229,19 @@ func stdoutTakesBytes() bool {
 
 // write renders r to --out (or stdout) and draws --plot. Each is written
 // whatever happened to the other; a failure keeps the output (see save).
-func (o *outputFlags) write(ctx context.Context, e *env, r *analysis.Report) error {
-	render := func(w io.Writer) error { return r.Render(w, o.format) }
+func (o *outputFlags) write(ctx context.Context, e *env, r *report.Report) error {
+	draw := func(w io.Writer) error { return render.Write(w, r, o.format) }
 	var err error
 	if o.out == "" {
-		err = e.print(o.format, render)
+		err = e.print(o.format, draw)
 	} else {
-		err = e.save(ctx, "--out", o.out, false, render)
+		err = e.save(ctx, "--out", o.out, false, draw)
 	}
-	if path := anatomyPath(o.out); o.format == analysis.CSV && path != "" && r.HasAnatomy() { // CSV: one table per file
-		err = joinErrors(err, e.save(ctx, "--out's anatomy", path, false, r.WriteAnatomyCSV))
+	if path := anatomyPath(o.out); o.format == render.CSV && path != "" && r.HasAnatomy() { // CSV: one table per file
+		err = joinErrors(err, e.save(ctx, "--out's anatomy", path, false, func(w io.Writer) error { return render.WriteAnatomyCSV(w, r) }))
 	}
 	if o.plot != "" {
-		perr := e.save(ctx, "--plot", o.plot, true, func(w io.Writer) error { return r.WritePlot(w, formatForPlot(o.plot)) })
+		perr := e.save(ctx, "--plot", o.plot, true, func(w io.Writer) error { return render.WritePlot(w, r, formatForPlot(o.plot)) })
 		err = joinErrors(err, perr)
 	}
 	return joinErrors(err, o.exports.write(ctx, e, r))

@@ -12,11 +12,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/heap"
 	"github.com/gcbench/gcbench/internal/bytesize"
 	"github.com/gcbench/gcbench/internal/outfile"
+	"github.com/gcbench/gcbench/report"
 	"github.com/gcbench/gcbench/setting"
 	"github.com/gcbench/gcbench/trace"
 	"github.com/gcbench/gcbench/workerpool"
@@ -358,20 +358,20 @@ func startCPUProfile(ctx context.Context, path string, temps *outfile.Set) (stop
 	}, nil
 }
 
-// report converts gcsim's records into an analysis report.
+// report converts gcsim's records into a report.
 // A non-empty partial says why the run stopped early.
-func (o *runOptions) report(res *gcsim.Result, started time.Time, facts map[string]float64, partial string) (*analysis.Report, error) {
-	inputs := make([]analysis.ModeInput, len(res.Modes))
+func (o *runOptions) report(res *gcsim.Result, started time.Time, facts map[string]float64, partial string) (*report.Report, error) {
+	inputs := make([]report.ModeInput, len(res.Modes))
 	for i, mr := range res.Modes {
 		inputs[i] = modeInput(mr)
 	}
-	run, err := analysis.NewRun(probeHost(), inputs)
+	run, err := report.NewRun(probeHost(), inputs)
 	if err != nil {
 		return nil, err
 	}
 	run.Partial = partial
 	run.Started = started.UTC().Truncate(time.Second)
-	run.Elapsed = analysis.Duration(res.Elapsed.Round(time.Millisecond))
+	run.Elapsed = report.Duration(res.Elapsed.Round(time.Millisecond))
 	run.Facts = map[string]float64{
 		"major_gcs":           float64(res.MajorGCs),
 		"sim_overhead_s":      res.SimOverhead.Seconds(),
@@ -381,7 +381,7 @@ func (o *runOptions) report(res *gcsim.Result, started time.Time, facts map[stri
 	for k, v := range facts {
 		run.Facts[k] = v
 	}
-	r := analysis.NewReport("minor-collection pause", o.config(), run)
+	r := report.NewReport("minor-collection pause", o.config(), run)
 	r.Anatomy = pauseAnatomy()
 	return r, nil
 }
@@ -393,7 +393,7 @@ func (o *runOptions) config() map[string]string {
 	c := map[string]string{
 		"major_heap": bytesize.Format(cfg.MajorHeap), "los": bytesize.Format(cfg.LOS), "nursery": bytesize.Format(cfg.Nursery),
 		"workers": strconv.Itoa(cfg.Workers), "gcs": strconv.Itoa(o.gcs), "warmup": strconv.Itoa(o.warmup),
-		analysis.ConfigModes: strings.Join(o.modeNames(), ","), "backend": cfg.Backend.String(), "wake": cfg.Wake.String(),
+		report.ConfigModes: strings.Join(o.modeNames(), ","), "backend": cfg.Backend.String(), "wake": cfg.Wake.String(),
 		"seed": strconv.FormatUint(cfg.Seed, 10), "verify": strconv.FormatBool(cfg.Verify),
 		"gomaxprocs": o.gomaxprocsSetting(),
 	}
@@ -436,24 +436,24 @@ func (o *runOptions) modeNames() []string {
 
 // pauseAnatomy is gcsim's anatomy of a pause (its parts and the counters
 // that explain them) as the report draws it.
-func pauseAnatomy() *analysis.Anatomy {
-	rows := func(cs []gcsim.Counter) []analysis.AnatomyRow {
-		out := make([]analysis.AnatomyRow, len(cs))
+func pauseAnatomy() *report.Anatomy {
+	rows := func(cs []gcsim.Counter) []report.AnatomyRow {
+		out := make([]report.AnatomyRow, len(cs))
 		for i, c := range cs {
-			out[i] = analysis.AnatomyRow{Key: c.String(), Label: c.Label()}
+			out[i] = report.AnatomyRow{Key: c.String(), Label: c.Label()}
 		}
 		return out
 	}
-	return &analysis.Anatomy{Parts: rows(gcsim.AnatomyParts()), Counters: rows(gcsim.AnatomyCounters())}
+	return &report.Anatomy{Parts: rows(gcsim.AnatomyParts()), Counters: rows(gcsim.AnatomyCounters())}
 }
 
 // modeInput turns one mode's records into pause samples (µs), gcsim's
 // per-collection counters, and the indices of samples the host's Go
 // collector overlapped. A counter a record did not count is absent (shown
 // as n/a, not as 0).
-func modeInput(mr gcsim.ModeResult) analysis.ModeInput {
+func modeInput(mr gcsim.ModeResult) report.ModeInput {
 	counters := gcsim.Counters()
-	in := analysis.ModeInput{Name: mr.Mode.String(), Pauses: make([]float64, len(mr.Records)),
+	in := report.ModeInput{Name: mr.Mode.String(), Pauses: make([]float64, len(mr.Records)),
 		Counters: make(map[string][]float64, len(counters))}
 	for i := range mr.Records {
 		r := &mr.Records[i]

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/internal/testwait"
+	"github.com/gcbench/gcbench/report"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -227,7 +227,7 @@ func TestSignalStopsAReportsBootstrap(t *testing.T) {
 		return "[" + strings.Join(vs, ",") + "]"
 	}
 	for w := 1; w <= 24; w++ {
-		doc := `{"schema":"` + analysis.Schema + `","unit":"µs","config":{"modes":"perjob,batch","workers":"` + strconv.Itoa(w) + `"},` +
+		doc := `{"schema":"` + report.Schema + `","unit":"µs","config":{"modes":"perjob,batch","workers":"` + strconv.Itoa(w) + `"},` +
 			`"runs":[{"host":{"cores":2},"modes":[{"name":"perjob","pauses_us":` + samples(3000) + `},{"name":"batch","pauses_us":` + samples(2500) + `}]}]}`
 		require.NoError(t, os.WriteFile(filepath.Join(points, "w"+strconv.Itoa(w)+".json"), []byte(doc), 0o644))
 	}

@@ -9,9 +9,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/internal/outfile"
+	"github.com/gcbench/gcbench/render"
 	"github.com/gcbench/gcbench/trace"
 )
 
@@ -21,8 +21,8 @@ import (
 func cmdTrace(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("trace")
 	perfetto := fs.String("perfetto", "", "write the trace as Chrome trace-event JSON to this file (open it in ui.perfetto.dev)")
-	var format analysis.Format
-	fs.Var(formatValue{&format}, "format", "summary format: "+strings.Join(analysis.FormatNames(), ", "))
+	var format render.Format
+	fs.Var(formatValue{&format}, "format", "summary format: "+strings.Join(render.FormatNames(), ", "))
 	if done, err := parseFlags(fs, args, e.stdout, "usage: gcbench trace [flags] FILE\n\n"+
 		"Summarizes a gcbench trace file (events per kind, events lost), or with\n"+
 		"--perfetto OUT.json converts it to Chrome trace-event JSON.\n\nflags:\n"); done {
@@ -137,13 +137,13 @@ func exportPerfetto(ctx context.Context, e *env, r *trace.Reader, in, out string
 // writeTraceSummary writes a trace's events per kind, by gcsim's kind
 // names, and what was lost, in format f; corrupt, if not nil, is the
 // damage the reading stopped at.
-func writeTraceSummary(w io.Writer, f analysis.Format, name string, s trace.Summary, corrupt error) error {
+func writeTraceSummary(w io.Writer, f render.Format, name string, s trace.Summary, corrupt error) error {
 	kinds := make([]trace.Kind, 0, len(s.ByKind))
 	for k := range s.ByKind {
 		kinds = append(kinds, k)
 	}
 	sort.Slice(kinds, func(i, j int) bool { return kinds[i] < kinds[j] })
-	if f == analysis.JSON {
+	if f == render.JSON {
 		byKind := map[string]uint64{}
 		for _, k := range kinds {
 			byKind[gcsim.TraceKindName(k)] = s.ByKind[k]
@@ -170,12 +170,12 @@ func writeTraceSummary(w io.Writer, f analysis.Format, name string, s trace.Summ
 	}
 	title := fmt.Sprintf("%s: trace format v%d, session started %s, %d writers, events span %v, %.2f%% lost",
 		name, s.Header.Version, s.Header.Start.UTC().Format("2006-01-02 15:04:05Z"), len(s.Writers), s.Last-s.First, pct)
-	t := &analysis.Table{Title: title, Header: [][]string{{"kind", "events"}}, Rows: rows}
+	t := &render.Table{Title: title, Header: [][]string{{"kind", "events"}}, Rows: rows}
 	if s.Truncated {
-		t.Facts = append(t.Facts, analysis.Fact{Key: "TRUNCATED", Value: truncationNote(s.TruncatedAt), Warning: true})
+		t.Facts = append(t.Facts, render.Fact{Key: "TRUNCATED", Value: truncationNote(s.TruncatedAt), Warning: true})
 	}
 	if corrupt != nil {
-		t.Facts = append(t.Facts, analysis.Fact{Key: "CORRUPT", Value: corrupt.Error() +
+		t.Facts = append(t.Facts, render.Fact{Key: "CORRUPT", Value: corrupt.Error() +
 			"; the counts cover the events before the damage, and lost is a lower bound", Warning: true})
 	}
 	return t.Write(w, f)

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gcbench/gcbench/analysis"
-	"github.com/gcbench/gcbench/internal/protocols"
+	"github.com/gcbench/gcbench/internal/protocols/tracestress"
+	"github.com/gcbench/gcbench/render"
 	"github.com/gcbench/gcbench/trace"
 )
 
@@ -18,12 +18,12 @@ import (
 func cmdTraceStress(ctx context.Context, e *env, args []string) error {
 	stdout, stderr := e.stdout, e.stderr
 	fs := newFlagSet("trace-stress")
-	var opt protocols.TraceStressOptions
-	fs.Var(newIntValue(&opt.Writers, protocols.DefaultTraceStressWriters, 1, protocols.MaxTraceStressWriters), "writers", "writers, each on an OS thread of its own, writing as fast as they can")
-	fs.Var(newIntValue(&opt.PayloadSize, protocols.DefaultTraceStressPayload, 1, trace.MaxPayload), "payload", "payload bytes per event")
+	var opt tracestress.Options
+	fs.Var(newIntValue(&opt.Writers, tracestress.DefaultWriters, 1, tracestress.MaxWriters), "writers", "writers, each on an OS thread of its own, writing as fast as they can")
+	fs.Var(newIntValue(&opt.PayloadSize, tracestress.DefaultPayload, 1, trace.MaxPayload), "payload", "payload bytes per event")
 	fs.Var(newSizeValue(&opt.Limit, trace.DefaultLimit, availableMemory()), "limit", "session buffer limit (all buffers together)")
-	fs.Var(newDurationValue(&opt.Duration, protocols.DefaultTraceStressDuration, time.Millisecond, maxStressDuration), "duration", "how long each run counts, from the first dropped event (the writers write for the initial fill and then this long)")
-	fs.Var(newIntValue(&opt.Iterations, protocols.DefaultTraceStressIterations, 1, protocols.MaxTraceStressIterations), "iterations", "runs of each policy (interleaved)")
+	fs.Var(newDurationValue(&opt.Duration, tracestress.DefaultDuration, time.Millisecond, maxStressDuration), "duration", "how long each run counts, from the first dropped event (the writers write for the initial fill and then this long)")
+	fs.Var(newIntValue(&opt.Iterations, tracestress.DefaultIterations, 1, tracestress.MaxIterations), "iterations", "runs of each policy (interleaved)")
 	fs.Var(newListValue(&opt.Policies, []trace.Policy{trace.Lockless, trace.Locked}, trace.ParsePolicy, "lockless or locked"), "policies",
 		"reservation policies to compare: lockless, locked")
 	fs.Var(newEnumValue(&opt.Memory, trace.OffHeap, trace.ParseMemory, "offheap or goheap"), "memory", "where buffers live: offheap (mmap) or goheap")
@@ -34,16 +34,16 @@ func cmdTraceStress(ctx context.Context, e *env, args []string) error {
 	var alloc allocPlace
 	fs.Var(newEnumValue(&alloc, true, parseAllocPlace, "inside or outside"), "alloc",
 		"where lockless allocates a reserved buffer: inside the manager lock (as dotnet/runtime#50797 was measured) or outside (as after #67936)")
-	fs.Var(newDurationValue(&opt.WriteCost, protocols.DefaultTraceStressWriteCost, 0, protocols.MaxTraceStressWriteCost), "write-cost",
+	fs.Var(newDurationValue(&opt.WriteCost, tracestress.DefaultWriteCost, 0, tracestress.MaxWriteCost), "write-cost",
 		"CPU time each writer spends before every event, kept or dropped, standing in for EventPipe's managed stack walk")
 	fs.Var(newDurationValue(&opt.FlushInterval, trace.DefaultFlushInterval, time.Microsecond, time.Minute), "flush-interval",
 		"the reader's pause after each flush (EventPipe: 100ms)")
 	var procs int
-	fs.Var(newIntValue(&procs, 0, 0, protocols.MaxTraceStressWriters+2), "gomaxprocs",
+	fs.Var(newIntValue(&procs, 0, 0, tracestress.MaxWriters+2), "gomaxprocs",
 		"GOMAXPROCS during the runs; 0 = auto: writers + reader + 1, so that every thread the kernel runs finds a P")
 	fs.StringVar(&opt.Dir, "dir", "", "directory for the per-run trace files, each removed as soon as it is created and read through its open handle (default: the system temp dir)")
-	var format analysis.Format
-	fs.Var(formatValue{&format}, "format", "output format: "+strings.Join(analysis.FormatNames(), ", "))
+	var format render.Format
+	fs.Var(formatValue{&format}, "format", "output format: "+strings.Join(render.FormatNames(), ", "))
 	if done, err := parseFlags(fs, args, stdout, "usage: gcbench trace-stress [flags]\n\n"+
 		"The EventPipe stress protocol: --writers threads write --payload-byte events\n"+
 		"as fast as they can (after --write-cost of work each) into a trace session\n"+
@@ -75,7 +75,7 @@ func cmdTraceStress(ctx context.Context, e *env, args []string) error {
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs)) // restored after the output, whose host line records procs
 
-	res, err := protocols.TraceStress(ctx, opt)
+	res, err := tracestress.Compare(ctx, opt)
 	clearProgress()
 	if fatal := protocolFailure(err, res != nil && len(res.Runs) > 0, "the stress protocol"); fatal != nil {
 		return fatal
@@ -121,12 +121,12 @@ const (
 
 // stressReport is the JSON form of a trace-stress result.
 type stressReport struct {
-	Options  protocols.TraceStressOptions `json:"options"`
-	Policies map[string][]stressMetric    `json:"policies"`
-	Ratio    *protocols.TraceStressRatio  `json:"lockless_over_locked,omitempty"`
-	Runs     []protocols.TraceStressRun   `json:"runs"`
-	Elapsed  time.Duration                `json:"elapsed_ns"`
-	Partial  bool                         `json:"partial,omitempty"`
+	Options  tracestress.Options       `json:"options"`
+	Policies map[string][]stressMetric `json:"policies"`
+	Ratio    *tracestress.Ratio        `json:"lockless_over_locked,omitempty"`
+	Runs     []tracestress.Run         `json:"runs"`
+	Elapsed  time.Duration             `json:"elapsed_ns"`
+	Partial  bool                      `json:"partial,omitempty"`
 }
 
 // stressMetric is a metric's JSON form: the seed table's columns, under
@@ -139,7 +139,7 @@ type stressMetric struct {
 type stressSpread struct{ Min, Max, Mean, StdDev float64 }
 
 // stressMetrics is the JSON form of one policy's metrics.
-func stressMetrics(res *protocols.TraceStressResult, p trace.Policy) []stressMetric {
+func stressMetrics(res *tracestress.Result, p trace.Policy) []stressMetric {
 	var out []stressMetric
 	for _, m := range res.Metrics(p) {
 		s := m.Summary
@@ -148,7 +148,7 @@ func stressMetrics(res *protocols.TraceStressResult, p trace.Policy) []stressMet
 	return out
 }
 
-func writeStressJSON(w io.Writer, res *protocols.TraceStressResult) error {
+func writeStressJSON(w io.Writer, res *tracestress.Result) error {
 	rep := stressReport{Options: res.Options, Policies: map[string][]stressMetric{}, Ratio: res.LocklessOverLocked(),
 		Runs: res.Runs, Elapsed: res.Elapsed, Partial: res.Partial}
 	rep.Options.Progress = nil
@@ -160,12 +160,12 @@ func writeStressJSON(w io.Writer, res *protocols.TraceStressResult) error {
 
 // writeStress writes the seed's table for each policy (in CSV, one table
 // with a policy column), then the policies' ratio.
-func writeStress(w io.Writer, f analysis.Format, res *protocols.TraceStressResult) error {
-	if f == analysis.JSON {
+func writeStress(w io.Writer, f render.Format, res *tracestress.Result) error {
+	if f == render.JSON {
 		return writeStressJSON(w, res)
 	}
 	header := []string{"", "Min", "Max", "Average", "Std Dev"}
-	if f == analysis.CSV {
+	if f == render.CSV {
 		var rows [][]string
 		for _, p := range res.Options.Policies {
 			for _, row := range stressRows(res, p) {
@@ -179,9 +179,9 @@ func writeStress(w io.Writer, f analysis.Format, res *protocols.TraceStressResul
 				[]string{"lockless/locked", "events read, median of per-iteration ratios", "", "", fmtFloat(ratio.ReadMedianRatio, 2), ""})
 		}
 		header = append([]string{"policy", "metric"}, header[1:]...)
-		t := &analysis.Table{Header: [][]string{header}, Rows: rows}
+		t := &render.Table{Header: [][]string{header}, Rows: rows}
 		if res.Partial {
-			t.Facts = append(t.Facts, analysis.Fact{Key: "PARTIAL", Value: fmt.Sprintf("stopped: %d of %d runs finished",
+			t.Facts = append(t.Facts, render.Fact{Key: "PARTIAL", Value: fmt.Sprintf("stopped: %d of %d runs finished",
 				len(res.Runs), len(res.Options.Policies)*res.Options.Iterations), Warning: true})
 		}
 		return t.Write(w, f)
@@ -216,7 +216,7 @@ const stressTarget = 1.2
 // manager-lock acquisitions per flush, in run order: the figures that say
 // whether the reader was in the writers' caravan (many acquisitions per
 // flush) and whether it got the CPU it asked for.
-func stressPerRun(res *protocols.TraceStressResult) []string {
+func stressPerRun(res *tracestress.Result) []string {
 	var lines []string
 	for _, p := range res.Options.Policies {
 		var cpu, locks []string
@@ -239,24 +239,15 @@ func stressPerRun(res *protocols.TraceStressResult) []string {
 // a flush frees it — so these are the figures that say where it went: a
 // reader short of CPU (fewer CPUs than writer threads), a slow drain, or
 // writers queued on the lock.
-func stressShortfall(res *protocols.TraceStressResult) string {
+func stressShortfall(res *tracestress.Result) string {
 	var parts []string
 	for _, p := range res.Options.Policies {
-		m := stressMedians(res, p)
+		m := res.Medians(p)
 		parts = append(parts, fmt.Sprintf("%s: reader thread %.0f%% of one CPU, %.0f manager-lock acquisitions per flush, drain %.0f MB/s of flush time, %.0f of %.0f flushes asked, %.2f s waited for the manager lock",
 			p, m["Reader CPU share"], m["Reader lock acquisitions per flush"], m["Reader drain rate"]/1e6, m["Reader flushes made"], m["Reader flushes asked"], m["Manager lock wait time"]))
 	}
 	return fmt.Sprintf("below target on %d CPUs with %d writer threads (medians) — %s. Writers refill the budget as soon as a flush frees it, so event throughput is the reader's drain.",
 		runtime.NumCPU(), res.Options.Writers, strings.Join(parts, "; "))
-}
-
-// stressMedians maps each metric's name to its median over p's runs.
-func stressMedians(res *protocols.TraceStressResult, p trace.Policy) map[string]float64 {
-	out := map[string]float64{}
-	for _, m := range res.Metrics(p) {
-		out[m.Name] = m.Summary.Median
-	}
-	return out
 }
 
 // stressLockName labels a lock kind in a table's title.
@@ -272,7 +263,7 @@ func stressLockName(k trace.LockKind) string {
 
 // stressRows are one policy's rows of the seed's table: each metric's
 // Min, Max, Average and Std Dev over the policy's runs.
-func stressRows(res *protocols.TraceStressResult, p trace.Policy) [][]string {
+func stressRows(res *tracestress.Result, p trace.Policy) [][]string {
 	var rows [][]string
 	for _, m := range res.Metrics(p) {
 		prec := 0
@@ -287,7 +278,7 @@ func stressRows(res *protocols.TraceStressResult, p trace.Policy) [][]string {
 }
 
 // stressTable is one policy's table, titled with the run's configuration.
-func stressTable(res *protocols.TraceStressResult, p trace.Policy, header []string) *analysis.Table {
+func stressTable(res *tracestress.Result, p trace.Policy, header []string) *render.Table {
 	o := res.Options
 	alloc := ""
 	if p == trace.Lockless {
@@ -299,7 +290,7 @@ func stressTable(res *protocols.TraceStressResult, p trace.Policy, header []stri
 	t.Notes = []string{"Counted while the writers wrote: from the first dropped event (the initial fill left out) to the stop (the final drain left out).",
 		"Std Dev: the sample standard deviation (n − 1), as in every gcbench table; the seed's table divides by n."}
 	if res.Partial {
-		t.Facts = append(t.Facts, analysis.Fact{Key: "PARTIAL", Value: fmt.Sprintf("stopped: %d of this policy's %d runs finished",
+		t.Facts = append(t.Facts, render.Fact{Key: "PARTIAL", Value: fmt.Sprintf("stopped: %d of this policy's %d runs finished",
 			len(res.PolicyRuns(p)), o.Iterations), Warning: true})
 	}
 	return t

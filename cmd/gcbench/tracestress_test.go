@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gcbench/gcbench/analysis"
-	"github.com/gcbench/gcbench/internal/protocols"
+	"github.com/gcbench/gcbench/internal/protocols/tracestress"
+	"github.com/gcbench/gcbench/render"
 	"github.com/gcbench/gcbench/trace"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -17,18 +17,18 @@ import (
 // one policy finished, its table has no rows (not a row of zeros) and says
 // how many of its runs finished; CSV carries the same on every row.
 func TestStressTableOfAPolicyThatNeverFinished(t *testing.T) {
-	res := &protocols.TraceStressResult{Partial: true,
-		Options: protocols.TraceStressOptions{Policies: []trace.Policy{trace.Lockless, trace.Locked}, Iterations: 2, Writers: 2, PayloadSize: 50},
-		Runs: []protocols.TraceStressRun{{Policy: trace.Lockless, EventsRead: 100, Duration: time.Second,
-			Counted: protocols.TraceStressCount{EventsRead: 90, Duration: time.Second}}}}
+	res := &tracestress.Result{Partial: true,
+		Options: tracestress.Options{Policies: []trace.Policy{trace.Lockless, trace.Locked}, Iterations: 2, Writers: 2, PayloadSize: 50},
+		Runs: []tracestress.Run{{Policy: trace.Lockless, EventsRead: 100, Duration: time.Second,
+			Counted: tracestress.Count{EventsRead: 90, Duration: time.Second}}}}
 	require.Nil(t, res.Metrics(trace.Locked))
 	var text strings.Builder
-	require.NoError(t, writeStress(&text, analysis.Text, res))
+	require.NoError(t, writeStress(&text, render.Text, res))
 	assert.Contains(t, text.String(), "PARTIAL: stopped: 1 of this policy's 2 runs finished")
 	assert.Contains(t, text.String(), "PARTIAL: stopped: 0 of this policy's 2 runs finished")
 	assert.Equal(t, 1, strings.Count(text.String(), "Events Read"), "a row for the policy that ran, none for the other")
 	var csvOut strings.Builder
-	require.NoError(t, writeStress(&csvOut, analysis.CSV, res))
+	require.NoError(t, writeStress(&csvOut, render.CSV, res))
 	recs, err := csv.NewReader(strings.NewReader(csvOut.String())).ReadAll()
 	require.NoError(t, err)
 	assert.Equal(t, "partial", recs[0][len(recs[0])-1])
@@ -38,12 +38,12 @@ func TestStressTableOfAPolicyThatNeverFinished(t *testing.T) {
 // TestStressCSVCarriesTheRatio: the CSV has the Lockless/Locked ratio the
 // text ends with, as two rows whose Average column holds it.
 func TestStressCSVCarriesTheRatio(t *testing.T) {
-	res := &protocols.TraceStressResult{
-		Options: protocols.TraceStressOptions{Policies: []trace.Policy{trace.Lockless, trace.Locked}, Iterations: 1, Writers: 2, PayloadSize: 50},
-		Runs: []protocols.TraceStressRun{{Policy: trace.Lockless, Counted: protocols.TraceStressCount{EventsRead: 300, Duration: time.Second}},
-			{Policy: trace.Locked, Counted: protocols.TraceStressCount{EventsRead: 200, Duration: time.Second}}}}
+	res := &tracestress.Result{
+		Options: tracestress.Options{Policies: []trace.Policy{trace.Lockless, trace.Locked}, Iterations: 1, Writers: 2, PayloadSize: 50},
+		Runs: []tracestress.Run{{Policy: trace.Lockless, Counted: tracestress.Count{EventsRead: 300, Duration: time.Second}},
+			{Policy: trace.Locked, Counted: tracestress.Count{EventsRead: 200, Duration: time.Second}}}}
 	var out strings.Builder
-	require.NoError(t, writeStress(&out, analysis.CSV, res))
+	require.NoError(t, writeStress(&out, render.CSV, res))
 	recs, err := csv.NewReader(strings.NewReader(out.String())).ReadAll()
 	require.NoError(t, err)
 	ratios := map[string]string{}

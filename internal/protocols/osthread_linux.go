@@ -16,20 +16,20 @@ const (
 	futexWakePrivate = 129
 )
 
-// threadID is the calling OS thread's id (gettid), to show that actors
+// ThreadID is the calling OS thread's id (gettid), to show that actors
 // locked to their threads run on distinct ones.
-func threadID() int { return unix.Gettid() }
+func ThreadID() int { return unix.Gettid() }
 
-// futexWait sleeps in the kernel while *addr == val (FUTEX_WAIT_PRIVATE).
+// FutexWait sleeps in the kernel while *addr == val (FUTEX_WAIT_PRIVATE).
 // It returns on a wake, at once if *addr != val, or spuriously (EINTR), so
 // the caller re-checks its condition. addr is a field of a heap object,
 // which Go does not move; the word is accessed with sync/atomic elsewhere,
 // so the race detector sees the happens-before edges the kernel provides.
-func futexWait(addr *atomic.Uint32, val uint32) {
+func FutexWait(addr *atomic.Uint32, val uint32) {
 	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWaitPrivate, uintptr(val), 0, 0, 0)
 }
 
-// futexWake wakes one thread sleeping in futexWait on addr.
-func futexWake(addr *atomic.Uint32) {
+// FutexWake wakes one thread sleeping in FutexWait on addr.
+func FutexWake(addr *atomic.Uint32) {
 	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWakePrivate, 1, 0, 0, 0)
 }

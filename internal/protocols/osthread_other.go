@@ -7,13 +7,13 @@ import (
 	"sync/atomic"
 )
 
-// threadID is 0: without gettid, every actor looks like one thread.
-func threadID() int { return 0 }
+// ThreadID is 0: without gettid, every actor looks like one thread.
+func ThreadID() int { return 0 }
 
-// futexWait stands in for the Linux futex by yielding: the caller re-checks
+// FutexWait stands in for the Linux futex by yielding: the caller re-checks
 // its condition, so this is correct, but it polls; the protocols' wake-up
 // figures are only faithful on Linux.
-func futexWait(addr *atomic.Uint32, val uint32) { runtime.Gosched() }
+func FutexWait(addr *atomic.Uint32, val uint32) { runtime.Gosched() }
 
-// futexWake does nothing: futexWait polls.
-func futexWake(addr *atomic.Uint32) {}
+// FutexWake does nothing: FutexWait polls.
+func FutexWake(addr *atomic.Uint32) {}

@@ -1,6 +1,6 @@
 // Package check compares package pausemodel's predictions with measured
 // sweep points of workerpool's Native backend, and renders that check and
-// the model's many-core predictions as analysis tables. It holds the
+// the model's many-core predictions as tables of package render. It holds the
 // check's statistics (mean absolute error, measurement floor, breakdown by
 // part and by regime, futile wake-ups) so that the CLI only parses flags,
 // reads points and prints.
@@ -15,9 +15,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/pausemodel"
+	"github.com/gcbench/gcbench/report"
 )
 
 // Goal is the check's target: the mean absolute error of the predicted
@@ -37,12 +37,12 @@ type Point struct {
 	Mutex   pausemodel.Mutex
 }
 
-// ReadPoint reads a sweep point's configuration (analysis.Report.Config);
+// ReadPoint reads a sweep point's configuration (report.Report.Config);
 // ok is false for points the check does not cover: no perjob or no
 // batch, a wake policy other than broadcast, a heap it cannot read.
 func ReadPoint(c map[string]string) (Point, bool) {
 	p := Point{Config: gcsim.DefaultConfig(), Backend: c["backend"]}
-	modes := strings.Split(c[analysis.ConfigModes], ",")
+	modes := strings.Split(c[report.ConfigModes], ",")
 	if !slices.Contains(modes, "perjob") || !slices.Contains(modes, "batch") || c["wake"] != "broadcast" {
 		return p, false
 	}
@@ -108,7 +108,7 @@ func parseSize(s string) (int64, error) {
 type Validation struct {
 	Point
 	Raw             map[string]string // the point's configuration as saved
-	Host            string            // the machine that measured it (analysis.Host.Label)
+	Host            string            // the machine that measured it (report.Host.Label)
 	Cores           int
 	MeasuredPerJob  float64
 	MeasuredBatch   float64
@@ -146,7 +146,7 @@ type WorkOf func(gcsim.Config) (pausemodel.Work, error)
 // Validate predicts every native point of reports with costs[its mutex
 // kind] and the job costs work gives for its heap. Points of other
 // backends, and those the check does not cover, are left out.
-func Validate(costs map[pausemodel.Mutex]pausemodel.Costs, reports []*analysis.Report, work WorkOf) ([]Validation, error) {
+func Validate(costs map[pausemodel.Mutex]pausemodel.Costs, reports []*report.Report, work WorkOf) ([]Validation, error) {
 	var out []Validation
 	// Repeats of a point on one host have the same prediction: simulate
 	// each once.

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/pausemodel"
+	"github.com/gcbench/gcbench/report"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -25,7 +25,7 @@ func val(k pausemodel.Mutex, cores, workers int, diff, pdiff float64) Validation
 }
 
 func config(backend, mutex string, workers int) map[string]string {
-	c := map[string]string{"backend": backend, analysis.ConfigModes: "perjob,batch", "wake": "broadcast", "major_heap": "64MiB",
+	c := map[string]string{"backend": backend, report.ConfigModes: "perjob,batch", "wake": "broadcast", "major_heap": "64MiB",
 		"los": "16MiB", "nursery": "4MiB", "seed": "1", "workers": itoa(workers)}
 	if mutex != "" {
 		c["mutex"] = mutex
@@ -48,7 +48,7 @@ func TestReadPoint(t *testing.T) {
 		"targeted":       func() map[string]string { c := config("native", "pi", 2); c["wake"] = "targeted"; return c }(),
 		"no batch": func() map[string]string {
 			c := config("native", "pi", 2)
-			c[analysis.ConfigModes] = "serial,perjob"
+			c[report.ConfigModes] = "serial,perjob"
 			return c
 		}(),
 		"bad heap": func() map[string]string { c := config("native", "pi", 2); c["los"] = "lots"; return c }(),

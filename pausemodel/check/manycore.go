@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/gcbench/gcbench/analysis"
 	"github.com/gcbench/gcbench/jobs"
 	"github.com/gcbench/gcbench/pausemodel"
+	"github.com/gcbench/gcbench/render"
 )
 
 // SGen's ratios on 8 cores, batch/perjob (mono/mono#20634): TrimMean 10%
@@ -149,8 +149,8 @@ const baseWakeToRun, baseWakeIdle = 1, 1
 // ManyCoreTable prints each prediction's range of batch/perjob, the cost
 // that decides it and, where the range is narrower than NarrowRange, a
 // single ratio beside SGen's.
-func ManyCoreTable(ps []ManyCore, heap string) *analysis.Table {
-	t := &analysis.Table{Title: fmt.Sprintf("prediction at the seed's shape (%s, broadcast, workers = cores): batch/perjob over the costs' plausible spread", heap)}
+func ManyCoreTable(ps []ManyCore, heap string) *render.Table {
+	t := &render.Table{Title: fmt.Sprintf("prediction at the seed's shape (%s, broadcast, workers = cores): batch/perjob over the costs' plausible spread", heap)}
 	t.Header = [][]string{{"cores", "mutex", "jobs", "batch/perjob range", "decided by", "its swing", "batch/perjob", "SGen (8 cores)",
 		"perjob futile wake-ups"}}
 	for _, p := range ps {
@@ -183,8 +183,8 @@ func ManyCoreTable(ps []ManyCore, heap string) *analysis.Table {
 // native protocol does whatever the timing: the work condition's
 // broadcasts, the mutex acquisitions, and bounds on the futile wake-ups
 // per collection, for each mode.
-func FactsTable(cores []int) *analysis.Table {
-	t := &analysis.Table{Title: "timing-free facts per collection (workers = cores; J jobs)"}
+func FactsTable(cores []int) *render.Table {
+	t := &render.Table{Title: "timing-free facts per collection (workers = cores; J jobs)"}
 	t.Header = [][]string{{"cores", "J", "mode", "work broadcasts", "collector's lock acquisitions", "workers' lock acquisitions", "futile wake-ups"}}
 	for _, c := range cores {
 		j := 2*jobs.SplitCount(c) + 1

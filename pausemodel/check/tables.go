@@ -7,7 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gcbench/gcbench/analysis"
+	"github.com/gcbench/gcbench/render"
+	"github.com/gcbench/gcbench/report"
 )
 
 // F formats v at prec decimals; a small negative rounded to zero is 0.
@@ -36,8 +37,8 @@ func Range(xs []float64, prec int) string {
 // predicted perjob − batch, ratio and futile wake-ups, with the verdict
 // against Goal plus the measurement floor. runErrors, if any, are the
 // relative errors of the same check with each calibration run's own costs.
-func ValidationTable(vals []Validation, runErrors []float64) *analysis.Table {
-	t := &analysis.Table{Title: "model check against the native backend: measured vs predicted mean pause (µs), perjob − batch"}
+func ValidationTable(vals []Validation, runErrors []float64) *render.Table {
+	t := &render.Table{Title: "model check against the native backend: measured vs predicted mean pause (µs), perjob − batch"}
 	t.Header = [][]string{{"mutex", "workers", "cores", "perjob", "batch", "perjob−batch", "batch/perjob",
 		"predicted perjob", "predicted batch", "predicted perjob−batch", "predicted batch/perjob", "error",
 		"futile wake-ups", "predicted futile", "futile ok"}}
@@ -102,8 +103,8 @@ func floorNote(vals []Validation, f Floor) string {
 // mutex kind, the perjob − batch difference of each part of the
 // dispatch, measured (the anatomy's means) and predicted, averaged over
 // its points.
-func PartsTable(vals []Validation) *analysis.Table {
-	t := &analysis.Table{Title: "model check by part of the pause: perjob − batch (µs, mean over the points)"}
+func PartsTable(vals []Validation) *render.Table {
+	t := &render.Table{Title: "model check by part of the pause: perjob − batch (µs, mean over the points)"}
 	header := []string{"cores", "mutex", "points", "error"}
 	for _, p := range Parts {
 		header = append(header, p.Label, "predicted "+p.Label)
@@ -152,7 +153,7 @@ type GoPoint struct {
 }
 
 // GoPoints reads the measured points of the Go backends from reports.
-func GoPoints(reports []*analysis.Report) []GoPoint {
+func GoPoints(reports []*report.Report) []GoPoint {
 	var out []GoPoint
 	for _, r := range reports {
 		p, ok := ReadPoint(r.Config)
@@ -185,8 +186,8 @@ func GoPoints(reports []*analysis.Report) []GoPoint {
 // their repeats), for each mutex kind: the gap is the Go runtime's effect
 // (its scheduler between a wake and the woken: P hand-off, sysmon), which
 // the model does not model.
-func GoRuntimeTable(gos []GoPoint, vals []Validation) *analysis.Table {
-	t := &analysis.Table{Title: "beside the check: the Go backends, measured (µs, perjob − batch); the gap to native is the Go runtime's effect"}
+func GoRuntimeTable(gos []GoPoint, vals []Validation) *render.Table {
+	t := &render.Table{Title: "beside the check: the Go backends, measured (µs, perjob − batch); the gap to native is the Go runtime's effect"}
 	kinds := Mutexes(vals)
 	header := []string{"backend", "workers", "cores", "perjob−batch", "batch/perjob", "futile wake-ups"}
 	for _, k := range kinds {

@@ -1,8 +1,0 @@
-//go:build !linux
-
-package protocols
-
-import "time"
-
-// threadCPUOf is 0: the reader's CPU share is not measured here.
-func threadCPUOf(int) time.Duration { return 0 }

@@ -1,0 +1,17 @@
+// Package report is the schema of gcbench's results: a Report holds what
+// was run (its configuration), and for each machine it ran on a Run with
+// the host, the pause samples per mode (µs), their summaries, counter means
+// and comparisons, and optionally the pause anatomy. It reads and writes
+// reports as JSON, merges runs of one configuration from several machines
+// (Merge), and sets two modes against each other across a sweep's points
+// (NewScaling).
+//
+// Guarantees: a Report's derived numbers always follow from its samples —
+// NewRun computes them, and ReadJSON recomputes them rather than trusting
+// a file, so an edited or truncated file cannot produce inconsistent
+// tables; ReadJSON accepts exactly one document of Schema and refuses
+// non-finite or out-of-range samples with an error wrapping ErrSchema or
+// ErrInvalidInput. It is pure (no goroutines, flags or clocks) and imports
+// of gcbench only package stats, which computes every statistic. Package
+// render draws reports (ExampleNewRun).
+package report

@@ -1,0 +1,123 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/gcbench/gcbench/report"
+	"github.com/gcbench/gcbench/report/reporttest"
+)
+
+func TestReadJSONRecomputesDerivedValues(t *testing.T) {
+	var buf bytes.Buffer
+	if err := reporttest.Report(t).WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	var raw map[string]any
+	if err := json.Unmarshal(data, &raw); err != nil {
+		t.Fatal(err)
+	}
+	mode0 := raw["runs"].([]any)[0].(map[string]any)["modes"].([]any)[0].(map[string]any)
+	mode0["summary"].(map[string]any)["mean"] = 1.0
+	mode0["disturbed_count"] = 42.0
+	edited, _ := json.Marshal(raw)
+	back, err := report.ReadJSON(bytes.NewReader(edited))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := back.Runs[0].Modes[0]
+	if m.Summary.Mean == 1 || m.DisturbedCount != 2 {
+		t.Errorf("ReadJSON kept edited derived values: mean %v, disturbed %d", m.Summary.Mean, m.DisturbedCount)
+	}
+}
+
+func TestMergeRejectsARunTwice(t *testing.T) {
+	if _, err := report.Merge(reporttest.Report(t), reporttest.Report(t)); !errors.Is(err, report.ErrDuplicateRun) {
+		t.Errorf("merging a report with itself: err = %v, want ErrDuplicateRun", err)
+	}
+	other := reporttest.Report(t)
+	other.Runs[0].Modes[0].Pauses[0]++
+	if _, err := report.Merge(reporttest.Report(t), other); err != nil {
+		t.Errorf("runs whose samples differ are not duplicates: %v", err)
+	}
+}
+
+func TestReadJSONRejects(t *testing.T) {
+	tests := map[string]struct {
+		in   string
+		want error
+	}{
+		"garbage":         {"not json", report.ErrSchema},
+		"empty":           {"", report.ErrSchema},
+		"wrong kind":      {`{"schema":"other/v9","runs":[]}`, report.ErrSchema},
+		"a scaling table": {`{"schema":"` + report.ScalingSchema + `","base":"perjob","new":"batch","points":[]}`, report.ErrSchema},
+		"wrong unit":      {`{"schema":"` + report.Schema + `","unit":"ms","runs":[]}`, report.ErrSchema},
+		"no runs":         {`{"schema":"` + report.Schema + `","unit":"µs","runs":[]}`, report.ErrInvalidInput},
+		"no modes":        {`{"schema":"` + report.Schema + `","unit":"µs","runs":[{"modes":[]}]}`, report.ErrInvalidInput},
+		"empty mode":      {`{"schema":"` + report.Schema + `","unit":"µs","runs":[{"modes":[{"name":"a","pauses_us":[]}]}]}`, report.ErrInvalidInput},
+		"bad index":       {`{"schema":"` + report.Schema + `","unit":"µs","runs":[{"modes":[{"name":"a","pauses_us":[1],"disturbed":[1]}]}]}`, report.ErrInvalidInput},
+		"bad elapsed": {`{"schema":"` + report.Schema + `","unit":"µs","runs":[{"elapsed":"soon","modes":[{"name":"a","pauses_us":[1]}]}]}`,
+			report.ErrSchema},
+		"absurd cores": {`{"schema":"` + report.Schema + `","unit":"µs","runs":[{"host":{"cores":2000000000},"modes":[{"name":"a","pauses_us":[1]}]}]}`,
+			report.ErrInvalidInput},
+		"negative GOMAXPROCS": {`{"schema":"` + report.Schema + `","unit":"µs","runs":[{"host":{"gomaxprocs":-1},"modes":[{"name":"a","pauses_us":[1]}]}]}`,
+			report.ErrInvalidInput},
+		"trailing data": {`{"schema":"` + report.Schema + `","unit":"µs","runs":[{"modes":[{"name":"a","pauses_us":[1]}]}]} x`, report.ErrSchema},
+		"two documents": {`{"schema":"` + report.Schema + `","unit":"µs","runs":[{"modes":[{"name":"a","pauses_us":[1]}]}]}` +
+			`{"schema":"` + report.Schema + `","unit":"µs","runs":[{"modes":[{"name":"a","pauses_us":[1]}]}]}`, report.ErrSchema},
+		"modes not configured": {`{"schema":"` + report.Schema + `","unit":"µs","config":{"modes":"a,b"},` +
+			`"runs":[{"modes":[{"name":"a","pauses_us":[1]},{"name":"c","pauses_us":[1]}]}]}`, report.ErrInvalidInput},
+		"anatomy parts adding up to +Inf": {`{"schema":"` + report.Schema + `","unit":"µs","anatomy":{"parts":[` +
+			`{"key":"a","label":"a"},{"key":"b","label":"b"},{"key":"c","label":"c"},{"key":"d","label":"d"},{"key":"e","label":"e"}]},` +
+			`"runs":[{"modes":[{"name":"m","pauses_us":[1],"counter_means":{"a":4e307,"b":4e307,"c":4e307,"d":4e307,"e":4e307}}]}]}`, report.ErrInvalidInput},
+		"modes out of order": {`{"schema":"` + report.Schema + `","unit":"µs","config":{"modes":"a,b"},` +
+			`"runs":[{"modes":[{"name":"b","pauses_us":[1]},{"name":"a","pauses_us":[1]}]}]}`, report.ErrInvalidInput},
+	}
+	for name, tt := range tests {
+		if _, err := report.ReadJSON(strings.NewReader(tt.in)); !errors.Is(err, tt.want) {
+			t.Errorf("%s: err = %v, want %v", name, err, tt.want)
+		}
+	}
+}
+
+func TestMergeRequiresSameConfiguration(t *testing.T) {
+	a, b := reporttest.Report(t), reporttest.Report(t)
+	b.Config["gcs"] = "100"
+	_, err := report.Merge(a, b)
+	if !errors.Is(err, report.ErrConfigMismatch) || !strings.Contains(err.Error(), "gcs") {
+		t.Errorf("Merge = %v, want ErrConfigMismatch naming gcs", err)
+	}
+	a.Source, b.Source = "a.json", "b.json"
+	if _, err := report.Merge(a, b); err == nil || !strings.Contains(err.Error(), `b.json has gcs="100", a.json gcs=`) {
+		t.Errorf("Merge of reports with sources = %v, want the files named", err)
+	}
+	a.Source = ""
+	c := reporttest.Report(t)
+	c.Title = "something else"
+	if _, err := report.Merge(a, c); !errors.Is(err, report.ErrConfigMismatch) {
+		t.Errorf("Merge of different titles = %v", err)
+	}
+	if _, err := report.Merge(); !errors.Is(err, report.ErrInvalidInput) {
+		t.Errorf("Merge() = %v", err)
+	}
+	d := reporttest.Report(t)
+	d.Runs[0].Host.Hostname = "bench-b"
+	m, err := report.Merge(a, d)
+	if err != nil || len(m.Runs) != 2 {
+		t.Fatalf("Merge = %v, %v", m, err)
+	}
+	// One anatomy splits every host's pauses: a report with another, or
+	// none, is another experiment, whichever comes first.
+	e := reporttest.Report(t)
+	e.Runs[0].Host.Hostname = "bench-c"
+	e.Anatomy = &report.Anatomy{Parts: []report.AnatomyRow{{Key: "x", Label: "x"}}}
+	for _, pair := range [][2]*report.Report{{a, e}, {e, a}} {
+		if _, err := report.Merge(pair[0], pair[1]); !errors.Is(err, report.ErrConfigMismatch) || !strings.Contains(err.Error(), "anatomy") {
+			t.Errorf("Merge of different anatomies = %v, want ErrConfigMismatch naming the anatomy", err)
+		}
+	}
+}

@@ -1,0 +1,63 @@
+package report_test
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/gcbench/gcbench/report"
+	"github.com/gcbench/gcbench/report/reporttest"
+)
+
+func TestNewRunComparesLastModeWithEachEarlier(t *testing.T) {
+	run, err := report.NewRun(reporttest.Machine, reporttest.Inputs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Comparisons) != 2 {
+		t.Fatalf("%d comparisons, want 2", len(run.Comparisons))
+	}
+	for i, base := range []string{"serial", "perjob"} {
+		if c := run.Comparisons[i]; c.Base != base || c.New != "batch" {
+			t.Errorf("comparison %d = %s vs %s", i, c.New, c.Base)
+		}
+	}
+	serial := run.Modes[0]
+	if serial.DisturbedCount != 2 || serial.CounterMeans["jobs"] != 17 || math.Abs(serial.CounterMeans["wake_calls"]-199.0/200) > 1e-9 {
+		t.Errorf("serial mode: disturbed %d, counters %v", serial.DisturbedCount, serial.CounterMeans)
+	}
+}
+
+func TestNewRunRejectsBadInput(t *testing.T) {
+	ok := []float64{1, 2}
+	tests := map[string][]report.ModeInput{
+		"no modes":     nil,
+		"no name":      {{Pauses: ok}},
+		"no samples":   {{Name: "a"}},
+		"NaN":          {{Name: "a", Pauses: []float64{1, math.NaN()}}},
+		"Inf":          {{Name: "a", Pauses: []float64{math.Inf(1)}}},
+		"duplicate":    {{Name: "a", Pauses: ok}, {Name: "a", Pauses: ok}},
+		"bad index":    {{Name: "a", Pauses: ok, Disturbed: []int{2}}},
+		"NaN counter":  {{Name: "a", Pauses: ok, Counters: map[string][]float64{"c": {math.NaN()}}}},
+		"negative idx": {{Name: "a", Pauses: ok, Disturbed: []int{-1}}},
+		"negative":     {{Name: "a", Pauses: []float64{-1}}},
+		"huge":         {{Name: "a", Pauses: []float64{1e308, 1e308}}},
+	}
+	for name, in := range tests {
+		if _, err := report.NewRun(reporttest.Machine, in); !errors.Is(err, report.ErrInvalidInput) {
+			t.Errorf("%s: err = %v, want ErrInvalidInput", name, err)
+		}
+	}
+}
+
+func TestNewRunCopiesInputs(t *testing.T) {
+	in := []report.ModeInput{{Name: "a", Pauses: []float64{3, 1, 2}, Disturbed: []int{0}}}
+	run, err := report.NewRun(reporttest.Machine, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in[0].Pauses[0], in[0].Disturbed[0] = 99, 2
+	if run.Modes[0].Pauses[0] != 3 || run.Modes[0].Disturbed[0] != 0 {
+		t.Error("NewRun retained its input slices")
+	}
+}
