@@ -128,9 +128,9 @@ var Parts = [...]struct {
 	Key, Label string
 	Of         func(pausemodel.Result) time.Duration
 }{
-	{"to_first_job_us", "to the first job", func(r pausemodel.Result) time.Duration { return r.ToFirstJob }},
-	{"job_span_us", "job span", func(r pausemodel.Result) time.Duration { return r.JobSpan }},
-	{"join_latency_us", "join", func(r pausemodel.Result) time.Duration { return r.JoinLatency }},
+	{gcsim.CounterToFirstJob.String(), "to the first job", func(r pausemodel.Result) time.Duration { return r.ToFirstJob }},
+	{gcsim.CounterJobSpan.String(), "job span", func(r pausemodel.Result) time.Duration { return r.JobSpan }},
+	{gcsim.CounterJoinLatency.String(), "join", func(r pausemodel.Result) time.Duration { return r.JoinLatency }},
 }
 
 // MeasuredDiff and PredictedDiff are perjob − batch (µs).
@@ -194,7 +194,7 @@ func Validate(costs map[pausemodel.Mutex]pausemodel.Costs, reports []*report.Rep
 				return nil, fmt.Errorf("%s: %w", r.Source, err)
 			}
 			v := Validation{Point: p, Raw: r.Config, Host: run.Host.Label(), Cores: run.Host.Cores,
-				MeasuredPerJob: per.Summary.Mean, MeasuredBatch: batch.Summary.Mean, MeasuredFutile: per.CounterMeans["pool_futile_wakeups"],
+				MeasuredPerJob: per.Summary.Mean, MeasuredBatch: batch.Summary.Mean, MeasuredFutile: per.CounterMeans[gcsim.CounterFutileWakeups.String()],
 				PredictedPerJob: micros(perPause), PredictedBatch: micros(pause), PredictedFutile: perRes.FutileWakeups}
 			for i, part := range Parts {
 				v.MeasuredParts[i] = math.NaN()
