@@ -90,3 +90,22 @@ func TestValidateKeysAreJSONKeys(t *testing.T) {
 		assert.True(t, keys[se.Field], "%s is not a JSON key", se.Field)
 	}
 }
+
+// TestExperimentJSONRoundTrip: an Experiment's flat object reads back
+// exactly, and refuses an unknown key by name.
+func TestExperimentJSONRoundTrip(t *testing.T) {
+	e := Experiment{Config: DefaultConfig(), Modes: []Mode{Serial, Batch}, GCs: 1500, Warmup: 50, GOMAXPROCS: 9, LockCollector: true}
+	b, err := json.Marshal(e)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"modes":["serial","batch"],"gcs":1500,"warmup":50,"gomaxprocs":9,"lock_collector":true}`)
+	var back Experiment
+	require.NoError(t, json.Unmarshal(b, &back))
+	assert.Equal(t, e, back)
+	assert.Equal(t, CompareOptions{Modes: e.Modes, GCs: 1500, Warmup: 50}, back.Options())
+
+	var se *setting.Error
+	require.ErrorAs(t, json.Unmarshal([]byte(`{"gcs": 3, "gc": 4}`), &back), &se)
+	assert.Equal(t, "gc", se.Field)
+	require.ErrorAs(t, json.Unmarshal([]byte(`{"modes": ["serial", "sideways"]}`), &back), &se)
+	assert.Equal(t, "modes", se.Field)
+}
