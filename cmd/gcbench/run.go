@@ -54,34 +54,40 @@ type runOptions struct {
 
 // parseRunFlags parses run's arguments. It returns (nil, nil) after
 // printing --help.
-func parseRunFlags(args []string, stdout io.Writer) (*runOptions, error) {
-	def := gcsim.DefaultConfig()
+func parseRunFlags(ctx context.Context, args []string, stdout io.Writer) (*runOptions, error) {
+	base, config, err := runDefaults(ctx, args)
+	if err != nil {
+		return nil, err
+	}
+	def := base.Config
 	o := &runOptions{cfg: def}
 	fs := newFlagSet("run")
 	fs.SortFlags = false
+	fs.String("config", config, "rerun the experiment saved in report `FILE.json` (gcbench run --format json): its settings "+
+		"become the flags' defaults, so a flag given beside it overrides that setting alone")
 	fs.Var(newSizeValue(&o.cfg.MajorHeap, def.MajorHeap, 0), "major-heap", "major heap `size`: old objects in 16 KiB blocks")
 	fs.Var(newSizeValue(&o.cfg.LOS, def.LOS, 0), "los", "large-object space `size`: objects over 8000 bytes")
 	fs.Var(newSizeValue(&o.cfg.Nursery, def.Nursery, 0), "nursery", "nursery `size`: what the mutator fills between two minor collections")
 	fs.Var(newIntValue(&o.cfg.Workers, def.Workers, 1, workerpool.MaxWorkers), "workers", "collector workers, one per CPU unless set")
-	fs.Var(newIntValue(&o.gcs, 1500, 1, maxRunCollections), "gcs", "timed minor collections per mode")
-	fs.Var(newIntValue(&o.warmup, 50, 0, maxRunCollections), "warmup", "untimed collections per mode before timing starts")
-	fs.Var(newListValue(&o.modes, []gcsim.Mode{gcsim.Serial, gcsim.PerJob, gcsim.Batch}, gcsim.ParseMode, choices(gcsim.Modes())), "modes",
+	fs.Var(newIntValue(&o.gcs, base.GCs, 1, maxRunCollections), "gcs", "timed minor collections per mode")
+	fs.Var(newIntValue(&o.warmup, base.Warmup, 0, maxRunCollections), "warmup", "untimed collections per mode before timing starts")
+	fs.Var(newListValue(&o.modes, base.Modes, gcsim.ParseMode, choices(gcsim.Modes())), "modes",
 		"modes to compare, in column order; the last is compared with each earlier one "+
 			"(serial: jobs run inline; perjob: one enqueue and wake per job, then Start; batch: one enqueue and wake for all, "+
 			"then Start, which wakes again, as SGen's fix did; startbatch: the batch and Start under one lock, one wake)")
 	fs.Var(newEnumValue(&o.cfg.Backend, def.Backend, workerpool.ParseBackend, "native, threads or goroutines"), "backend",
 		"worker backend: native (SGen's pool in C on pthreads; needs a cgo build), threads (Go-locked OS threads "+
 			"parked on futexes) or goroutines")
-	fs.Var(newEnumValue(&o.cfg.Mutex, workerpool.MutexPI, workerpool.ParseMutexKind, "normal, pi or adaptive"), "mutex",
+	fs.Var(newEnumValue(&o.cfg.Mutex, mutexDefault(def), workerpool.ParseMutexKind, "normal, pi or adaptive"), "mutex",
 		"the native backend's pthread mutex: pi (PTHREAD_PRIO_INHERIT, mono's on Linux), normal or adaptive")
 	fs.Var(newEnumValue(&o.cfg.Wake, def.Wake, workerpool.ParseWakePolicy, "broadcast, signal, targeted or spin"), "wake",
 		"wake policy of the pool modes: broadcast, signal, targeted or spin")
 	fs.Uint64Var(&o.cfg.Seed, "seed", def.Seed, "seed of the mutator's random choices (same seed, same heap)")
-	fs.Var(newIntValue(&o.gomaxprocs, 0, 0, maxRunGOMAXPROCS), "gomaxprocs", "GOMAXPROCS during the run; 0 = auto: workers+1 when --backend is threads or native and "+
+	fs.Var(newIntValue(&o.gomaxprocs, base.GOMAXPROCS, 0, maxRunGOMAXPROCS), "gomaxprocs", "GOMAXPROCS during the run; 0 = auto: workers+1 when --backend is threads or native and "+
 		"a pool mode runs, else the runtime's default; the host line gives the value in force "+
 		"(why: docs/methodology.md)")
-	registerLockCollector(fs, &o.lockCollector)
-	fs.BoolVar(&o.cfg.Verify, "verify", false, "run the heap verifier after every collection (slow; checks, does not time)")
+	registerLockCollector(fs, &o.lockCollector, base.LockCollector)
+	fs.BoolVar(&o.cfg.Verify, "verify", def.Verify, "run the heap verifier after every collection (slow; checks, does not time)")
 	o.output.register(fs)
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof FILE)")
 	fs.StringVar(&o.trace, "trace", "", "write an event trace of the run to `FILE`: collections, jobs per worker, enqueues, wakes "+
@@ -178,7 +184,7 @@ func settingUsageError(err error, fs *pflag.FlagSet) error {
 
 // cmdRun is `gcbench run`, also what a bare `gcbench` runs.
 func cmdRun(ctx context.Context, e *env, args []string) (err error) {
-	o, err := parseRunFlags(args, e.stdout)
+	o, err := parseRunFlags(ctx, args, e.stdout)
 	if o == nil || err != nil {
 		return err
 	}
@@ -382,6 +388,9 @@ func (o *runOptions) report(res *gcsim.Result, started time.Time, facts map[stri
 		run.Facts[k] = v
 	}
 	r := report.NewReport("minor-collection pause", o.config(), run)
+	if r.Settings, err = o.settings(); err != nil {
+		return nil, err
+	}
 	r.Anatomy = pauseAnatomy()
 	return r, nil
 }
@@ -411,8 +420,8 @@ func (o *runOptions) config() map[string]string {
 const lockedCollector = "locked-thread"
 
 // registerLockCollector adds --lock-collector, shared by run and sweep.
-func registerLockCollector(fs *pflag.FlagSet, lock *bool) {
-	fs.BoolVar(lock, "lock-collector", false, "run the collections on one OS thread, as SGen's collector is one thread "+
+func registerLockCollector(fs *pflag.FlagSet, lock *bool, def bool) {
+	fs.BoolVar(lock, "lock-collector", def, "run the collections on one OS thread, as SGen's collector is one thread "+
 		"(runtime.LockOSThread; what it changes: docs/methodology.md)")
 }
 

@@ -75,7 +75,7 @@ func parseSweepFlags(args []string, stdout io.Writer) (*sweepOptions, error) {
 		"modes each point compares, in column order; report compares the last two")
 	fs.Uint64Var(&o.base.cfg.Seed, "seed", def.Seed, "seed of the mutator's random choices")
 	fs.Var(newIntValue(&o.base.gomaxprocs, 0, 0, maxRunGOMAXPROCS), "gomaxprocs", "GOMAXPROCS per point; 0 = auto, as run's")
-	registerLockCollector(fs, &o.base.lockCollector)
+	registerLockCollector(fs, &o.base.lockCollector, false)
 	o.shardSize = 1 // before the flag, whose help shows it: every point, 0/1
 	fs.Var(&shardValue{&o.shardIndex, &o.shardSize}, "shard", "`i/n`: run only the points whose index is i modulo n (0 ≤ i < n), e.g. "+
 		"$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT or $JOB_COMPLETION_INDEX/N")
