@@ -54,7 +54,7 @@ type ModeResult struct {
 // it returns:
 //
 //   - nil error: every record, Partial false.
-//   - bad options or configuration: a nil Result and a *ConfigError.
+//   - bad options or configuration: a nil Result and a *setting.Error.
 //   - ctx ended: a non-nil Result with Partial set and an error wrapping
 //     ctx.Err(). Modes hold, in order, every collection recorded before the
 //     stop (none if the heap was still being built; the modes' counts may

@@ -57,7 +57,7 @@ type workerState struct {
 func New(cfg Config) (*Sim, error) { return NewContext(context.Background(), cfg) }
 
 // NewContext builds the heap and its initial old generation, the pool and
-// the jobs. An invalid cfg is reported as a *ConfigError. Building the old
+// the jobs. An invalid cfg is reported as a *setting.Error. Building the old
 // generation takes seconds per GiB; it looks at ctx after about every MiB
 // built, and if ctx ends first NewContext frees what it built and returns an
 // error wrapping ctx.Err().

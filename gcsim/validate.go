@@ -10,12 +10,6 @@ import (
 	"github.com/gcbench/gcbench/workerpool"
 )
 
-// ConfigError is setting.Error, the one error for a setting that cannot be
-// used, which heap's errors are too. Field is the setting's key, as
-// Config's JSON and reports spell it ("major_heap", "mutator.major_fill",
-// "gcs").
-type ConfigError = setting.Error
-
 func badValue(key string, v any, want string) error {
 	return &setting.Error{Field: key, Value: fmt.Sprint(v), Want: want}
 }

@@ -11,15 +11,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gcbench/gcbench/setting"
 	"github.com/gcbench/gcbench/workerpool"
 )
 
-// configError returns err as a *ConfigError, failing the test otherwise.
-func configError(t *testing.T, err error) *ConfigError {
+// configError returns err as a *setting.Error, failing the test otherwise.
+func configError(t *testing.T, err error) *setting.Error {
 	t.Helper()
 	require.ErrorIs(t, err, ErrInvalidConfig)
-	var ce *ConfigError
-	require.True(t, errors.As(err, &ce), "%v is not a *ConfigError", err)
+	var ce *setting.Error
+	require.True(t, errors.As(err, &ce), "%v is not a *setting.Error", err)
 	return ce
 }
 

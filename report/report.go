@@ -307,6 +307,9 @@ func Merge(reports ...*Report) (*Report, error) {
 			out.Runs = append(out.Runs, run)
 		}
 	}
+	if !slices.ContainsFunc(reports, func(r *Report) bool { return r.Schema != SchemaV1 }) {
+		out.Schema = SchemaV1 // version 1 reports merge into one, which writes as they were written
+	}
 	if err := out.checkModes(); err != nil {
 		return nil, err
 	}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/dustin/go-humanize"
-	"github.com/gcbench/gcbench/heap"
 	"github.com/gcbench/gcbench/internal/bytesize"
 	"github.com/gcbench/gcbench/internal/enum"
 	"github.com/gcbench/gcbench/render"
@@ -17,10 +16,6 @@ import (
 
 // Shared flag types for gcbench's subcommands: byte sizes and the output
 // format.
-
-// formatSize is bytesize.Format, kept under this name for predict.go and
-// tracestress.go until issue 33's second part moves them to bytesize.
-func formatSize(n int64) string { return bytesize.Format(n) }
 
 // sizeValue is a pflag.Value holding a byte size. A size above limit (when
 // limit > 0: the machine's available memory) is rejected while parsing, so
@@ -60,10 +55,6 @@ func parseSizeWithin(s string, limit int64) (int64, error) {
 
 func (v *sizeValue) String() string { return bytesize.Format(*v.bytes) }
 func (v *sizeValue) Type() string   { return "size" }
-
-// availableMemory is heap.AvailableMemory, the bound of the size flags
-// that trace-stress and predict check while parsing.
-func availableMemory() int64 { return heap.AvailableMemory() }
 
 // formatValue is a pflag.Value holding a render.Format.
 type formatValue struct{ f *render.Format }

@@ -131,15 +131,6 @@ func checkConfig(c gcsim.Config, fs *pflag.FlagSet) error {
 	return nil
 }
 
-// fitsMemory is the memory half of checkConfig, for predict.go until issue
-// 33's second part gives it checkConfig.
-func fitsMemory(c gcsim.Config, avail int64) error {
-	if err := c.Heap().CheckMemory(avail); err != nil {
-		return settingUsageError(err, nil)
-	}
-	return nil
-}
-
 // checkMutex refuses --mutex for a backend without mutex kinds, and sets the
 // mutex of one that has none to gcsim's unused zero.
 func checkMutex(fs *pflag.FlagSet, backend workerpool.Backend, m *workerpool.MutexKind) error {
@@ -153,24 +144,16 @@ func checkMutex(fs *pflag.FlagSet, backend workerpool.Backend, m *workerpool.Mut
 	return nil
 }
 
-// configFlags is what predict.go looks a refused setting's flag up in
-// until issue 33's second part gives it settingUsageError; it finds none,
-// and says so with the configuration's message.
-var configFlags map[string]string
-
 // settingUsageError turns a refused setting (a *setting.Error, whose key
 // names the flag by setting.Flag's rule) into a usage error that names the
 // flag, with the value as the user typed it; a setting without a flag in
-// fs is named by its key. fs nil takes every key's flag to exist.
+// fs is named by its key.
 func settingUsageError(err error, fs *pflag.FlagSet) error {
 	var se *setting.Error
 	if !errors.As(err, &se) {
 		return usagef("%v", err)
 	}
 	name := setting.Flag(se.Field)
-	if fs == nil {
-		return usagef("--%s %s: want %s", name, se.Value, se.Want)
-	}
 	f := fs.Lookup(name)
 	if f == nil {
 		return usagef("the configuration's %s = %s: want %s", se.Field, se.Value, se.Want)
@@ -410,14 +393,18 @@ func (o *runOptions) config() map[string]string {
 		c["mutex"] = cfg.Mutex.String()
 	}
 	if o.lockCollector { // recorded only when set, so that earlier reports keep their configuration
-		c["collector"] = lockedCollector
+		c[configCollector] = lockedCollector
 	}
 	return c
 }
 
-// lockedCollector is the configuration's "collector" for a run with
-// --lock-collector.
-const lockedCollector = "locked-thread"
+// configCollector is the displayed configuration's key for how the
+// collections ran, lockedCollector its value for a run with
+// --lock-collector (absent otherwise).
+const (
+	configCollector = "collector"
+	lockedCollector = "locked-thread"
+)
 
 // registerLockCollector adds --lock-collector, shared by run and sweep.
 func registerLockCollector(fs *pflag.FlagSet, lock *bool, def bool) {

@@ -103,7 +103,7 @@ func TestRunJSONAndReportRoundTrip(t *testing.T) {
 		}
 	}
 	require.NoError(t, json.Unmarshal(data, &doc), "run --out x.json writes JSON")
-	assert.Equal(t, "gcbench/analysis/v1", doc.Schema)
+	assert.Equal(t, "gcbench/report/v2", doc.Schema)
 	assert.Equal(t, "64MiB", doc.Config["major_heap"])
 	require.Len(t, doc.Runs, 1)
 	run := doc.Runs[0]

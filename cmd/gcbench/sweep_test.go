@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gcbench/gcbench/heap"
 	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/internal/testwait"
 	"github.com/stretchr/testify/assert"
@@ -210,7 +211,7 @@ func TestConcurrentSweepsNeverReplaceEachOthersPoints(t *testing.T) {
 // memory but their sum does not; the sweep refuses it before any point,
 // as run does, rather than failing on it hours in.
 func TestSweepRefusesAHeapTheMachineCannotHold(t *testing.T) {
-	avail := availableMemory()
+	avail := heap.AvailableMemory()
 	require.Positive(t, avail, "available memory is known on Linux")
 	each := strconv.FormatInt(avail*2/3>>20, 10) + "MiB"
 	dir := filepath.Join(t.TempDir(), "points")

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gcbench/gcbench/heap"
+	"github.com/gcbench/gcbench/internal/bytesize"
 	"github.com/gcbench/gcbench/internal/protocols/tracestress"
 	"github.com/gcbench/gcbench/render"
 	"github.com/gcbench/gcbench/trace"
@@ -21,7 +23,7 @@ func cmdTraceStress(ctx context.Context, e *env, args []string) error {
 	var opt tracestress.Options
 	fs.Var(newIntValue(&opt.Writers, tracestress.DefaultWriters, 1, tracestress.MaxWriters), "writers", "writers, each on an OS thread of its own, writing as fast as they can")
 	fs.Var(newIntValue(&opt.PayloadSize, tracestress.DefaultPayload, 1, trace.MaxPayload), "payload", "payload bytes per event")
-	fs.Var(newSizeValue(&opt.Limit, trace.DefaultLimit, availableMemory()), "limit", "session buffer limit (all buffers together)")
+	fs.Var(newSizeValue(&opt.Limit, trace.DefaultLimit, heap.AvailableMemory()), "limit", "session buffer limit (all buffers together)")
 	fs.Var(newDurationValue(&opt.Duration, tracestress.DefaultDuration, time.Millisecond, maxStressDuration), "duration", "how long each run counts, from the first dropped event (the writers write for the initial fill and then this long)")
 	fs.Var(newIntValue(&opt.Iterations, tracestress.DefaultIterations, 1, tracestress.MaxIterations), "iterations", "runs of each policy (interleaved)")
 	fs.Var(newListValue(&opt.Policies, []trace.Policy{trace.Lockless, trace.Locked}, trace.ParsePolicy, "lockless or locked"), "policies",
@@ -63,7 +65,7 @@ func cmdTraceStress(ctx context.Context, e *env, args []string) error {
 	}
 	opt.LocklessAllocInLock = bool(alloc)
 	if limit := opt.Limit; limit < trace.MinLimit {
-		return usagef("invalid argument %q for \"--limit\" flag: want at least %s", formatSize(limit), formatSize(trace.MinLimit))
+		return usagef("invalid argument %q for \"--limit\" flag: want at least %s", bytesize.Format(limit), bytesize.Format(trace.MinLimit))
 	}
 	if runs := int64(opt.Iterations) * int64(len(opt.Policies)); time.Duration(runs) > maxStressTotal/opt.Duration {
 		return usagef("--duration %v × --iterations %d × %d policies is more than %v", opt.Duration, opt.Iterations, len(opt.Policies), maxStressTotal)
@@ -285,7 +287,7 @@ func stressTable(res *tracestress.Result, p trace.Policy, header []string) *rend
 		alloc = ", allocation " + allocPlace(o.LocklessAllocInLock).String() + " the lock"
 	}
 	title := fmt.Sprintf("gcbench trace-stress, policy %s%s: %d writers, %d-byte payloads, %v of work per event, %s limit, %v per run, %d iterations, %s buffers, %s locks, %s reader, flush every %v",
-		p, alloc, o.Writers, o.PayloadSize, o.WriteCost, formatSize(o.Limit), o.Duration, o.Iterations, o.Memory, stressLockName(o.Lock), o.Reader, o.FlushInterval)
+		p, alloc, o.Writers, o.PayloadSize, o.WriteCost, bytesize.Format(o.Limit), o.Duration, o.Iterations, o.Memory, stressLockName(o.Lock), o.Reader, o.FlushInterval)
 	t := protocolTable(title, header, stressRows(res, p))
 	t.Notes = []string{"Counted while the writers wrote: from the first dropped event (the initial fill left out) to the stop (the final drain left out).",
 		"Std Dev: the sample standard deviation (n − 1), as in every gcbench table; the seed's table divides by n."}
