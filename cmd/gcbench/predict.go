@@ -106,7 +106,7 @@ func cmdPredict(ctx context.Context, e *env, args []string) error {
 		}
 		reports = append(reports, r)
 	}
-	if err := oneCollectorKind(reports, names); err != nil {
+	if err := checkablePoints(reports, names); err != nil {
 		return err
 	}
 	return predict(ctx, e, o, reports)
@@ -120,10 +120,15 @@ func (o predictOptions) predictionConfig() gcsim.Config {
 	return cfg
 }
 
-// oneCollectorKind refuses points made with and without --lock-collector
+// checkablePoints refuses points saved before typed settings, which the
+// check cannot read, and points made with and without --lock-collector
 // together: one check would pool two measured systems.
-func oneCollectorKind(reports []*report.Report, names []string) error {
+func checkablePoints(reports []*report.Report, names []string) error {
 	for i, r := range reports {
+		if !check.HasSettings(r) {
+			return usagef("%s: a point of schema %s, saved without typed settings: sweep it again with this gcbench "+
+				"(gcbench sweep, with the settings its configuration lists)", names[i], r.Schema)
+		}
 		if got, first := r.Config[configCollector], reports[0].Config[configCollector]; got != first {
 			return usagef("--dir: %s was made with collector=%q, %s with %q: check points made with and without "+
 				"--lock-collector apart", names[0], first, names[i], got)
@@ -242,6 +247,6 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*report.Re
 // nativeCheckable reports whether r is a native point the model can be
 // checked against.
 func nativeCheckable(r *report.Report) bool {
-	p, ok := check.ReadPoint(r.Config)
+	p, ok := check.ReadPoint(r)
 	return ok && p.Backend == "native" && len(r.Runs) > 0
 }

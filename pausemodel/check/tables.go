@@ -157,7 +157,7 @@ type GoPoint struct {
 func GoPoints(reports []*report.Report) []GoPoint {
 	var out []GoPoint
 	for _, r := range reports {
-		p, ok := ReadPoint(r.Config)
+		p, ok := ReadPoint(r)
 		if !ok || p.Backend == "native" {
 			continue
 		}
