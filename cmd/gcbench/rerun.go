@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/gcbench/gcbench/gcsim"
+	"github.com/gcbench/gcbench/report"
 	"github.com/gcbench/gcbench/workerpool"
 	"github.com/spf13/pflag"
 )
@@ -68,12 +69,22 @@ func loadExperiment(ctx context.Context, name string) (gcsim.Experiment, error) 
 			"regenerate it with this gcbench (gcbench run --format json, with the settings its configuration lists)",
 			name, r.Schema)
 	}
-	e := defaultExperiment()
-	if err := json.Unmarshal(r.Settings, &e); err != nil {
+	e, err := savedExperiment(r)
+	if err != nil {
 		return gcsim.Experiment{}, usagef("--config %s: %v", name, err)
 	}
+	return e, nil
+}
+
+// savedExperiment decodes a report's Settings onto defaultExperiment,
+// strictly, and validates the simulation: every error names the key.
+func savedExperiment(r *report.Report) (gcsim.Experiment, error) {
+	e := defaultExperiment()
+	if err := json.Unmarshal(r.Settings, &e); err != nil {
+		return gcsim.Experiment{}, err
+	}
 	if err := e.Config.Validate(); err != nil {
-		return gcsim.Experiment{}, usagef("--config %s: %v", name, err)
+		return gcsim.Experiment{}, err
 	}
 	return e, nil
 }

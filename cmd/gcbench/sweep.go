@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -185,7 +186,7 @@ func cmdSweep(ctx context.Context, e *env, args []string) error {
 		if i%o.shardSize != o.shardIndex {
 			continue
 		}
-		done, err := pointDone(ctx, filepath.Join(o.dir, p.name()+".json"), p.config())
+		done, err := pointDone(ctx, filepath.Join(o.dir, p.name()+".json"), p)
 		if err != nil {
 			return err
 		}
@@ -233,10 +234,12 @@ func pointFailed(err error) bool {
 	return errors.Is(err, heap.ErrMajorHeapFull) || errors.Is(err, heap.ErrVerify)
 }
 
-// pointDone reports whether path holds a saved point of config; a file
-// that is not one, or one of another configuration, is an error: the
-// sweep never overwrites what it cannot account for.
-func pointDone(ctx context.Context, path string, config map[string]string) (bool, error) {
+// pointDone reports whether path holds a saved point of p's
+// configuration; a file that is not one, or one of another configuration
+// (by the settings shown, then by the typed settings when it has them), is
+// an error: the sweep never overwrites what it cannot account for.
+func pointDone(ctx context.Context, path string, p *runOptions) (bool, error) {
+	config := p.config()
 	r, err := readReport(ctx, path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -256,6 +259,16 @@ func pointDone(ctx context.Context, path string, config map[string]string) (bool
 			return false, fmt.Errorf("%s was made with %s=%s, this sweep asks %s: sweep into another --dir",
 				path, k, settingOf(r.Config, k), settingOf(config, k))
 		}
+	}
+	if len(r.Settings) == 0 { // a version-1 point: its shown settings are all it has
+		return true, nil
+	}
+	saved, err := savedExperiment(r)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w (move it away, or sweep into another --dir)", path, err)
+	}
+	if !reflect.DeepEqual(saved, p.experiment()) {
+		return false, fmt.Errorf("%s was made with other settings than this sweep asks (%s): sweep into another --dir", path, r.Settings)
 	}
 	return true, nil
 }
@@ -294,7 +307,7 @@ func runPoint(ctx context.Context, e *env, p *runOptions, path string, bar *swee
 		// Another sweep into the same directory saved the point first (an
 		// Indexed Job can run one index twice): its file stays, and if it
 		// is this point with these settings, the sweep goes on.
-		if done, derr := pointDone(ctx, path, p.config()); derr == nil && done {
+		if done, derr := pointDone(ctx, path, p); derr == nil && done {
 			var kept *keptElsewhereError
 			if errors.As(err, &kept) {
 				os.Remove(kept.kept) // ours, just made: the point it holds is saved in --dir already
