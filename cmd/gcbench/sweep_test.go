@@ -32,8 +32,8 @@ func sweepGrid(dir, workers, wakes, gcs string, extra ...string) []string {
 		"--major-heap", "64MiB", "--los", "16MiB", "--nursery", "256KiB", "--gcs", gcs, "--warmup", "1"}, extra...)
 }
 
-// gridPoint is the first point of the sweep args
-// (as sweepGrid builds them) asks for.
+// gridPoint is the first point of the grid the sweep args
+// (as sweepGrid builds them) ask for.
 func gridPoint(t *testing.T, args []string) *runOptions {
 	t.Helper()
 	o, err := parseSweepFlags(args[1:], io.Discard)
