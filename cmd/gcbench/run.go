@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"runtime"
 	"runtime/pprof"
 	"slices"
@@ -204,9 +205,7 @@ func cmdRun(ctx context.Context, e *env, args []string) (err error) {
 		// A trace of a run that measured something is kept, closed with
 		// its end block; one of a run that failed or measured nothing is not.
 		err = joinErrors(err, finishTrace(measured))
-		st := o.cfg.Trace.Stats()
-		facts["trace_events_written"] = float64(st.Written)
-		facts["trace_events_dropped"] = float64(st.Dropped)
+		maps.Copy(facts, gcsim.TraceFacts(o.cfg.Trace.Stats()))
 	}
 	if !measured {
 		return err
@@ -246,15 +245,6 @@ func measuredAny(res *gcsim.Result) bool {
 		}
 	}
 	return true
-}
-
-// recordsIn counts the timed collections of every mode of res.
-func recordsIn(res *gcsim.Result) int {
-	n := 0
-	for _, m := range res.Modes {
-		n += len(m.Records)
-	}
-	return n
 }
 
 // timedCollections is the number of timed collections every mode of res
@@ -361,15 +351,8 @@ func (o *runOptions) report(res *gcsim.Result, started time.Time, facts map[stri
 	run.Partial = partial
 	run.Started = started.UTC().Truncate(time.Second)
 	run.Elapsed = report.Duration(res.Elapsed.Round(time.Millisecond))
-	run.Facts = map[string]float64{
-		"major_gcs":           float64(res.MajorGCs),
-		"sim_overhead_s":      res.SimOverhead.Seconds(),
-		"collections_timed":   float64(recordsIn(res)),
-		"collections_warm_up": float64(o.warmup * len(res.Modes)),
-	}
-	for k, v := range facts {
-		run.Facts[k] = v
-	}
+	run.Facts = res.Facts(o.warmup)
+	maps.Copy(run.Facts, facts)
 	r := report.NewReport("minor-collection pause", o.config(), run)
 	if r.Settings, err = o.settings(); err != nil {
 		return nil, err

@@ -442,7 +442,7 @@ func TestPartialReasonKeepsWhatAFailedRunMeasured(t *testing.T) {
 		partialReason(ctx, fmt.Errorf("collecting: %w", context.Canceled), two, 10))
 	assert.Empty(t, partialReason(context.Background(), nil, two, 10), "a finished run")
 	assert.Empty(t, partialReason(context.Background(), failed, none, 10), "batch measured nothing")
-	assert.Equal(t, 5, recordsIn(two), "collections_timed counts the records taken")
+	assert.Equal(t, 5, two.Recorded(), "collections_timed counts the records taken")
 }
 
 // TestAnOutputIntoStandardOutputIsRefused: with no --out the report goes
