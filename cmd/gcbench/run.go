@@ -366,14 +366,14 @@ func (o *runOptions) report(res *gcsim.Result, started time.Time, facts map[stri
 func (o *runOptions) config() map[string]string {
 	cfg := o.cfg
 	c := map[string]string{
-		"major_heap": bytesize.Format(cfg.MajorHeap), "los": bytesize.Format(cfg.LOS), "nursery": bytesize.Format(cfg.Nursery),
-		"workers": strconv.Itoa(cfg.Workers), "gcs": strconv.Itoa(o.gcs), "warmup": strconv.Itoa(o.warmup),
-		report.ConfigModes: strings.Join(o.modeNames(), ","), "backend": cfg.Backend.String(), "wake": cfg.Wake.String(),
-		"seed": strconv.FormatUint(cfg.Seed, 10), "verify": strconv.FormatBool(cfg.Verify),
-		"gomaxprocs": o.gomaxprocsSetting(),
+		heap.KeyMajorHeap: bytesize.Format(cfg.MajorHeap), heap.KeyLOS: bytesize.Format(cfg.LOS),
+		heap.KeyNursery: bytesize.Format(cfg.Nursery), gcsim.KeyWorkers: strconv.Itoa(cfg.Workers),
+		gcsim.KeyGCs: strconv.Itoa(o.gcs), gcsim.KeyWarmup: strconv.Itoa(o.warmup), report.ConfigModes: strings.Join(o.modeNames(), ","),
+		gcsim.KeyBackend: cfg.Backend.String(), gcsim.KeyWake: cfg.Wake.String(), gcsim.KeySeed: strconv.FormatUint(cfg.Seed, 10),
+		gcsim.KeyVerify: strconv.FormatBool(cfg.Verify), gcsim.KeyGOMAXPROCS: o.gomaxprocsSetting(),
 	}
 	if cfg.Backend == workerpool.Native { // only there: earlier reports' configurations stay as they were
-		c["mutex"] = cfg.Mutex.String()
+		c[gcsim.KeyMutex] = cfg.Mutex.String()
 	}
 	if o.lockCollector { // recorded only when set, so that earlier reports keep their configuration
 		c[configCollector] = lockedCollector
