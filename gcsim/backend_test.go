@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/gcbench/gcbench/setting"
 	"github.com/gcbench/gcbench/workerpool"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -26,8 +27,8 @@ func TestNativeDefaultBackendAndItsAbsence(t *testing.T) {
 	assert.Equal(t, workerpool.Threads, b)
 	cfg.Backend = workerpool.Native
 	err := cfg.Validate()
-	var ce *ConfigError
+	var ce *setting.Error
 	require.True(t, errors.As(err, &ce), "%v", err)
-	assert.Equal(t, "Backend", ce.Field)
+	assert.Equal(t, "backend", ce.Field)
 	assert.Contains(t, ce.Want, "cgo")
 }

@@ -54,7 +54,7 @@ type ModeResult struct {
 // it returns:
 //
 //   - nil error: every record, Partial false.
-//   - bad options or configuration: a nil Result and a *ConfigError.
+//   - bad options or configuration: a nil Result and a *setting.Error.
 //   - ctx ended: a non-nil Result with Partial set and an error wrapping
 //     ctx.Err(). Modes hold, in order, every collection recorded before the
 //     stop (none if the heap was still being built; the modes' counts may
@@ -99,19 +99,19 @@ func (opt CompareOptions) validate() ([]Mode, error) {
 		modes = Modes()
 	}
 	for _, m := range modes {
-		if !m.valid() {
-			return nil, badValue("CompareOptions.Modes", int(m), ModeChoices())
+		if !modeNames.Valid(m) {
+			return nil, badValue(KeyModes, m, modeNames.Want())
 		}
 	}
 	switch {
 	case opt.GCs < 1:
-		return nil, badValue("CompareOptions.GCs", opt.GCs, "≥ 1")
+		return nil, badValue(KeyGCs, opt.GCs, "≥ 1")
 	case opt.Warmup < 0:
-		return nil, badValue("CompareOptions.Warmup", opt.Warmup, "≥ 0")
+		return nil, badValue(KeyWarmup, opt.Warmup, "≥ 0")
 	case opt.Warmup > math.MaxInt-opt.GCs:
 		// The round count would wrap negative and run nothing.
-		return nil, badValue("CompareOptions.Warmup", opt.Warmup,
-			fmt.Sprintf("≤ %d, so that Warmup + GCs (GCs = %d) fits an int", math.MaxInt-opt.GCs, opt.GCs))
+		return nil, badValue(KeyWarmup, opt.Warmup,
+			fmt.Sprintf("≤ %d, so that warmup + gcs (gcs = %d) fits an int", math.MaxInt-opt.GCs, opt.GCs))
 	}
 	return modes, nil
 }

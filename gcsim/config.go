@@ -1,20 +1,19 @@
 package gcsim
 
 import (
-	"errors"
-	"fmt"
 	"runtime"
-	"strings"
 
 	"github.com/gcbench/gcbench/heap"
+	"github.com/gcbench/gcbench/internal/enum"
+	"github.com/gcbench/gcbench/setting"
 	"github.com/gcbench/gcbench/trace"
 	"github.com/gcbench/gcbench/workerpool"
 )
 
-// ErrInvalidConfig is wrapped by every error Validate returns (each a
-// *ConfigError naming the field), by Compare's errors about its options, and
-// by ParseMode's.
-var ErrInvalidConfig = errors.New("invalid gcsim configuration")
+// ErrInvalidConfig is setting.ErrInvalid (as heap.ErrInvalidConfig is),
+// wrapped by every error Validate returns (each a *setting.Error naming the
+// setting), by Compare's errors about its options, and by ParseMode's.
+var ErrInvalidConfig = setting.ErrInvalid
 
 // Mode is how a minor collection's jobs are dispatched.
 type Mode int
@@ -38,44 +37,25 @@ const (
 	StartBatch
 )
 
-var modeNames = [...]string{Serial: "serial", PerJob: "perjob", Batch: "batch", StartBatch: "startbatch"}
-
-func (m Mode) valid() bool { return m >= 0 && int(m) < len(modeNames) }
+var modeNames = enum.New[Mode]("Mode", "mode", ErrInvalidConfig, "serial", "perjob", "batch", "startbatch")
 
 // Modes lists every mode, in the order of their values.
-func Modes() []Mode {
-	ms := make([]Mode, len(modeNames))
-	for i := range ms {
-		ms[i] = Mode(i)
-	}
-	return ms
-}
-
-// ModeChoices names every mode as a choice for a message: "serial,
-// perjob, batch or startbatch".
-func ModeChoices() string {
-	return strings.Join(modeNames[:len(modeNames)-1], ", ") + " or " + modeNames[len(modeNames)-1]
-}
+func Modes() []Mode { return modeNames.Values() }
 
 // String returns the mode's name as ParseMode accepts it ("serial",
 // "perjob", "batch", "startbatch"), or "Mode(N)" for an unknown value.
-func (m Mode) String() string {
-	if m.valid() {
-		return modeNames[m]
-	}
-	return fmt.Sprintf("Mode(%d)", int(m))
-}
+func (m Mode) String() string { return modeNames.String(m) }
+
+// MarshalText returns the mode's name, or an error wrapping
+// ErrInvalidConfig for a value without one.
+func (m Mode) MarshalText() ([]byte, error) { return modeNames.Marshal(m) }
+
+// UnmarshalText sets m from a name ParseMode accepts.
+func (m *Mode) UnmarshalText(text []byte) error { return modeNames.Unmarshal(text, m) }
 
 // ParseMode returns the mode named s ("serial", "perjob", "batch",
 // "startbatch"; case-insensitive), or an error wrapping ErrInvalidConfig.
-func ParseMode(s string) (Mode, error) {
-	for m, name := range modeNames {
-		if strings.EqualFold(s, name) {
-			return Mode(m), nil
-		}
-	}
-	return 0, fmt.Errorf("%w: mode %q, want one of %s", ErrInvalidConfig, s, strings.Join(modeNames[:], ", "))
-}
+func ParseMode(s string) (Mode, error) { return modeNames.Parse(s) }
 
 // Config describes a simulation. Sizes are in bytes.
 type Config struct {
@@ -216,8 +196,11 @@ func DefaultBackend() (workerpool.Backend, workerpool.MutexKind) {
 	return workerpool.Threads, workerpool.MutexNormal
 }
 
-// heapConfig is the heap part of the configuration.
-func (c Config) heapConfig() heap.Config {
+// Heap is the heap part of the configuration, as New builds the heap (a
+// zero Roots is heap.DefaultRoots). A front end can refuse a heap that does
+// not fit this machine before any other work with
+// c.Heap().CheckMemory(heap.AvailableMemory()), as New does.
+func (c Config) Heap() heap.Config {
 	roots := c.Roots
 	if roots == 0 {
 		roots = heap.DefaultRoots

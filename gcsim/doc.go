@@ -15,8 +15,8 @@
 //     JobSpan + JoinLatency + NurseryReset = Pause.
 //   - Compare runs the modes interleaved in rotating rounds on one evolving
 //     heap, so drift hits every mode alike.
-//   - A setting that cannot be used is a *ConfigError naming the Config
-//     field and the bound; the long untimed phases look at a context about
+//   - A setting that cannot be used is a *setting.Error naming the
+//     setting's key (as Config's JSON spells it) and the bound; the long untimed phases look at a context about
 //     every MiB of work and return within milliseconds of a cancel, and the
 //     pause never looks at it.
 //

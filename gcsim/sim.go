@@ -57,7 +57,7 @@ type workerState struct {
 func New(cfg Config) (*Sim, error) { return NewContext(context.Background(), cfg) }
 
 // NewContext builds the heap and its initial old generation, the pool and
-// the jobs. An invalid cfg is reported as a *ConfigError. Building the old
+// the jobs. An invalid cfg is reported as a *setting.Error. Building the old
 // generation takes seconds per GiB; it looks at ctx after about every MiB
 // built, and if ctx ends first NewContext frees what it built and returns an
 // error wrapping ctx.Err().
@@ -68,7 +68,7 @@ func NewContext(ctx context.Context, cfg Config) (*Sim, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("gcsim: building the simulation: %w", err)
 	}
-	h, err := heap.New(cfg.heapConfig())
+	h, err := heap.New(cfg.Heap())
 	if err != nil {
 		return nil, fmt.Errorf("gcsim: %w", err)
 	}
@@ -101,7 +101,7 @@ func (s *Sim) populate(ctx context.Context) error {
 	case err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()):
 		return fmt.Errorf("gcsim: building the initial heap: %w", err)
 	case err != nil:
-		return fmt.Errorf("gcsim: building the initial heap (MajorHeap, LOS, Mutator.MajorFill, Mutator.LOSFill): %w", err)
+		return fmt.Errorf("gcsim: building the initial heap (major_heap, los, mutator.major_fill, mutator.los_fill): %w", err)
 	}
 	s.mut.trimSample()
 	return nil
@@ -223,7 +223,7 @@ func (s *Sim) majorIfNeeded(ctx context.Context) error {
 	if s.freeBlocks() < s.minFreeBlocks() {
 		used, total := s.heap.MajorUsage()
 		return fmt.Errorf("%w: %d of %d blocks hold live objects after a major collection, "+
-			"fewer than a nursery's worth of promotion left (raise MajorHeap or lower Mutator.MajorFill)",
+			"fewer than a nursery's worth of promotion left (raise major_heap or lower mutator.major_fill)",
 			heap.ErrMajorHeapFull, used, total)
 	}
 	return nil
@@ -347,11 +347,11 @@ func (s *Sim) CollectContext(ctx context.Context, mode Mode) (Record, error) {
 	if err := s.usable(); err != nil {
 		return rec, err
 	}
-	if !mode.valid() {
+	if !modeNames.Valid(mode) {
 		return rec, fmt.Errorf("%w: mode %d", ErrInvalidConfig, int(mode))
 	}
 	if err := s.timedCollect(mode, &rec); err != nil {
-		return rec, s.fail(fmt.Errorf("%s collection (raise MajorHeap if the major heap is full): %w", mode, err))
+		return rec, s.fail(fmt.Errorf("%s collection (raise major_heap if the major heap is full): %w", mode, err))
 	}
 	if s.cfg.Verify {
 		return rec, s.verifyCollection(ctx, mode)

@@ -314,7 +314,7 @@ func TestFullHeapIsAnErrorNamingTheSetting(t *testing.T) {
 		}
 	}
 	require.ErrorIs(t, err, heap.ErrMajorHeapFull)
-	assert.Contains(t, err.Error(), "MajorHeap")
+	assert.Contains(t, err.Error(), "major_heap")
 	assert.Equal(t, 1, strings.Count(err.Error(), "gcsim:"), err.Error())
 	_, err = s.Collect(Batch)
 	assert.ErrorIs(t, err, ErrBroken, "a failed simulation stays failed")
@@ -434,7 +434,7 @@ func TestHeapLargerThanTheMachineIsAnError(t *testing.T) {
 	require.NoError(t, cfg.Validate(), "valid in itself")
 	_, err := New(cfg)
 	require.ErrorIs(t, err, heap.ErrTooLarge)
-	assert.Contains(t, err.Error(), "MajorHeap")
+	assert.Contains(t, err.Error(), "major_heap")
 }
 
 // TestHostGCOverlapCountsCyclesRunningAcrossTheWindow: a host cycle that

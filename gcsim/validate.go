@@ -1,141 +1,93 @@
 package gcsim
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
 	"github.com/gcbench/gcbench/heap"
+	"github.com/gcbench/gcbench/internal/bytesize"
+	"github.com/gcbench/gcbench/setting"
 	"github.com/gcbench/gcbench/workerpool"
 )
 
-// ConfigError names a setting that cannot be used, the value it was given
-// and what would be accepted, so that a front end can point at the flag
-// that set it without parsing messages. Every error Validate returns is
-// one, and so are Compare's errors about its options; it wraps
-// ErrInvalidConfig.
-type ConfigError struct {
-	// Field is the setting's path in Config ("MajorHeap", "Workers",
-	// "Mutator.MajorFill"), or in CompareOptions with that prefix
-	// ("CompareOptions.GCs"). When a combination of settings fails, Field
-	// is the one to change, and Want names the others.
-	Field string
-	// Value is the value as given: sizes as heap.FormatSize writes them
-	// ("64MiB", "1000B"), counts and fractions as numbers.
-	Value string
-	// Want says what would be accepted, with the bound as a number in the
-	// field's units ("1..4096", "at least 364MiB for 4096 workers, …").
-	Want string
+func badValue(key string, v any, want string) error {
+	return &setting.Error{Field: key, Value: fmt.Sprint(v), Want: want}
 }
 
-// Error reads "invalid gcsim configuration: Field = Value, want Want".
-func (e *ConfigError) Error() string {
-	return fmt.Sprintf("%v: %s = %s, want %s", ErrInvalidConfig, e.Field, e.Value, e.Want)
+func badSize(key string, v int64, want string) error {
+	return &setting.Error{Field: key, Value: bytesize.Format(v), Want: want}
 }
 
-// Unwrap returns ErrInvalidConfig.
-func (e *ConfigError) Unwrap() error { return ErrInvalidConfig }
-
-func badValue(field string, v any, want string) error {
-	return &ConfigError{Field: field, Value: fmt.Sprint(v), Want: want}
-}
-
-func badSize(field string, v int64, want string) error {
-	return &ConfigError{Field: field, Value: heap.FormatSize(v), Want: want}
-}
-
-// Validate reports the first setting that cannot be used as a *ConfigError
-// (wrapping ErrInvalidConfig): a field out of its range, or a heap too small
-// for the simulation to run (see Config.MajorHeap).
+// Validate reports the first setting that cannot be used as a
+// *setting.Error (wrapping ErrInvalidConfig): a setting out of its range
+// (the heap's by heap.Config.Validate), or a heap too small for the
+// simulation to run (see Config.MajorHeap). It depends on c alone: New
+// also refuses a heap larger than this machine's available memory
+// (heap.Config.CheckMemory, through heap.New).
 func (c Config) Validate() error {
-	switch {
-	case c.Roots < 0:
-		return badValue("Roots", c.Roots, fmt.Sprintf("0 (default) or 64..%d", heap.MaxRoots))
-	case c.Roots > 0 && c.Roots < 64:
-		return badValue("Roots", c.Roots, fmt.Sprintf("0 (default) or 64..%d", heap.MaxRoots))
+	if c.Roots < 0 || c.Roots > 0 && c.Roots < 64 || c.Roots > heap.MaxRoots { // more than heap's 1: Roots/64 hold the mutator's large objects
+		return badValue(heap.KeyRoots, c.Roots, fmt.Sprintf("0 (default) or 64..%d", heap.MaxRoots))
 	}
-	if err := fromHeap(c.heapConfig().Validate()); err != nil {
-		return err
+	for _, check := range []func() error{c.Heap().Validate, c.validatePool, c.Mutator.validate, c.validateMajorRoom, c.validateLOSRoom} {
+		if err := check(); err != nil {
+			return err
+		}
 	}
-	if err := c.validatePool(); err != nil {
-		return err
-	}
-	if err := c.Mutator.validate(); err != nil {
-		return err
-	}
-	if err := c.validateMajorRoom(); err != nil {
-		return err
-	}
-	return c.validateLOSRoom()
-}
-
-// fromHeap restates a heap configuration error in Config's terms: the heap's
-// fields (MajorHeap, LOS, Nursery, Roots) have the same names here.
-func fromHeap(err error) error {
-	var he *heap.ConfigError
-	if !errors.As(err, &he) {
-		return err
-	}
-	want := he.Want
-	if he.Field == "Roots" {
-		want = fmt.Sprintf("0 (default) or 64..%d", heap.MaxRoots)
-	}
-	return &ConfigError{Field: he.Field, Value: he.Value, Want: want}
+	return nil
 }
 
 func (c Config) validatePool() error {
 	if c.Workers < 1 || c.Workers > workerpool.MaxWorkers {
-		return badValue("Workers", c.Workers, fmt.Sprintf("1..%d", workerpool.MaxWorkers))
+		return badValue(KeyWorkers, c.Workers, fmt.Sprintf("1..%d", workerpool.MaxWorkers))
 	}
-	if _, err := workerpool.ParseBackend(c.Backend.String()); err != nil {
-		return badValue("Backend", c.Backend, "goroutines, threads or native")
+	if _, err := c.Backend.MarshalText(); err != nil { // only a named value marshals
+		return badValue(KeyBackend, c.Backend, "goroutines, threads or native")
 	}
 	if c.Backend == workerpool.Native && !workerpool.NativeAvailable {
-		return badValue("Backend", c.Backend, "threads or goroutines (native needs a build with cgo, on Linux)")
+		return badValue(KeyBackend, c.Backend, "threads or goroutines (native needs a build with cgo, on Linux)")
 	}
-	if _, err := workerpool.ParseMutexKind(c.Mutex.String()); err != nil {
-		return badValue("Mutex", c.Mutex, "normal, pi or adaptive")
+	if _, err := c.Mutex.MarshalText(); err != nil {
+		return badValue(KeyMutex, c.Mutex, "normal, pi or adaptive")
 	}
-
-	if _, err := workerpool.ParseWakePolicy(c.Wake.String()); err != nil {
-		return badValue("Wake", c.Wake, "broadcast, signal, targeted or spin")
+	if _, err := c.Wake.MarshalText(); err != nil {
+		return badValue(KeyWake, c.Wake, "broadcast, signal, targeted or spin")
 	}
 	return nil
 }
 
 func (m MutatorConfig) validate() error {
-	bad := func(field string, v any, want string) error { return badValue("Mutator."+field, v, want) }
+	bad := func(key string, v any, want string) error { return badValue(KeyMutator+"."+key, v, want) }
 	for _, f := range []struct {
-		name string
-		v    float64
-	}{{"RootShare", m.RootShare}, {"LOSShare", m.LOSShare}, {"NurseryLinks", m.NurseryLinks},
-		{"OldLinks", m.OldLinks}, {"MajorGCFree", m.MajorGCFree}} {
+		key string
+		v   float64
+	}{{"root_share", m.RootShare}, {"los_share", m.LOSShare}, {"nursery_links", m.NurseryLinks},
+		{"old_links", m.OldLinks}, {"major_gc_free", m.MajorGCFree}} {
 		if !(f.v >= 0 && f.v <= 1) {
-			return bad(f.name, f.v, "0 ≤ value ≤ 1")
+			return bad(f.key, f.v, "0 ≤ value ≤ 1")
 		}
 	}
 	switch {
 	case !(m.MajorFill >= 0 && m.MajorFill <= maxFill):
-		return bad("MajorFill", m.MajorFill, fmt.Sprintf("0 ≤ value ≤ %g", maxFill))
+		return bad("major_fill", m.MajorFill, fmt.Sprintf("0 ≤ value ≤ %g", maxFill))
 	case !(m.LOSFill >= 0 && m.LOSFill <= maxFill):
-		return bad("LOSFill", m.LOSFill, fmt.Sprintf("0 ≤ value ≤ %g", maxFill))
+		return bad("los_fill", m.LOSFill, fmt.Sprintf("0 ≤ value ≤ %g", maxFill))
 	case m.BarrierStores < 0 || m.BarrierStores > maxUndo:
-		return bad("BarrierStores", m.BarrierStores, fmt.Sprintf("0..%d", maxUndo))
+		return bad("barrier_stores", m.BarrierStores, fmt.Sprintf("0..%d", maxUndo))
 	case m.Lifetime < 1 || m.Lifetime > 1<<16:
-		return bad("Lifetime", m.Lifetime, "1..65536")
+		return bad("lifetime", m.Lifetime, "1..65536")
 	case int64(m.BarrierStores)*int64(m.Lifetime) > maxUndo:
-		return bad("Lifetime", m.Lifetime, fmt.Sprintf("1..%d for Mutator.BarrierStores %d (the mutator remembers "+
-			"BarrierStores × Lifetime ≤ %d slots)", maxUndo/max(1, m.BarrierStores), m.BarrierStores, maxUndo))
+		return bad("lifetime", m.Lifetime, fmt.Sprintf("1..%d for mutator.barrier_stores %d (the mutator remembers "+
+			"barrier_stores × lifetime ≤ %d slots)", maxUndo/max(1, m.BarrierStores), m.BarrierStores, maxUndo))
 	case m.Published < 1:
-		return bad("Published", m.Published, "≥ 1")
+		return bad("published", m.Published, "≥ 1")
 	case m.RootShare+m.LOSShare > 1:
-		return bad("LOSShare", m.LOSShare, fmt.Sprintf("0..%g, so that RootShare + LOSShare ≤ 1", 1-m.RootShare))
+		return bad("los_share", m.LOSShare, fmt.Sprintf("0..%g, so that root_share + los_share ≤ 1", 1-m.RootShare))
 	case m.NurseryLinks+m.OldLinks > 1:
-		return bad("OldLinks", m.OldLinks, fmt.Sprintf("0..%g, so that NurseryLinks + OldLinks ≤ 1", 1-m.NurseryLinks))
+		return bad("old_links", m.OldLinks, fmt.Sprintf("0..%g, so that nursery_links + old_links ≤ 1", 1-m.NurseryLinks))
 	case m.LargeObjects < 0 || m.LargeObjects > 1<<16:
-		return bad("LargeObjects", m.LargeObjects, "0..65536")
+		return bad("large_objects", m.LargeObjects, "0..65536")
 	case m.MaxLargeObject <= heap.MaxSmallObject+heap.PageSize || m.MaxLargeObject > 1<<30:
-		return bad("MaxLargeObject", m.MaxLargeObject, fmt.Sprintf("%d..%d", heap.MaxSmallObject+heap.PageSize+1, 1<<30))
+		return bad("max_large_object", m.MaxLargeObject, fmt.Sprintf("%d..%d", heap.MaxSmallObject+heap.PageSize+1, 1<<30))
 	}
 	return nil
 }
@@ -188,12 +140,12 @@ func (c Config) validateMajorRoom() error {
 	perWorker := int64(c.Workers) + 1
 	maxNursery := roundDownSize((free/2 - perWorker) * heap.BlockSize)
 	if c.Nursery/heap.BlockSize > perWorker && maxNursery >= heap.MinNursery {
-		return badSize("Nursery", c.Nursery, fmt.Sprintf("at most %s for a %s major heap at Mutator.MajorFill %g "+
-			"with %d workers (or MajorHeap at least %s)", heap.FormatSize(maxNursery), heap.FormatSize(c.MajorHeap),
-			c.Mutator.MajorFill, c.Workers, heap.FormatSize(minMajor)))
+		return badSize(heap.KeyNursery, c.Nursery, fmt.Sprintf("at most %s for a %s major heap at mutator.major_fill %g "+
+			"with %d workers (or major_heap at least %s)", bytesize.Format(maxNursery), bytesize.Format(c.MajorHeap),
+			c.Mutator.MajorFill, c.Workers, bytesize.Format(minMajor)))
 	}
-	return badSize("MajorHeap", c.MajorHeap, fmt.Sprintf("at least %s for %d workers and a %s nursery at "+
-		"Mutator.MajorFill %g", heap.FormatSize(minMajor), c.Workers, heap.FormatSize(c.Nursery), c.Mutator.MajorFill))
+	return badSize(heap.KeyMajorHeap, c.MajorHeap, fmt.Sprintf("at least %s for %d workers and a %s nursery at "+
+		"mutator.major_fill %g", bytesize.Format(minMajor), c.Workers, bytesize.Format(c.Nursery), c.Mutator.MajorFill))
 }
 
 // minMajorHeap is the smallest major heap, in whole MiB, that
@@ -211,16 +163,16 @@ func (c Config) minMajorHeap() int64 {
 // per handle root (Roots/64; the mutator replaces each handle's object), one
 // being allocated, and the one heap.Populate may place past its target.
 func (c Config) validateLOSRoom() error {
-	roots := c.heapConfig().Roots
+	roots := c.Heap().Roots
 	objects := int64(max(1, roots/64)) + 2
 	need := objects * roundUp(int64(c.Mutator.MaxLargeObject), heap.PageSize)
 	if float64(c.LOS)*(1-c.Mutator.LOSFill) >= float64(need) {
 		return nil
 	}
 	least := roundUpMiB(int64(math.Ceil(float64(need) / (1 - c.Mutator.LOSFill))))
-	return badSize("LOS", c.LOS, fmt.Sprintf("at least %s for Mutator.LOSFill %g and %d large objects of up to %s "+
-		"(one per Roots/64 handle root, and two more)", heap.FormatSize(least), c.Mutator.LOSFill, objects,
-		heap.FormatSize(int64(c.Mutator.MaxLargeObject))))
+	return badSize(heap.KeyLOS, c.LOS, fmt.Sprintf("at least %s for mutator.los_fill %g and %d large objects of up to %s "+
+		"(one per roots/64 handle root, and two more)", bytesize.Format(least), c.Mutator.LOSFill, objects,
+		bytesize.Format(int64(c.Mutator.MaxLargeObject))))
 }
 
 func roundUp(n, to int64) int64 { return (n + to - 1) / to * to }

@@ -3,7 +3,13 @@
 package heap
 
 import (
+	"bufio"
 	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -50,11 +56,35 @@ func (a *arena) unmap() error {
 	return nil
 }
 
-// physicalMemory returns the machine's RAM in bytes, or 0 if unknown.
-func physicalMemory() int64 {
-	var si unix.Sysinfo_t
-	if err := unix.Sysinfo(&si); err != nil {
-		return 0
+// AvailableMemory returns the memory the kernel reports as available for
+// new allocations (MemAvailable in /proc/meminfo), or failing that its
+// free and buffer RAM; 0 if unknown. New refuses a heap larger than it
+// (Config.CheckMemory).
+func AvailableMemory() int64 {
+	if f, err := os.Open("/proc/meminfo"); err == nil {
+		defer f.Close()
+		if n := memAvailable(f); n > 0 {
+			return n
+		}
 	}
-	return int64(si.Totalram) * int64(si.Unit)
+	var si unix.Sysinfo_t
+	if err := unix.Sysinfo(&si); err == nil {
+		return int64(si.Freeram+si.Bufferram) * int64(si.Unit)
+	}
+	return 0
+}
+
+// memAvailable is MemAvailable from a /proc/meminfo, in bytes; 0 if it is
+// missing, not a positive count of kB or too large for an int64 in bytes.
+func memAvailable(meminfo io.Reader) int64 {
+	sc := bufio.NewScanner(meminfo)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) >= 2 && fields[0] == "MemAvailable:" {
+			if kb, err := strconv.ParseInt(fields[1], 10, 64); err == nil && kb > 0 && kb <= math.MaxInt64>>10 {
+				return kb << 10
+			}
+		}
+	}
+	return 0
 }

@@ -19,4 +19,6 @@ func (a *arena) base() unsafe.Pointer { return nil }
 func (a *arena) release(off, n int64) {}
 func (a *arena) unmap() error         { return nil }
 
-func physicalMemory() int64 { return 0 }
+// AvailableMemory returns 0 (unknown) on this system, where no heap can
+// be mapped anyway.
+func AvailableMemory() int64 { return 0 }

@@ -3,15 +3,18 @@ package heap
 import (
 	"errors"
 	"fmt"
-	"strconv"
+
+	"github.com/gcbench/gcbench/internal/bytesize"
+	"github.com/gcbench/gcbench/setting"
 )
 
 // Sentinel errors; every error the package returns wraps one of them and
 // names the setting involved, so callers can test with errors.Is and users
 // know what to change.
 var (
-	// ErrInvalidConfig: a Config field is out of range (the message names it).
-	ErrInvalidConfig = errors.New("invalid heap configuration")
+	// ErrInvalidConfig is setting.ErrInvalid, wrapped by every
+	// *setting.Error: a Config setting is out of range (the error names it).
+	ErrInvalidConfig = setting.ErrInvalid
 	// ErrUnsupported: the platform cannot map anonymous memory (non-Linux).
 	ErrUnsupported = errors.New("anonymous mmap arenas are supported only on Linux")
 	// ErrMajorHeapFull: no block is left for a major-heap allocation; raise MajorHeap.
@@ -84,50 +87,40 @@ func DefaultConfig() Config {
 	}
 }
 
-// ConfigError names a Config or PopulateConfig field that cannot be used,
-// the value it was given and what would be accepted. Every error Validate
-// returns is one; it wraps ErrInvalidConfig.
-type ConfigError struct {
-	// Field is the field's name in Config ("MajorHeap", "LOS", "Nursery",
-	// "Roots"), or in PopulateConfig with that prefix ("PopulateConfig.MajorFill").
-	Field string
-	// Value is the value as given: sizes as FormatSize writes them, counts
-	// and fractions as numbers.
-	Value string
-	// Want says what would be accepted, with the bound as a number
-	// ("a multiple of 16KiB (the block size)", "≤ 64TiB").
-	Want string
+// The keys of Config's settings (package setting): the names that errors,
+// reports and flags give them.
+const (
+	KeyMajorHeap = "major_heap"
+	KeyLOS       = "los"
+	KeyNursery   = "nursery"
+	KeyRoots     = "roots"
+)
+
+// badSize refuses the size v of the setting key.
+func badSize(key string, v int64, want string) error {
+	return &setting.Error{Field: key, Value: bytesize.Format(v), Want: want}
 }
 
-// Error reads "invalid heap configuration: Field = Value, want Want".
-func (e *ConfigError) Error() string {
-	return fmt.Sprintf("%v: %s = %s, want %s", ErrInvalidConfig, e.Field, e.Value, e.Want)
-}
-
-// Unwrap returns ErrInvalidConfig.
-func (e *ConfigError) Unwrap() error { return ErrInvalidConfig }
-
-// Validate reports the first field that cannot be used as a *ConfigError
-// (which wraps ErrInvalidConfig).
+// Validate reports the first setting that cannot be used as a
+// *setting.Error (which wraps ErrInvalidConfig), by its key (KeyMajorHeap
+// and so on). It depends on c alone; New also checks that the heap fits
+// this machine (CheckMemory).
 func (c Config) Validate() error {
-	size := func(field string, v int64, want string) error {
-		return &ConfigError{Field: field, Value: FormatSize(v), Want: want}
-	}
 	switch {
 	case c.MajorHeap <= 0:
-		return size("MajorHeap", c.MajorHeap, "> 0")
+		return badSize(KeyMajorHeap, c.MajorHeap, "> 0")
 	case c.MajorHeap%BlockSize != 0:
-		return size("MajorHeap", c.MajorHeap, fmt.Sprintf("a multiple of %s (the block size)", FormatSize(BlockSize)))
+		return badSize(KeyMajorHeap, c.MajorHeap, fmt.Sprintf("a multiple of %s (the block size)", bytesize.Format(BlockSize)))
 	case c.LOS <= 0:
-		return size("LOS", c.LOS, "> 0")
+		return badSize(KeyLOS, c.LOS, "> 0")
 	case c.LOS%PageSize != 0:
-		return size("LOS", c.LOS, fmt.Sprintf("a multiple of %s (the page size)", FormatSize(PageSize)))
+		return badSize(KeyLOS, c.LOS, fmt.Sprintf("a multiple of %s (the page size)", bytesize.Format(PageSize)))
 	case c.Nursery < MinNursery:
-		return size("Nursery", c.Nursery, fmt.Sprintf("≥ %s", FormatSize(MinNursery)))
+		return badSize(KeyNursery, c.Nursery, fmt.Sprintf("≥ %s", bytesize.Format(MinNursery)))
 	case c.Nursery%PageSize != 0:
-		return size("Nursery", c.Nursery, fmt.Sprintf("a multiple of %s (the page size)", FormatSize(PageSize)))
+		return badSize(KeyNursery, c.Nursery, fmt.Sprintf("a multiple of %s (the page size)", bytesize.Format(PageSize)))
 	case c.Roots < 1 || c.Roots > MaxRoots:
-		return &ConfigError{Field: "Roots", Value: fmt.Sprint(c.Roots), Want: fmt.Sprintf("1..%d", MaxRoots)}
+		return &setting.Error{Field: KeyRoots, Value: fmt.Sprint(c.Roots), Want: fmt.Sprintf("1..%d", MaxRoots)}
 	}
 	return c.validateTotal()
 }
@@ -136,46 +129,56 @@ func (c Config) Validate() error {
 // (maxAddressSpace). The sum is blamed on the largest space, the one whose
 // lowering helps most.
 func (c Config) validateTotal() error {
+	// The largest space is over 21TiB: a multiple of 1/8 TiB is exact enough.
+	return c.fit(maxAddressSpace, 1<<37, "≤ %s", "are at most %s")
+}
+
+// CheckMemory refuses a heap whose spaces together are more than
+// available bytes (when available > 0), blaming the largest space, with a
+// *setting.Error that also wraps ErrTooLarge: such a heap could not be
+// filled. New checks it against AvailableMemory; a front end may call it
+// first, to refuse a configuration before any other work.
+func (c Config) CheckMemory(available int64) error {
+	if available <= 0 {
+		return nil
+	}
+	// Rounded so that the bounds read well: 1/8 GiB above a GiB (which
+	// bytesize.Format writes with three decimals at most), else whole MiB.
+	round := int64(1 << 20)
+	if available >= 1<<30 {
+		round = 1 << 27
+	}
+	limit := available / round * round
+	err := c.fit(limit, round, "at most %s (this machine's available memory)", "fit in this machine's available memory (%s)")
+	var se *setting.Error
+	if errors.As(err, &se) {
+		se.Err = ErrTooLarge
+	}
+	return err
+}
+
+// fit refuses a space above limit (single states the bound) and, blaming
+// the largest space, spaces that add up to more (sum states the bound);
+// the size it suggests for the largest is rounded down to a multiple of
+// round.
+func (c Config) fit(limit, round int64, single, sum string) error {
 	spaces := []struct {
-		field string
-		v     int64
-	}{{"MajorHeap", c.MajorHeap}, {"LOS", c.LOS}, {"Nursery", c.Nursery}}
+		key string
+		v   int64
+	}{{KeyMajorHeap, c.MajorHeap}, {KeyLOS, c.LOS}, {KeyNursery, c.Nursery}}
 	largest := spaces[0]
 	for _, s := range spaces {
-		if s.v > maxAddressSpace {
-			return &ConfigError{Field: s.field, Value: FormatSize(s.v), Want: fmt.Sprintf("≤ %s", FormatSize(maxAddressSpace))}
+		if s.v > limit {
+			return badSize(s.key, s.v, fmt.Sprintf(single, bytesize.Format(limit)))
 		}
 		if s.v > largest.v {
 			largest = s
 		}
 	}
-	if total := c.MajorHeap + c.LOS + c.Nursery; total > maxAddressSpace { // each ≤ 2^46: no overflow
-		// The largest is over 21TiB: a multiple of 1/8 TiB is exact enough.
-		most := (largest.v - (total - maxAddressSpace)) &^ (1<<37 - 1)
-		return &ConfigError{Field: largest.field, Value: FormatSize(largest.v),
-			Want: fmt.Sprintf("≤ %s, so that MajorHeap + LOS + Nursery is at most %s",
-				FormatSize(most), FormatSize(maxAddressSpace))}
+	if total := c.MajorHeap + c.LOS + c.Nursery; total > limit { // each ≤ limit: no overflow
+		most := (largest.v - (total - limit)) / round * round
+		return badSize(largest.key, largest.v, fmt.Sprintf("≤ %s, so that the major heap, LOS and nursery together "+sum,
+			bytesize.Format(max(most, 0)), bytesize.Format(limit)))
 	}
 	return nil
-}
-
-// FormatSize writes a byte count exactly, in the largest binary unit that
-// shows it with at most three decimals ("16KiB", "2.5GiB"), otherwise in
-// bytes ("1000B"): the spelling gcbench's size flags accept.
-func FormatSize(n int64) string {
-	units := []struct {
-		name string
-		mult int64
-	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}}
-	for _, u := range units {
-		if n < u.mult && n > -u.mult {
-			continue
-		}
-		for decimals, scale := 0, int64(1); decimals <= 3; decimals, scale = decimals+1, scale*10 {
-			if n%u.mult*scale%u.mult == 0 {
-				return strconv.FormatFloat(float64(n)/float64(u.mult), 'f', decimals, 64) + u.name
-			}
-		}
-	}
-	return strconv.FormatInt(n, 10) + "B"
 }

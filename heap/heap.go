@@ -80,15 +80,14 @@ type Heap struct {
 
 // New reserves the heap's address space and metadata. Nothing is touched
 // yet, so a large heap is cheap until it is filled. A heap larger than the
-// machine's RAM is refused (ErrTooLarge): it could not be filled, and its
-// metadata alone might not fit.
+// machine's available memory is refused (Config.CheckMemory, ErrTooLarge):
+// it could not be filled, and its metadata alone might not fit.
 func New(cfg Config) (*Heap, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if ram := physicalMemory(); ram > 0 && cfg.MajorHeap+cfg.LOS+cfg.Nursery > ram {
-		return nil, fmt.Errorf("%w: MajorHeap %d + LOS %d + Nursery %d bytes > %d bytes of RAM",
-			ErrTooLarge, cfg.MajorHeap, cfg.LOS, cfg.Nursery, ram)
+	if err := cfg.CheckMemory(AvailableMemory()); err != nil {
+		return nil, err
 	}
 	rootsBytes := roundUp(int64(cfg.Roots)*SlotSize, PageSize)
 	h := &Heap{cfg: cfg}

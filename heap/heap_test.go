@@ -13,8 +13,8 @@ func TestNewTooLargeForTheMachineNamesTheSettings(t *testing.T) {
 	require.NoError(t, cfg.Validate())
 	_, err := New(cfg)
 	require.ErrorIs(t, err, ErrTooLarge)
-	assert.Contains(t, err.Error(), "MajorHeap")
-	assert.Contains(t, err.Error(), "LOS")
+	assert.Contains(t, err.Error(), "major_heap = 16TiB, want at most ")
+	assert.Contains(t, err.Error(), "(this machine's available memory)")
 }
 
 func TestSpaceOfMapsEveryRegion(t *testing.T) {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/gcbench/gcbench/internal/bytesize"
+	"github.com/gcbench/gcbench/setting"
 )
 
 // PopulateConfig describes the old generation Populate builds.
@@ -35,21 +38,21 @@ func DefaultPopulateConfig() PopulateConfig {
 	return PopulateConfig{MajorFill: 0.6, LOSFill: 0.9, MaxLargeObject: 256 << 10, Seed: 1}
 }
 
-// Validate reports the first field out of range as a *ConfigError (Field
-// "PopulateConfig.MajorFill" and so on), which wraps ErrInvalidConfig.
+// Validate reports the first field out of range as a *setting.Error (keys
+// "populate.major_fill" and so on), which wraps ErrInvalidConfig.
 func (c PopulateConfig) Validate() error {
-	bad := func(field string, v any, want string) error {
-		return &ConfigError{Field: "PopulateConfig." + field, Value: fmt.Sprint(v), Want: want}
+	bad := func(key string, v any, want string) error {
+		return &setting.Error{Field: "populate." + key, Value: fmt.Sprint(v), Want: want}
 	}
 	switch {
 	case !(c.MajorFill >= 0 && c.MajorFill <= MaxFill):
-		return bad("MajorFill", c.MajorFill, fmt.Sprintf("0 ≤ MajorFill ≤ %g", MaxFill))
+		return bad("major_fill", c.MajorFill, fmt.Sprintf("0 ≤ value ≤ %g", MaxFill))
 	case !(c.LOSFill >= 0 && c.LOSFill <= MaxFill):
-		return bad("LOSFill", c.LOSFill, fmt.Sprintf("0 ≤ LOSFill ≤ %g", MaxFill))
+		return bad("los_fill", c.LOSFill, fmt.Sprintf("0 ≤ value ≤ %g", MaxFill))
 	case c.Roots < 0:
-		return bad("Roots", c.Roots, "≥ 0 (0: all of them)")
+		return bad("roots", c.Roots, "≥ 0 (0: all of them)")
 	case c.MaxLargeObject != 0 && (c.MaxLargeObject < 2*PageSize || c.MaxLargeObject > maxObjectSize):
-		return bad("MaxLargeObject", c.MaxLargeObject, fmt.Sprintf("0 (default) or %d to %d", 2*PageSize, maxObjectSize))
+		return bad("max_large_object", c.MaxLargeObject, fmt.Sprintf("0 (default) or %d to %d", 2*PageSize, maxObjectSize))
 	}
 	return nil
 }
@@ -135,7 +138,7 @@ func (h *Heap) PopulateContext(ctx context.Context, pc PopulateConfig) error {
 		}
 		if err := poll.add(built + objectCost); err != nil {
 			return fmt.Errorf("populating the heap: interrupted after %s of %s: %w",
-				FormatSize(p.majorDone+p.losDone), FormatSize(p.majorTarget+p.losTarget), err)
+				bytesize.Format(p.majorDone+p.losDone), bytesize.Format(p.majorTarget+p.losTarget), err)
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/gcbench/gcbench/setting"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -13,16 +14,16 @@ func TestPopulateConfigValidateNamesTheField(t *testing.T) {
 		field, want string
 		edit        func(*PopulateConfig)
 	}{
-		{"PopulateConfig.MajorFill", "≤ 0.95", func(c *PopulateConfig) { c.MajorFill = 0.96 }},
-		{"PopulateConfig.MajorFill", "0 ≤", func(c *PopulateConfig) { c.MajorFill = math.NaN() }},
-		{"PopulateConfig.LOSFill", "≤ 0.95", func(c *PopulateConfig) { c.LOSFill = -0.5 }},
-		{"PopulateConfig.Roots", "≥ 0", func(c *PopulateConfig) { c.Roots = -1 }},
-		{"PopulateConfig.MaxLargeObject", "8192 to 2147483648", func(c *PopulateConfig) { c.MaxLargeObject = 100 }},
-		{"PopulateConfig.MaxLargeObject", "8192 to 2147483648", func(c *PopulateConfig) { c.MaxLargeObject = 12 << 30 }},
+		{"populate.major_fill", "≤ 0.95", func(c *PopulateConfig) { c.MajorFill = 0.96 }},
+		{"populate.major_fill", "0 ≤", func(c *PopulateConfig) { c.MajorFill = math.NaN() }},
+		{"populate.los_fill", "≤ 0.95", func(c *PopulateConfig) { c.LOSFill = -0.5 }},
+		{"populate.roots", "≥ 0", func(c *PopulateConfig) { c.Roots = -1 }},
+		{"populate.max_large_object", "8192 to 2147483648", func(c *PopulateConfig) { c.MaxLargeObject = 100 }},
+		{"populate.max_large_object", "8192 to 2147483648", func(c *PopulateConfig) { c.MaxLargeObject = 12 << 30 }},
 	} {
 		pc := DefaultPopulateConfig()
 		tc.edit(&pc)
-		var ce *ConfigError
+		var ce *setting.Error
 		require.ErrorAs(t, pc.Validate(), &ce, tc.field)
 		assert.Equal(t, tc.field, ce.Field)
 		assert.Contains(t, ce.Want, tc.want)

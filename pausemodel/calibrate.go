@@ -27,7 +27,7 @@ func Calibrate(ctx context.Context, runs int, k Mutex) (Costs, []Costs, error) {
 	if !workerpool.NativeAvailable {
 		return Costs{}, nil, fmt.Errorf("pausemodel: calibrating needs the native pool: %w", workerpool.ErrNativeUnavailable)
 	}
-	if k < Normal || k > PI {
+	if !mutexNames.Valid(k) {
 		return Costs{}, nil, fmt.Errorf("%w: mutex kind %v", ErrShape, k)
 	}
 	cal := calibration{mutex: [...]workerpool.MutexKind{Normal: workerpool.MutexNormal, PI: workerpool.MutexPI}[k]}

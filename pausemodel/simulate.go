@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/gcbench/gcbench/internal/enum"
 )
 
 // Costs are the host's primitive costs the simulation charges (see the
@@ -32,12 +34,11 @@ const (
 	StartBatch                 // one lock, every push, the gate opened; one wake after the unlock
 )
 
-func (p Protocol) String() string {
-	if p < PerJob || p > StartBatch {
-		return fmt.Sprintf("Protocol(%d)", int(p))
-	}
-	return [...]string{"perjob", "batch", "startbatch"}[p]
-}
+var protocolNames = enum.New[Protocol]("Protocol", "protocol", ErrShape, "perjob", "batch", "startbatch")
+
+// String returns the protocol's name, as gcsim's mode of the same
+// protocol is named ("perjob", "batch", "startbatch"), or "Protocol(n)".
+func (p Protocol) String() string { return protocolNames.String(p) }
 
 // Mutex is the kind of pthread mutex that guards the pool.
 type Mutex int
@@ -56,22 +57,22 @@ const (
 	PI
 )
 
-func (k Mutex) String() string {
-	if k < Normal || k > PI {
-		return fmt.Sprintf("Mutex(%d)", int(k))
-	}
-	return [...]string{"normal", "pi"}[k]
-}
+var mutexNames = enum.New[Mutex]("Mutex", "mutex kind", ErrShape, "normal", "pi")
 
-// ParseMutex returns the kind named s (normal or pi).
-func ParseMutex(s string) (Mutex, error) {
-	for k := Normal; k <= PI; k++ {
-		if k.String() == s {
-			return k, nil
-		}
-	}
-	return 0, fmt.Errorf("%w: mutex kind %q (want normal or pi)", ErrShape, s)
-}
+// String returns the kind's name, as workerpool.MutexKind names it
+// ("normal", "pi"), or "Mutex(n)" for a value without one.
+func (k Mutex) String() string { return mutexNames.String(k) }
+
+// MarshalText returns the kind's name, or an error wrapping ErrShape for a
+// value without one.
+func (k Mutex) MarshalText() ([]byte, error) { return mutexNames.Marshal(k) }
+
+// UnmarshalText sets k from a name ParseMutex accepts.
+func (k *Mutex) UnmarshalText(text []byte) error { return mutexNames.Unmarshal(text, k) }
+
+// ParseMutex returns the kind named s (normal or pi, ignoring case), or an
+// error wrapping ErrShape.
+func ParseMutex(s string) (Mutex, error) { return mutexNames.Parse(s) }
 
 // ErrShape is wrapped by Simulate's errors about its input.
 var ErrShape = errors.New("pausemodel: invalid shape")
@@ -125,7 +126,7 @@ func SimulateSeries(c Costs, s Shape, series [][]time.Duration) (Result, error) 
 	switch {
 	case s.Cores < 1 || s.Cores > maxThreads || s.Workers < 1 || s.Workers > maxThreads:
 		return Result{}, fmt.Errorf("%w: %d cores, %d workers", ErrShape, s.Cores, s.Workers)
-	case s.Protocol < PerJob || s.Protocol > StartBatch || s.Mutex < Normal || s.Mutex > PI:
+	case !protocolNames.Valid(s.Protocol) || !mutexNames.Valid(s.Mutex):
 		return Result{}, fmt.Errorf("%w: protocol %v, mutex %v", ErrShape, s.Protocol, s.Mutex)
 	case len(series) == 0:
 		return Result{}, fmt.Errorf("%w: no collections", ErrShape)

@@ -351,7 +351,8 @@ func WriteScalingHTML(w io.Writer, s *report.Scaling, points []*report.Report, h
 		for _, k := range s.Keys {
 			name = append(name, k+"="+p.Value(k))
 		}
-		one := &report.Report{Schema: report.Schema, Title: f.r.Title, Unit: report.Unit, Config: f.r.Config, Runs: []report.Run{*f.run}, Anatomy: f.r.Anatomy}
+		one := &report.Report{Schema: report.Schema, Title: f.r.Title, Unit: report.Unit, Config: f.r.Config, Settings: f.r.Settings,
+			Runs: []report.Run{*f.run}, Anatomy: f.r.Anatomy}
 		d := htmlDetail{ID: id, Summary: strings.Join(name, " ") + " on " + p.Host, Facts: htmlFacts(one), Tables: htmlTables(one)}
 		if href != nil && f.r.Source != "" {
 			d.Source = href(f.r.Source)

@@ -121,3 +121,39 @@ func TestMergeRequiresSameConfiguration(t *testing.T) {
 		}
 	}
 }
+
+// TestSettingsTravelAndV1StillReads: a report's typed settings survive
+// WriteJSON and ReadJSON as they were; a SchemaV1 report (before settings)
+// still reads; reports whose settings differ do not merge.
+func TestSettingsTravelAndV1StillReads(t *testing.T) {
+	r := reporttest.Report(t)
+	r.Settings = json.RawMessage(`{"workers":2,"gcs":200}`)
+	var buf bytes.Buffer
+	if err := r.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := report.ReadJSON(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]int
+	if err := json.Unmarshal(back.Settings, &got); err != nil || got["workers"] != 2 || got["gcs"] != 200 || back.Schema != report.Schema {
+		t.Errorf("settings read back as %s (%v), schema %q", back.Settings, err, back.Schema)
+	}
+
+	v1 := strings.Replace(buf.String(), report.Schema, report.SchemaV1, 1)
+	old, err := report.ReadJSON(strings.NewReader(v1))
+	if err != nil {
+		t.Fatalf("a %s report: %v", report.SchemaV1, err)
+	}
+	if old.Schema != report.SchemaV1 {
+		t.Errorf("schema read as %q", old.Schema)
+	}
+
+	other := reporttest.Report(t)
+	other.Runs[0].Host.Hostname = "elsewhere"
+	other.Settings = json.RawMessage(`{"workers":3,"gcs":200}`)
+	if _, err := report.Merge(back, other); !errors.Is(err, report.ErrConfigMismatch) {
+		t.Errorf("merging other settings: err = %v, want ErrConfigMismatch", err)
+	}
+}

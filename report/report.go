@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,11 +18,15 @@ import (
 	"github.com/gcbench/gcbench/stats"
 )
 
-// Schema identifies the JSON format written by WriteJSON; ReadJSON accepts
-// only this value. It keeps the name of the package that first wrote the
-// format (analysis, before it was split into stats, report and render), so
-// that every report saved since still reads.
-const Schema = "gcbench/analysis/v1"
+// Schema identifies the JSON format written by WriteJSON: version 2, whose
+// reports carry their typed Settings. ReadJSON accepts it and SchemaV1.
+const Schema = "gcbench/report/v2"
+
+// SchemaV1 is the format before Settings (named after the package that
+// wrote it, analysis, before it was split into stats, report and render).
+// ReadJSON still reads it; such a report has no Settings, so what needs
+// them (a rerun, a typed reading) asks for the report to be regenerated.
+const SchemaV1 = "gcbench/analysis/v1"
 
 // Errors returned by this package; test with errors.Is.
 var (
@@ -55,10 +60,16 @@ type Report struct {
 	// Unit is the unit of pauses and of every summary statistic: always
 	// Unit ("µs"); improvements are percentages, p-values probabilities.
 	Unit string `json:"unit"`
-	// Config holds the experiment's settings as name → value; reports merge
-	// only when their Configs are equal.
+	// Config holds the experiment's settings as name → value, as tables
+	// show them and group by; reports merge only when their Configs are
+	// equal.
 	Config map[string]string `json:"config"`
-	Runs   []Run             `json:"runs"`
+	// Settings holds the same settings typed, as their owner encodes them
+	// (gcsim.Experiment for gcbench run), for a program to read back
+	// without parsing Config's text; this package only carries them. It is
+	// empty in a SchemaV1 report.
+	Settings json.RawMessage `json:"settings,omitempty"`
+	Runs     []Run           `json:"runs"`
 	// Anatomy, if set, names the counters that split each pause into
 	// parts; renderers then add the pause anatomy (see AnatomyTable).
 	Anatomy *Anatomy `json:"anatomy,omitempty"`
@@ -270,7 +281,8 @@ func Merge(reports ...*Report) (*Report, error) {
 		return nil, fmt.Errorf("%w: nothing to merge", ErrInvalidInput)
 	}
 	first := reports[0]
-	out := &Report{Schema: Schema, Title: first.Title, Unit: Unit, Config: maps.Clone(first.Config), Anatomy: first.Anatomy}
+	out := &Report{Schema: Schema, Title: first.Title, Unit: Unit, Config: maps.Clone(first.Config), Settings: first.Settings,
+		Anatomy: first.Anatomy}
 	for i, r := range reports {
 		if r.Title != first.Title {
 			return nil, fmt.Errorf("%w: %s measures %q, %s %q", ErrConfigMismatch, r.name(i), r.Title, first.name(0), first.Title)
@@ -278,6 +290,10 @@ func Merge(reports ...*Report) (*Report, error) {
 		if k, ok := firstDifference(first.Config, r.Config); ok {
 			return nil, fmt.Errorf("%w: %s has %s=%q, %s %s=%q",
 				ErrConfigMismatch, r.name(i), k, r.Config[k], first.name(0), k, first.Config[k])
+		}
+		if !sameSettings(first.Settings, r.Settings) {
+			return nil, fmt.Errorf("%w: %s has other settings than %s (their typed settings differ)",
+				ErrConfigMismatch, r.name(i), first.name(0))
 		}
 		if !reflect.DeepEqual(first.Anatomy, r.Anatomy) { // one split of the pause for every host's columns
 			return nil, fmt.Errorf("%w: %s splits its pauses into other parts than %s (its anatomy differs)",
@@ -291,10 +307,23 @@ func Merge(reports ...*Report) (*Report, error) {
 			out.Runs = append(out.Runs, run)
 		}
 	}
+	if !slices.ContainsFunc(reports, func(r *Report) bool { return r.Schema != SchemaV1 }) {
+		out.Schema = SchemaV1 // version 1 reports merge into one, which writes as they were written
+	}
 	if err := out.checkModes(); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// sameSettings reports whether two reports' Settings agree: equal JSON,
+// or one of them a SchemaV1 report's, which has none.
+func sameSettings(a, b json.RawMessage) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return true
+	}
+	var ca, cb bytes.Buffer
+	return json.Compact(&ca, a) == nil && json.Compact(&cb, b) == nil && bytes.Equal(ca.Bytes(), cb.Bytes())
 }
 
 // sameAs reports whether o is r again: a file merged twice, or a copy.
@@ -358,8 +387,8 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 	if r.Schema == ScalingSchema {
 		return nil, fmt.Errorf("%w: a scaling table (report DIR --format json), which is rebuilt from its points: give report their directory", ErrSchema)
 	}
-	if r.Schema != Schema {
-		return nil, fmt.Errorf("%w: schema %q, want %q", ErrSchema, r.Schema, Schema)
+	if r.Schema != Schema && r.Schema != SchemaV1 {
+		return nil, fmt.Errorf("%w: schema %q, want %q (or %q)", ErrSchema, r.Schema, Schema, SchemaV1)
 	}
 	if r.Unit != Unit {
 		return nil, fmt.Errorf("%w: unit %q, want %q", ErrSchema, r.Unit, Unit)

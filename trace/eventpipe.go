@@ -1,8 +1,9 @@
 package trace
 
 import (
-	"fmt"
 	"math"
+
+	"github.com/gcbench/gcbench/internal/enum"
 )
 
 // ReaderProtocol selects how a session's reader takes events out of the
@@ -58,37 +59,21 @@ const (
 	EventPipeReader
 )
 
+var readerNames = enum.New[ReaderProtocol]("ReaderProtocol", "reader protocol", ErrInvalidOptions, "batch", "eventpipe")
+
 // String returns "batch" or "eventpipe" (ReaderProtocol(n) for another
 // value).
-func (r ReaderProtocol) String() string {
-	switch r {
-	case BatchReader:
-		return "batch"
-	case EventPipeReader:
-		return "eventpipe"
-	}
-	return fmt.Sprintf("ReaderProtocol(%d)", int(r))
-}
+func (r ReaderProtocol) String() string { return readerNames.String(r) }
 
-// ParseReaderProtocol parses "batch" or "eventpipe".
-func ParseReaderProtocol(s string) (ReaderProtocol, error) {
-	switch s {
-	case "batch":
-		return BatchReader, nil
-	case "eventpipe":
-		return EventPipeReader, nil
-	}
-	return 0, errorf("reader %q (want batch or eventpipe)", s)
-}
+// ParseReaderProtocol parses "batch" or "eventpipe", ignoring case.
+func ParseReaderProtocol(s string) (ReaderProtocol, error) { return readerNames.Parse(s) }
 
 // MarshalText returns r's name, or an error wrapping ErrInvalidOptions
 // for a value that has none.
-func (r ReaderProtocol) MarshalText() ([]byte, error) { return marshalName(r, ParseReaderProtocol) }
+func (r ReaderProtocol) MarshalText() ([]byte, error) { return readerNames.Marshal(r) }
 
 // UnmarshalText sets r from a name ParseReaderProtocol takes.
-func (r *ReaderProtocol) UnmarshalText(b []byte) error {
-	return unmarshalName(b, ParseReaderProtocol, r)
-}
+func (r *ReaderProtocol) UnmarshalText(b []byte) error { return readerNames.Unmarshal(b, r) }
 
 // seqPointWindow is the bytes of buffers handed out between two sequence
 // points: limit/25.6, which is EventPipe's 10 MB at a 256 MB limit.

@@ -1,12 +1,13 @@
 package trace
 
 import (
-	"fmt"
 	"math"
 	"sync"
 	"sync/atomic"
 	"time"
 	_ "unsafe" // for go:linkname
+
+	"github.com/gcbench/gcbench/internal/enum"
 )
 
 // LockKind selects the implementation of a session's locks: the manager
@@ -38,27 +39,20 @@ const (
 	SpinLock
 )
 
-// String returns "mutex" or "spin" (LockKind(n) for another value).
-func (k LockKind) String() string {
-	switch k {
-	case MutexLock:
-		return "mutex"
-	case SpinLock:
-		return "spin"
-	}
-	return fmt.Sprintf("LockKind(%d)", int(k))
-}
+var lockKindNames = enum.New[LockKind]("LockKind", "lock kind", ErrInvalidOptions, "mutex", "spin")
 
-// ParseLockKind parses "mutex" or "spin".
-func ParseLockKind(s string) (LockKind, error) {
-	switch s {
-	case "mutex":
-		return MutexLock, nil
-	case "spin":
-		return SpinLock, nil
-	}
-	return 0, errorf("lock %q (want mutex or spin)", s)
-}
+// String returns "mutex" or "spin" (LockKind(n) for another value).
+func (k LockKind) String() string { return lockKindNames.String(k) }
+
+// ParseLockKind parses "mutex" or "spin", ignoring case.
+func ParseLockKind(s string) (LockKind, error) { return lockKindNames.Parse(s) }
+
+// MarshalText returns k's name, or an error wrapping ErrInvalidOptions
+// for a value that has none.
+func (k LockKind) MarshalText() ([]byte, error) { return lockKindNames.Marshal(k) }
+
+// UnmarshalText sets k from a name ParseLockKind takes.
+func (k *LockKind) UnmarshalText(b []byte) error { return lockKindNames.Unmarshal(b, k) }
 
 // The spin lock's waiting, after CoreCLR's SpinLock::SpinToAcquire and
 // __SwitchToThread (dotnet/runtime src/coreclr/vm/spinlock.cpp and

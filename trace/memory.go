@@ -6,6 +6,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/gcbench/gcbench/internal/enum"
 	"golang.org/x/sys/unix"
 )
 
@@ -20,27 +21,22 @@ const (
 	GoHeap
 )
 
-// String returns "offheap" or "goheap".
-func (m Memory) String() string {
-	switch m {
-	case OffHeap:
-		return "offheap"
-	case GoHeap:
-		return "goheap"
-	}
-	return fmt.Sprintf("Memory(%d)", int(m))
-}
+var memoryNames = enum.New[Memory]("Memory", "memory", ErrInvalidOptions, "offheap", "goheap").
+	Alias("off-heap", OffHeap).Alias("go-heap", GoHeap).Alias("heap", GoHeap)
 
-// ParseMemory parses "offheap" or "goheap".
-func ParseMemory(s string) (Memory, error) {
-	switch s {
-	case "offheap", "off-heap":
-		return OffHeap, nil
-	case "goheap", "go-heap", "heap":
-		return GoHeap, nil
-	}
-	return 0, fmt.Errorf("%w: memory %q (want offheap or goheap)", ErrInvalidOptions, s)
-}
+// String returns "offheap" or "goheap" (Memory(n) for another value).
+func (m Memory) String() string { return memoryNames.String(m) }
+
+// ParseMemory parses "offheap" or "goheap" (also "off-heap", "go-heap" and
+// "heap"), ignoring case.
+func ParseMemory(s string) (Memory, error) { return memoryNames.Parse(s) }
+
+// MarshalText returns m's name, or an error wrapping ErrInvalidOptions
+// for a value that has none.
+func (m Memory) MarshalText() ([]byte, error) { return memoryNames.Marshal(m) }
+
+// UnmarshalText sets m from a name ParseMemory takes.
+func (m *Memory) UnmarshalText(b []byte) error { return memoryNames.Unmarshal(b, m) }
 
 // An allocator hands out buffer memory of a block size that is a whole
 // number of pages; the usable slice it returns may be a little shorter.

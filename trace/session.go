@@ -7,6 +7,8 @@ import (
 	"io"
 	"sync/atomic"
 	"time"
+
+	"github.com/gcbench/gcbench/internal/enum"
 )
 
 // Sentinel errors; test with errors.Is.
@@ -17,10 +19,6 @@ var (
 	// (its end block must fit a block).
 	ErrTooManyWriters = errors.New("trace: too many writers")
 )
-
-func errorf(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrInvalidOptions, fmt.Sprintf(format, args...))
-}
 
 // Policy selects how a writer reserves budget for a new buffer.
 type Policy int
@@ -41,27 +39,24 @@ const (
 	Locked
 )
 
-// String returns "lockless" or "locked".
-func (p Policy) String() string {
-	switch p {
-	case Lockless:
-		return "lockless"
-	case Locked:
-		return "locked"
-	}
-	return fmt.Sprintf("Policy(%d)", int(p))
-}
+// Policy, Memory, LockKind and ReaderProtocol encode as their names in
+// JSON and other text formats, and decode from any name their Parse
+// function takes, so that a result that records its options says
+// "lockless", not 0.
+var policyNames = enum.New[Policy]("Policy", "policy", ErrInvalidOptions, "lockless", "locked")
 
-// ParsePolicy parses "lockless" or "locked".
-func ParsePolicy(s string) (Policy, error) {
-	switch s {
-	case "lockless":
-		return Lockless, nil
-	case "locked":
-		return Locked, nil
-	}
-	return 0, fmt.Errorf("%w: policy %q (want lockless or locked)", ErrInvalidOptions, s)
-}
+// String returns "lockless" or "locked" (Policy(n) for another value).
+func (p Policy) String() string { return policyNames.String(p) }
+
+// ParsePolicy parses "lockless" or "locked", ignoring case.
+func ParsePolicy(s string) (Policy, error) { return policyNames.Parse(s) }
+
+// MarshalText returns p's name, or an error wrapping ErrInvalidOptions
+// for a value that has none.
+func (p Policy) MarshalText() ([]byte, error) { return policyNames.Marshal(p) }
+
+// UnmarshalText sets p from a name ParsePolicy takes.
+func (p *Policy) UnmarshalText(b []byte) error { return policyNames.Unmarshal(b, p) }
 
 // Defaults and bounds for Options.
 const (

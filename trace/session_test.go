@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 var policies = []Policy{Lockless, Locked}
@@ -434,4 +438,28 @@ func TestClosedWriterGivesItsBufferBack(t *testing.T) {
 	if !slices.Equal(args, []uint64{1, 4}) || fmt.Sprint(r.Counts()) != fmt.Sprint(want) {
 		t.Fatalf("events %v, counts %+v; want [1 4] and %+v", args, r.Counts(), want)
 	}
+}
+
+// TestOptionNamesMarshal: the option enums print, parse and marshal by
+// name; unknown values print as Type(n) and refuse to marshal.
+func TestOptionNamesMarshal(t *testing.T) {
+	for _, v := range []interface {
+		String() string
+		MarshalText() ([]byte, error)
+	}{Policy(5), Memory(5), LockKind(5), ReaderProtocol(5)} {
+		_, err := v.MarshalText()
+		assert.ErrorIs(t, err, ErrInvalidOptions, v.String())
+		assert.Contains(t, v.String(), "(5)")
+	}
+	b, err := json.Marshal(struct {
+		P Policy
+		M Memory
+		L LockKind
+		R ReaderProtocol
+	}{Locked, GoHeap, SpinLock, EventPipeReader})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"P":"locked","M":"goheap","L":"spin","R":"eventpipe"}`, string(b))
+	m, err := ParseMemory("Go-Heap")
+	require.NoError(t, err)
+	assert.Equal(t, GoHeap, m)
 }

@@ -3,7 +3,8 @@ package workerpool
 import (
 	"fmt"
 	"runtime"
-	"strings"
+
+	"github.com/gcbench/gcbench/internal/enum"
 )
 
 // Backend selects what a worker is.
@@ -47,28 +48,24 @@ const (
 	Native
 )
 
-var backendNames = [...]string{Goroutines: "goroutines", Threads: "threads", Native: "native"}
+var backends = enum.New[Backend]("Backend", "backend", ErrInvalidOptions, "goroutines", "threads", "native")
 
-// String returns the backend's lower-case name, as ParseBackend accepts it.
-func (b Backend) String() string {
-	if b >= 0 && int(b) < len(backendNames) {
-		return backendNames[b]
-	}
-	return fmt.Sprintf("Backend(%d)", int(b))
-}
+// String returns the backend's lower-case name, as ParseBackend accepts it,
+// or "Backend(n)" for a value without one.
+func (b Backend) String() string { return backends.String(b) }
+
+// MarshalText returns the backend's name, or an error wrapping
+// ErrInvalidOptions for a value without one.
+func (b Backend) MarshalText() ([]byte, error) { return backends.Marshal(b) }
+
+// UnmarshalText sets b from a name ParseBackend accepts.
+func (b *Backend) UnmarshalText(text []byte) error { return backends.Unmarshal(text, b) }
 
 // ParseBackend returns the backend named s ("goroutines", "threads" or
 // "native", case-insensitive); other names yield an error wrapping
 // ErrInvalidOptions. A build without the Native backend still parses its
 // name: New says it is missing.
-func ParseBackend(s string) (Backend, error) {
-	for b, name := range backendNames {
-		if strings.EqualFold(s, name) {
-			return Backend(b), nil
-		}
-	}
-	return 0, fmt.Errorf("%w: unknown backend %q (want goroutines, threads or native)", ErrInvalidOptions, s)
-}
+func ParseBackend(s string) (Backend, error) { return backends.Parse(s) }
 
 // WakePolicy selects whom an enqueue wakes. Each constant states its exact
 // rule: what an enqueue of n jobs, Start and Close wake (StartBatch wakes as
@@ -111,27 +108,23 @@ const (
 	Spin
 )
 
-var wakeNames = [...]string{Broadcast: "broadcast", Signal: "signal", Targeted: "targeted", Spin: "spin"}
+var wakes = enum.New[WakePolicy]("WakePolicy", "wake policy", ErrInvalidOptions, "broadcast", "signal", "targeted", "spin")
 
-// String returns the policy's lower-case name, as ParseWakePolicy accepts it.
-func (w WakePolicy) String() string {
-	if w >= 0 && int(w) < len(wakeNames) {
-		return wakeNames[w]
-	}
-	return fmt.Sprintf("WakePolicy(%d)", int(w))
-}
+// String returns the policy's lower-case name, as ParseWakePolicy accepts
+// it, or "WakePolicy(n)" for a value without one.
+func (w WakePolicy) String() string { return wakes.String(w) }
+
+// MarshalText returns the policy's name, or an error wrapping
+// ErrInvalidOptions for a value without one.
+func (w WakePolicy) MarshalText() ([]byte, error) { return wakes.Marshal(w) }
+
+// UnmarshalText sets w from a name ParseWakePolicy accepts.
+func (w *WakePolicy) UnmarshalText(text []byte) error { return wakes.Unmarshal(text, w) }
 
 // ParseWakePolicy returns the policy named s (broadcast, signal, targeted,
 // spin; case-insensitive); other names yield an error wrapping
 // ErrInvalidOptions.
-func ParseWakePolicy(s string) (WakePolicy, error) {
-	for w, name := range wakeNames {
-		if strings.EqualFold(s, name) {
-			return WakePolicy(w), nil
-		}
-	}
-	return 0, fmt.Errorf("%w: unknown wake policy %q (want broadcast, signal, targeted or spin)", ErrInvalidOptions, s)
-}
+func ParseWakePolicy(s string) (WakePolicy, error) { return wakes.Parse(s) }
 
 // QueueLayout selects how queued jobs are stored.
 type QueueLayout int
@@ -162,27 +155,22 @@ const (
 	Sharded
 )
 
-var queueNames = [...]string{Shared: "shared", Sharded: "sharded"}
+var queues = enum.New[QueueLayout]("QueueLayout", "queue layout", ErrInvalidOptions, "shared", "sharded")
 
 // String returns the layout's lower-case name, as ParseQueueLayout accepts
-// it.
-func (q QueueLayout) String() string {
-	if q >= 0 && int(q) < len(queueNames) {
-		return queueNames[q]
-	}
-	return fmt.Sprintf("QueueLayout(%d)", int(q))
-}
+// it, or "QueueLayout(n)" for a value without one.
+func (q QueueLayout) String() string { return queues.String(q) }
+
+// MarshalText returns the layout's name, or an error wrapping
+// ErrInvalidOptions for a value without one.
+func (q QueueLayout) MarshalText() ([]byte, error) { return queues.Marshal(q) }
+
+// UnmarshalText sets q from a name ParseQueueLayout accepts.
+func (q *QueueLayout) UnmarshalText(text []byte) error { return queues.Unmarshal(text, q) }
 
 // ParseQueueLayout returns the layout named s (shared or sharded,
 // case-insensitive); other names yield an error wrapping ErrInvalidOptions.
-func ParseQueueLayout(s string) (QueueLayout, error) {
-	for q, name := range queueNames {
-		if strings.EqualFold(s, name) {
-			return QueueLayout(q), nil
-		}
-	}
-	return 0, fmt.Errorf("%w: unknown queue layout %q (want shared or sharded)", ErrInvalidOptions, s)
-}
+func ParseQueueLayout(s string) (QueueLayout, error) { return queues.Parse(s) }
 
 // MutexKind selects the pthread mutex of the Native backend's pool.
 type MutexKind int
@@ -200,26 +188,22 @@ const (
 	MutexAdaptive
 )
 
-var mutexNames = [...]string{MutexNormal: "normal", MutexPI: "pi", MutexAdaptive: "adaptive"}
+var mutexes = enum.New[MutexKind]("MutexKind", "mutex kind", ErrInvalidOptions, "normal", "pi", "adaptive")
 
-// String returns the kind's lower-case name, as ParseMutexKind accepts it.
-func (m MutexKind) String() string {
-	if m >= 0 && int(m) < len(mutexNames) {
-		return mutexNames[m]
-	}
-	return fmt.Sprintf("MutexKind(%d)", int(m))
-}
+// String returns the kind's lower-case name, as ParseMutexKind accepts it,
+// or "MutexKind(n)" for a value without one.
+func (m MutexKind) String() string { return mutexes.String(m) }
+
+// MarshalText returns the kind's name, or an error wrapping
+// ErrInvalidOptions for a value without one.
+func (m MutexKind) MarshalText() ([]byte, error) { return mutexes.Marshal(m) }
+
+// UnmarshalText sets m from a name ParseMutexKind accepts.
+func (m *MutexKind) UnmarshalText(text []byte) error { return mutexes.Unmarshal(text, m) }
 
 // ParseMutexKind returns the kind named s (normal, pi or adaptive,
 // case-insensitive); other names yield an error wrapping ErrInvalidOptions.
-func ParseMutexKind(s string) (MutexKind, error) {
-	for m, name := range mutexNames {
-		if strings.EqualFold(s, name) {
-			return MutexKind(m), nil
-		}
-	}
-	return 0, fmt.Errorf("%w: unknown mutex kind %q (want normal, pi or adaptive)", ErrInvalidOptions, s)
-}
+func ParseMutexKind(s string) (MutexKind, error) { return mutexes.Parse(s) }
 
 // MaxWorkers is the largest pool New accepts. The Spin policy packs its
 // counts, which reach at most 2×workers, into 16-bit fields, a worker's
@@ -296,13 +280,13 @@ func (o Options) validate() error {
 	switch {
 	case o.Workers < 0 || o.Workers > MaxWorkers:
 		return fmt.Errorf("%w: Workers = %d, want 1..%d (0: GOMAXPROCS)", ErrInvalidOptions, o.Workers, MaxWorkers)
-	case o.Backend < 0 || int(o.Backend) >= len(backendNames):
+	case !backends.Valid(o.Backend):
 		return fmt.Errorf("%w: unknown backend %v", ErrInvalidOptions, o.Backend)
-	case o.Wake < 0 || int(o.Wake) >= len(wakeNames):
+	case !wakes.Valid(o.Wake):
 		return fmt.Errorf("%w: unknown wake policy %v", ErrInvalidOptions, o.Wake)
-	case o.Queue < 0 || int(o.Queue) >= len(queueNames):
+	case !queues.Valid(o.Queue):
 		return fmt.Errorf("%w: unknown queue layout %v", ErrInvalidOptions, o.Queue)
-	case o.Mutex < 0 || int(o.Mutex) >= len(mutexNames):
+	case !mutexes.Valid(o.Mutex):
 		return fmt.Errorf("%w: unknown mutex kind %v", ErrInvalidOptions, o.Mutex)
 	case o.Mutex != MutexNormal && o.Backend != Native:
 		return fmt.Errorf("%w: Mutex %v is for the Native backend, not %v", ErrInvalidOptions, o.Mutex, o.Backend)

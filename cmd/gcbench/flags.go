@@ -1,13 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
-	"io"
-	"math"
-	"math/big"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -15,109 +9,13 @@ import (
 	"time"
 
 	"github.com/dustin/go-humanize"
+	"github.com/gcbench/gcbench/internal/bytesize"
+	"github.com/gcbench/gcbench/internal/enum"
 	"github.com/gcbench/gcbench/render"
-	"golang.org/x/sys/unix"
 )
 
 // Shared flag types for gcbench's subcommands: byte sizes and the output
 // format.
-
-// errSize marks a size the parser rejects.
-var errSize = errors.New("size")
-
-// sizeUnits maps a unit (lower case) to its multiplier. Binary units spell
-// the i ("GiB", "Gi"); "GB", "G" and friends are decimal, like disk vendors
-// and go-humanize.
-var sizeUnits = map[string]int64{
-	"": 1, "b": 1,
-	"k": 1e3, "kb": 1e3, "m": 1e6, "mb": 1e6, "g": 1e9, "gb": 1e9, "t": 1e12, "tb": 1e12,
-	"ki": 1 << 10, "kib": 1 << 10, "mi": 1 << 20, "mib": 1 << 20, "gi": 1 << 30, "gib": 1 << 30,
-	"ti": 1 << 40, "tib": 1 << 40,
-}
-
-// maxSizeLen bounds the text parseSize looks at, so that absurd inputs are
-// rejected before any arithmetic.
-const maxSizeLen = 40
-
-// parseSize parses a byte size: a decimal number (digits, optionally a
-// point and more digits), optional spaces, and an optional unit from
-// sizeUnits, case-insensitive: "2.5GiB", "2560MiB", "1GB", "4096". The
-// result must be a whole, positive number of bytes that fits in an int64;
-// anything else (zero, a sign, an exponent, "1.5B", "0.1KiB") is an error
-// wrapping errSize.
-func parseSize(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	switch {
-	case t == "":
-		return 0, fmt.Errorf("%w is empty", errSize)
-	case len(t) > maxSizeLen:
-		return 0, fmt.Errorf("%w is too long", errSize)
-	case t[0] == '-':
-		return 0, fmt.Errorf("%w must be positive", errSize)
-	}
-	i := 0
-	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
-		i++
-	}
-	whole := t[:i]
-	frac := ""
-	if i < len(t) && t[i] == '.' {
-		j := i + 1
-		for j < len(t) && t[j] >= '0' && t[j] <= '9' {
-			j++
-		}
-		frac, i = t[i+1:j], j
-		if frac == "" {
-			return 0, fmt.Errorf("%w has no digits after the decimal point", errSize)
-		}
-	}
-	if whole == "" {
-		return 0, fmt.Errorf("%w must start with a number, like 2.5GiB", errSize)
-	}
-	unit := strings.ToLower(strings.TrimLeft(t[i:], " "))
-	mult, ok := sizeUnits[unit]
-	if !ok {
-		return 0, fmt.Errorf("%w has an unknown unit %q (want B, KiB, MiB, GiB, TiB or decimal KB, MB, GB, TB)", errSize, t[i:])
-	}
-	// bytes = whole.frac × mult, exactly.
-	num, _ := new(big.Int).SetString(whole+frac, 10)
-	num.Mul(num, big.NewInt(mult))
-	den := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(len(frac))), nil)
-	q, r := new(big.Int).QuoRem(num, den, new(big.Int))
-	switch {
-	case r.Sign() != 0:
-		return 0, fmt.Errorf("%w is not a whole number of bytes", errSize)
-	case q.Sign() == 0:
-		return 0, fmt.Errorf("%w must be positive", errSize)
-	case !q.IsInt64():
-		return 0, fmt.Errorf("%w is too large", errSize)
-	}
-	return q.Int64(), nil
-}
-
-// formatSize writes n bytes in the first unit that shows it exactly as a
-// number in [1, 1024) (binary units) or [1, 1000) (decimal units) with at
-// most three decimals — "2.5GiB", "4MiB", "1GB" — else in bytes, so that
-// parseSize(formatSize(n)) == n.
-func formatSize(n int64) string {
-	for _, u := range []struct {
-		name       string
-		mult, next int64
-	}{
-		{"TiB", 1 << 40, 1 << 50}, {"GiB", 1 << 30, 1 << 40}, {"MiB", 1 << 20, 1 << 30}, {"KiB", 1 << 10, 1 << 20},
-		{"TB", 1e12, 1e15}, {"GB", 1e9, 1e12}, {"MB", 1e6, 1e9}, {"KB", 1e3, 1e6},
-	} {
-		if n < u.mult || n >= u.next {
-			continue
-		}
-		for decimals, scale := 0, int64(1); decimals <= 3; decimals, scale = decimals+1, scale*10 {
-			if n*scale%u.mult == 0 { // n < 2^50, so n*1000 cannot overflow
-				return strconv.FormatFloat(float64(n)/float64(u.mult), 'f', decimals, 64) + u.name
-			}
-		}
-	}
-	return strconv.FormatInt(n, 10) + "B"
-}
 
 // sizeValue is a pflag.Value holding a byte size. A size above limit (when
 // limit > 0: the machine's available memory) is rejected while parsing, so
@@ -142,52 +40,21 @@ func (v *sizeValue) Set(s string) error {
 	return nil
 }
 
-// parseSizeWithin is parseSize, refusing sizes above limit (when limit >
-// 0: the machine's available memory).
+// parseSizeWithin is bytesize.Parse, refusing sizes above limit (when
+// limit > 0: the machine's available memory).
 func parseSizeWithin(s string, limit int64) (int64, error) {
-	n, err := parseSize(s)
+	n, err := bytesize.Parse(s)
 	if err != nil {
 		return 0, err
 	}
 	if limit > 0 && n > limit {
-		return 0, fmt.Errorf("%w is more than this machine's available memory (%s)", errSize, humanize.IBytes(uint64(limit)))
+		return 0, fmt.Errorf("%w is more than this machine's available memory (%s)", bytesize.ErrInvalid, humanize.IBytes(uint64(limit)))
 	}
 	return n, nil
 }
 
-func (v *sizeValue) String() string { return formatSize(*v.bytes) }
+func (v *sizeValue) String() string { return bytesize.Format(*v.bytes) }
 func (v *sizeValue) Type() string   { return "size" }
-
-// availableMemory returns the memory the kernel reports as available for
-// new allocations (MemAvailable), or failing that free RAM; 0 if unknown.
-func availableMemory() int64 {
-	if f, err := os.Open("/proc/meminfo"); err == nil {
-		defer f.Close()
-		if n := memAvailable(f); n > 0 {
-			return n
-		}
-	}
-	var si unix.Sysinfo_t
-	if err := unix.Sysinfo(&si); err == nil {
-		return int64(si.Freeram+si.Bufferram) * int64(si.Unit)
-	}
-	return 0
-}
-
-// memAvailable is MemAvailable from a /proc/meminfo, in bytes; 0 if it is
-// missing, not a positive count of kB or too large for an int64 in bytes.
-func memAvailable(meminfo io.Reader) int64 {
-	sc := bufio.NewScanner(meminfo)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) >= 2 && fields[0] == "MemAvailable:" {
-			if kb, err := strconv.ParseInt(fields[1], 10, 64); err == nil && kb > 0 && kb <= math.MaxInt64>>10 {
-				return kb << 10
-			}
-		}
-	}
-	return 0
-}
 
 // formatValue is a pflag.Value holding a render.Format.
 type formatValue struct{ f *render.Format }
@@ -253,6 +120,16 @@ func (v *enumValue[T]) Set(s string) error {
 
 func (v *enumValue[T]) String() string { return (*v.p).String() }
 func (v *enumValue[T]) Type() string   { return "name" }
+
+// choices names every value of vs as a choice for a message: "serial,
+// perjob, batch or startbatch".
+func choices[T fmt.Stringer](vs []T) string {
+	names := make([]string, len(vs))
+	for i, v := range vs {
+		names[i] = v.String()
+	}
+	return enum.Or(names)
+}
 
 func normalName(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 

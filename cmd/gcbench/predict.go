@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/gcbench/gcbench/gcsim"
+	"github.com/gcbench/gcbench/internal/bytesize"
 	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/pausemodel"
 	"github.com/gcbench/gcbench/pausemodel/check"
@@ -60,13 +61,12 @@ func cmdPredict(ctx context.Context, e *env, args []string) error {
 	o := predictOptions{}
 	fs := newFlagSet("predict")
 	fs.SortFlags = false
-	avail := availableMemory()
 	fs.StringArrayVar(&o.dirs, "dir", nil, "a directory of sweep points to check the model against (required; repeat it for several sweeps, and for repeated sweeps of one grid, which give the measurement floor)")
 	fs.Var(newIntValue(&o.calibrations, 3, 1, 100), "calibrations", "calibration runs per mutex kind; each cost is their median, their range the spread the prediction covers")
 	fs.Var(newListValue(&o.cores, []int{8, 16, 64}, boundedInt(1, workerpool.MaxWorkers), "core counts"), "cores",
 		"core counts to predict, with workers = cores")
-	fs.Var(newSizeValue(&o.major, 2560<<20, avail), "major-heap", "major heap `size` of the predictions (the seed's)")
-	fs.Var(newSizeValue(&o.los, 1<<30, avail), "los", "large-object space `size` of the predictions (the seed's)")
+	fs.Var(newSizeValue(&o.major, 2560<<20, 0), "major-heap", "major heap `size` of the predictions (the seed's)")
+	fs.Var(newSizeValue(&o.los, 1<<30, 0), "los", "large-object space `size` of the predictions (the seed's)")
 	fs.Var(newIntValue(&o.calibrateGCs, 30, 1, 10000), "calibration-gcs", "serial collections that measure each heap's job costs")
 	fs.Var(formatValue{&o.format}, "format", "output format: text, markdown or csv (the tables' rows only: "+
 		"the calibration lines go to standard error, and the notes, the check's verdict among them, are in text and markdown)")
@@ -83,7 +83,8 @@ func cmdPredict(ctx context.Context, e *env, args []string) error {
 	if o.format == render.JSON {
 		return usagef("--format json: predict has no JSON document; want text, markdown or csv")
 	}
-	if err := o.checkPredictionHeap(avail); err != nil {
+	// Before the calibration's seconds: a heap gcsim would refuse, or this machine cannot hold.
+	if err := checkConfig(o.predictionConfig(), fs); err != nil {
 		return err
 	}
 	names, _, err := reportInputs(o.dirs)
@@ -105,27 +106,10 @@ func cmdPredict(ctx context.Context, e *env, args []string) error {
 		}
 		reports = append(reports, r)
 	}
-	if err := oneCollectorKind(reports, names); err != nil {
+	if err := checkablePoints(reports, names); err != nil {
 		return err
 	}
 	return predict(ctx, e, o, reports)
-}
-
-// checkPredictionHeap refuses, before the calibration's seconds, a heap
-// for the predictions that gcsim would refuse or this machine cannot hold.
-func (o predictOptions) checkPredictionHeap(avail int64) error {
-	cfg := o.predictionConfig()
-	if err := fitsMemory(cfg, avail); err != nil {
-		return err
-	}
-	if err := cfg.Validate(); err != nil {
-		var ce *gcsim.ConfigError
-		if errors.As(err, &ce) && (ce.Field == "MajorHeap" || ce.Field == "LOS") {
-			return usagef("%s %s: want %s", configFlags[ce.Field], ce.Value, ce.Want)
-		}
-		return usagef("--major-heap %s, --los %s: %v", formatSize(o.major), formatSize(o.los), err)
-	}
-	return nil
 }
 
 // predictionConfig is the simulation whose jobs the predictions use: the
@@ -136,11 +120,16 @@ func (o predictOptions) predictionConfig() gcsim.Config {
 	return cfg
 }
 
-// oneCollectorKind refuses points made with and without --lock-collector
+// checkablePoints refuses points saved before typed settings, which the
+// check cannot read, and points made with and without --lock-collector
 // together: one check would pool two measured systems.
-func oneCollectorKind(reports []*report.Report, names []string) error {
+func checkablePoints(reports []*report.Report, names []string) error {
 	for i, r := range reports {
-		if got, first := r.Config["collector"], reports[0].Config["collector"]; got != first {
+		if !check.HasSettings(r) {
+			return usagef("%s: a point of schema %s, saved without typed settings: sweep it again with this gcbench "+
+				"(gcbench sweep, with the settings its configuration lists)", names[i], r.Schema)
+		}
+		if got, first := r.Config[configCollector], reports[0].Config[configCollector]; got != first {
 			return usagef("--dir: %s was made with collector=%q, %s with %q: check points made with and without "+
 				"--lock-collector apart", names[0], first, names[i], got)
 		}
@@ -220,7 +209,7 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*report.Re
 	}
 	w, err := work(o.predictionConfig())
 	if err != nil {
-		return fmt.Errorf("measuring job costs at %s + %s: %w", formatSize(o.major), formatSize(o.los), err)
+		return fmt.Errorf("measuring job costs at %s + %s: %w", bytesize.Format(o.major), bytesize.Format(o.los), err)
 	}
 	// The simulations are independent and deterministic: run the rows
 	// side by side (64 cores under PI take seconds each).
@@ -238,7 +227,7 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*report.Re
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	tables = append(tables, check.ManyCoreTable(many, formatSize(o.major)+" + "+formatSize(o.los)), check.FactsTable(o.cores))
+	tables = append(tables, check.ManyCoreTable(many, bytesize.Format(o.major)+" + "+bytesize.Format(o.los)), check.FactsTable(o.cores))
 	for i, t := range tables {
 		if i > 0 {
 			fmt.Fprintln(e.stdout)
@@ -258,6 +247,6 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*report.Re
 // nativeCheckable reports whether r is a native point the model can be
 // checked against.
 func nativeCheckable(r *report.Report) bool {
-	p, ok := check.ReadPoint(r.Config)
+	p, ok := check.ReadPoint(r)
 	return ok && p.Backend == "native" && len(r.Runs) > 0
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/render"
 	"github.com/gcbench/gcbench/report"
@@ -103,9 +104,12 @@ func reportInputs(args []string) (names []string, sweep bool, err error) {
 }
 
 // scalingCounters are the counters the scaling table shows per mode.
-var scalingCounters = []report.ScalingCounter{
-	{Key: "pool_futile_wakeups", Label: "futile wake-ups"},
-	{Key: "pool_futex_calls", Label: "futex calls"},
+func scalingCounters() []report.ScalingCounter {
+	var out []report.ScalingCounter
+	for _, c := range []gcsim.Counter{gcsim.CounterFutileWakeups, gcsim.CounterFutexCalls} {
+		out = append(out, report.ScalingCounter{Key: c.String(), Label: c.Label()})
+	}
+	return out
 }
 
 // writeScaling renders a sweep's points as the scaling table: the last
@@ -115,7 +119,7 @@ func writeScaling(ctx context.Context, e *env, out *outputFlags, reports []*repo
 	if len(modes) < 2 {
 		return fmt.Errorf("%w: a scaling table compares two modes; the points have %v", report.ErrInvalidInput, modes)
 	}
-	s, err := report.NewScalingContext(ctx, reports, modes[len(modes)-2], modes[len(modes)-1], scalingCounters)
+	s, err := report.NewScalingContext(ctx, reports, modes[len(modes)-2], modes[len(modes)-1], scalingCounters())
 	if err != nil {
 		return err
 	}

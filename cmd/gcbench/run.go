@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"runtime"
 	"runtime/pprof"
 	"slices"
@@ -12,10 +13,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dustin/go-humanize"
 	"github.com/gcbench/gcbench/gcsim"
+	"github.com/gcbench/gcbench/heap"
+	"github.com/gcbench/gcbench/internal/bytesize"
 	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/report"
+	"github.com/gcbench/gcbench/setting"
 	"github.com/gcbench/gcbench/trace"
 	"github.com/gcbench/gcbench/workerpool"
 	"github.com/spf13/pflag"
@@ -52,35 +55,40 @@ type runOptions struct {
 
 // parseRunFlags parses run's arguments. It returns (nil, nil) after
 // printing --help.
-func parseRunFlags(args []string, stdout io.Writer) (*runOptions, error) {
-	def := gcsim.DefaultConfig()
+func parseRunFlags(ctx context.Context, args []string, stdout io.Writer) (*runOptions, error) {
+	base, config, err := runDefaults(ctx, args)
+	if err != nil {
+		return nil, err
+	}
+	def := base.Config
 	o := &runOptions{cfg: def}
 	fs := newFlagSet("run")
 	fs.SortFlags = false
-	avail := availableMemory()
-	fs.Var(newSizeValue(&o.cfg.MajorHeap, def.MajorHeap, avail), "major-heap", "major heap `size`: old objects in 16 KiB blocks")
-	fs.Var(newSizeValue(&o.cfg.LOS, def.LOS, avail), "los", "large-object space `size`: objects over 8000 bytes")
-	fs.Var(newSizeValue(&o.cfg.Nursery, def.Nursery, avail), "nursery", "nursery `size`: what the mutator fills between two minor collections")
+	fs.String("config", config, "rerun the experiment saved in report `FILE.json` (gcbench run --format json): its settings "+
+		"become the flags' defaults, so a flag given beside it overrides that setting alone")
+	fs.Var(newSizeValue(&o.cfg.MajorHeap, def.MajorHeap, 0), "major-heap", "major heap `size`: old objects in 16 KiB blocks")
+	fs.Var(newSizeValue(&o.cfg.LOS, def.LOS, 0), "los", "large-object space `size`: objects over 8000 bytes")
+	fs.Var(newSizeValue(&o.cfg.Nursery, def.Nursery, 0), "nursery", "nursery `size`: what the mutator fills between two minor collections")
 	fs.Var(newIntValue(&o.cfg.Workers, def.Workers, 1, workerpool.MaxWorkers), "workers", "collector workers, one per CPU unless set")
-	fs.Var(newIntValue(&o.gcs, 1500, 1, maxRunCollections), "gcs", "timed minor collections per mode")
-	fs.Var(newIntValue(&o.warmup, 50, 0, maxRunCollections), "warmup", "untimed collections per mode before timing starts")
-	fs.Var(newListValue(&o.modes, []gcsim.Mode{gcsim.Serial, gcsim.PerJob, gcsim.Batch}, gcsim.ParseMode, gcsim.ModeChoices()), "modes",
+	fs.Var(newIntValue(&o.gcs, base.GCs, 1, maxRunCollections), "gcs", "timed minor collections per mode")
+	fs.Var(newIntValue(&o.warmup, base.Warmup, 0, maxRunCollections), "warmup", "untimed collections per mode before timing starts")
+	fs.Var(newListValue(&o.modes, base.Modes, gcsim.ParseMode, choices(gcsim.Modes())), "modes",
 		"modes to compare, in column order; the last is compared with each earlier one "+
 			"(serial: jobs run inline; perjob: one enqueue and wake per job, then Start; batch: one enqueue and wake for all, "+
 			"then Start, which wakes again, as SGen's fix did; startbatch: the batch and Start under one lock, one wake)")
 	fs.Var(newEnumValue(&o.cfg.Backend, def.Backend, workerpool.ParseBackend, "native, threads or goroutines"), "backend",
 		"worker backend: native (SGen's pool in C on pthreads; needs a cgo build), threads (Go-locked OS threads "+
 			"parked on futexes) or goroutines")
-	fs.Var(newEnumValue(&o.cfg.Mutex, workerpool.MutexPI, workerpool.ParseMutexKind, "normal, pi or adaptive"), "mutex",
+	fs.Var(newEnumValue(&o.cfg.Mutex, mutexDefault(def), workerpool.ParseMutexKind, "normal, pi or adaptive"), "mutex",
 		"the native backend's pthread mutex: pi (PTHREAD_PRIO_INHERIT, mono's on Linux), normal or adaptive")
 	fs.Var(newEnumValue(&o.cfg.Wake, def.Wake, workerpool.ParseWakePolicy, "broadcast, signal, targeted or spin"), "wake",
 		"wake policy of the pool modes: broadcast, signal, targeted or spin")
 	fs.Uint64Var(&o.cfg.Seed, "seed", def.Seed, "seed of the mutator's random choices (same seed, same heap)")
-	fs.Var(newIntValue(&o.gomaxprocs, 0, 0, maxRunGOMAXPROCS), "gomaxprocs", "GOMAXPROCS during the run; 0 = auto: workers+1 when --backend is threads or native and "+
+	fs.Var(newIntValue(&o.gomaxprocs, base.GOMAXPROCS, 0, maxRunGOMAXPROCS), "gomaxprocs", "GOMAXPROCS during the run; 0 = auto: workers+1 when --backend is threads or native and "+
 		"a pool mode runs, else the runtime's default; the host line gives the value in force "+
 		"(why: docs/methodology.md)")
-	registerLockCollector(fs, &o.lockCollector)
-	fs.BoolVar(&o.cfg.Verify, "verify", false, "run the heap verifier after every collection (slow; checks, does not time)")
+	registerLockCollector(fs, &o.lockCollector, base.LockCollector)
+	fs.BoolVar(&o.cfg.Verify, "verify", def.Verify, "run the heap verifier after every collection (slow; checks, does not time)")
 	o.output.register(fs)
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof FILE)")
 	fs.StringVar(&o.trace, "trace", "", "write an event trace of the run to `FILE`: collections, jobs per worker, enqueues, wakes "+
@@ -91,21 +99,18 @@ func parseRunFlags(args []string, stdout io.Writer) (*runOptions, error) {
 	if fs.NArg() > 0 {
 		return nil, usagef("unexpected argument %q (run takes only flags)", fs.Arg(0))
 	}
-	if err := o.validate(fs, avail); err != nil {
+	if err := o.validate(fs); err != nil {
 		return nil, err
 	}
 	return o, nil
 }
 
-func (o *runOptions) validate(fs *pflag.FlagSet, avail int64) error {
+func (o *runOptions) validate(fs *pflag.FlagSet) error {
 	if err := checkMutex(fs, o.cfg.Backend, &o.cfg.Mutex); err != nil {
 		return err
 	}
-	if err := fitsMemory(o.cfg, avail); err != nil {
+	if err := checkConfig(o.cfg, fs); err != nil {
 		return err
-	}
-	if err := o.cfg.Validate(); err != nil {
-		return configUsageError(err, fs)
 	}
 	if err := o.output.check(fs); err != nil {
 		return err
@@ -114,13 +119,15 @@ func (o *runOptions) validate(fs *pflag.FlagSet, avail int64) error {
 		outfile.Path{Name: "--trace", Path: o.trace}, outfile.Path{Name: "--cpuprofile", Path: o.cpuprofile}), nil)
 }
 
-// fitsMemory refuses a heap that needs more than avail, the machine's
-// available memory (0: unknown), before its minutes of population.
-func fitsMemory(c gcsim.Config, avail int64) error {
-	if total := c.MajorHeap + c.LOS + c.Nursery; avail > 0 && total > avail {
-		return usagef("--major-heap %s + --los %s + --nursery %s = %s is more than this machine's available memory (%s)",
-			formatSize(c.MajorHeap), formatSize(c.LOS), formatSize(c.Nursery),
-			humanize.IBytes(uint64(total)), humanize.IBytes(uint64(avail)))
+// checkConfig refuses, before any work, a configuration gcsim would refuse
+// or a heap this machine cannot hold (heap's rule, which gcsim.New applies
+// again), as a usage error naming the flag.
+func checkConfig(c gcsim.Config, fs *pflag.FlagSet) error {
+	if err := c.Heap().CheckMemory(heap.AvailableMemory()); err != nil {
+		return settingUsageError(err, fs)
+	}
+	if err := c.Validate(); err != nil {
+		return settingUsageError(err, fs)
 	}
 	return nil
 }
@@ -138,34 +145,30 @@ func checkMutex(fs *pflag.FlagSet, backend workerpool.Backend, m *workerpool.Mut
 	return nil
 }
 
-// configFlags maps gcsim.Config fields to the flags that set them.
-var configFlags = map[string]string{
-	"MajorHeap": "--major-heap", "LOS": "--los", "Nursery": "--nursery", "Workers": "--workers",
-	"CompareOptions.GCs": "--gcs", "CompareOptions.Warmup": "--warmup", "Backend": "--backend", "Mutex": "--mutex",
-}
-
-// configUsageError turns gcsim's complaint about a Config field into a
-// usage error that names the flag setting it, with the value as the user
-// typed it.
-func configUsageError(err error, fs *pflag.FlagSet) error {
-	var ce *gcsim.ConfigError
-	if !errors.As(err, &ce) {
+// settingUsageError turns a refused setting (a *setting.Error, whose key
+// names the flag by setting.Flag's rule) into a usage error that names the
+// flag, with the value as the user typed it; a setting without a flag in
+// fs is named by its key.
+func settingUsageError(err error, fs *pflag.FlagSet) error {
+	var se *setting.Error
+	if !errors.As(err, &se) {
 		return usagef("%v", err)
 	}
-	flag, ok := configFlags[ce.Field]
-	if !ok {
-		return usagef("the configuration's %s = %s: want %s", ce.Field, ce.Value, ce.Want)
+	name := setting.Flag(se.Field)
+	f := fs.Lookup(name)
+	if f == nil {
+		return usagef("the configuration's %s = %s: want %s", se.Field, se.Value, se.Want)
 	}
-	shown := ce.Value
-	if sv, ok := fs.Lookup(flag[2:]).Value.(*sizeValue); ok && sv.text != "" {
+	shown := se.Value
+	if sv, ok := f.Value.(*sizeValue); ok && sv.text != "" {
 		shown = sv.text
 	}
-	return usagef("%s %s: want %s", flag, shown, ce.Want)
+	return usagef("--%s %s: want %s", name, shown, se.Want)
 }
 
 // cmdRun is `gcbench run`, also what a bare `gcbench` runs.
 func cmdRun(ctx context.Context, e *env, args []string) (err error) {
-	o, err := parseRunFlags(args, e.stdout)
+	o, err := parseRunFlags(ctx, args, e.stdout)
 	if o == nil || err != nil {
 		return err
 	}
@@ -202,9 +205,7 @@ func cmdRun(ctx context.Context, e *env, args []string) (err error) {
 		// A trace of a run that measured something is kept, closed with
 		// its end block; one of a run that failed or measured nothing is not.
 		err = joinErrors(err, finishTrace(measured))
-		st := o.cfg.Trace.Stats()
-		facts["trace_events_written"] = float64(st.Written)
-		facts["trace_events_dropped"] = float64(st.Dropped)
+		maps.Copy(facts, gcsim.TraceFacts(o.cfg.Trace.Stats()))
 	}
 	if !measured {
 		return err
@@ -244,15 +245,6 @@ func measuredAny(res *gcsim.Result) bool {
 		}
 	}
 	return true
-}
-
-// recordsIn counts the timed collections of every mode of res.
-func recordsIn(res *gcsim.Result) int {
-	n := 0
-	for _, m := range res.Modes {
-		n += len(m.Records)
-	}
-	return n
 }
 
 // timedCollections is the number of timed collections every mode of res
@@ -359,17 +351,13 @@ func (o *runOptions) report(res *gcsim.Result, started time.Time, facts map[stri
 	run.Partial = partial
 	run.Started = started.UTC().Truncate(time.Second)
 	run.Elapsed = report.Duration(res.Elapsed.Round(time.Millisecond))
-	run.Facts = map[string]float64{
-		"major_gcs":           float64(res.MajorGCs),
-		"sim_overhead_s":      res.SimOverhead.Seconds(),
-		"collections_timed":   float64(recordsIn(res)),
-		"collections_warm_up": float64(o.warmup * len(res.Modes)),
-	}
-	for k, v := range facts {
-		run.Facts[k] = v
-	}
+	run.Facts = res.Facts(o.warmup)
+	maps.Copy(run.Facts, facts)
 	r := report.NewReport("minor-collection pause", o.config(), run)
-	r.Anatomy = pauseAnatomy
+	if r.Settings, err = o.settings(); err != nil {
+		return nil, err
+	}
+	r.Anatomy = pauseAnatomy()
 	return r, nil
 }
 
@@ -378,28 +366,32 @@ func (o *runOptions) report(res *gcsim.Result, started time.Time, facts map[stri
 func (o *runOptions) config() map[string]string {
 	cfg := o.cfg
 	c := map[string]string{
-		"major_heap": formatSize(cfg.MajorHeap), "los": formatSize(cfg.LOS), "nursery": formatSize(cfg.Nursery),
-		"workers": strconv.Itoa(cfg.Workers), "gcs": strconv.Itoa(o.gcs), "warmup": strconv.Itoa(o.warmup),
-		report.ConfigModes: strings.Join(o.modeNames(), ","), "backend": cfg.Backend.String(), "wake": cfg.Wake.String(),
-		"seed": strconv.FormatUint(cfg.Seed, 10), "verify": strconv.FormatBool(cfg.Verify),
-		"gomaxprocs": o.gomaxprocsSetting(),
+		heap.KeyMajorHeap: bytesize.Format(cfg.MajorHeap), heap.KeyLOS: bytesize.Format(cfg.LOS),
+		heap.KeyNursery: bytesize.Format(cfg.Nursery), gcsim.KeyWorkers: strconv.Itoa(cfg.Workers),
+		gcsim.KeyGCs: strconv.Itoa(o.gcs), gcsim.KeyWarmup: strconv.Itoa(o.warmup), report.ConfigModes: strings.Join(o.modeNames(), ","),
+		gcsim.KeyBackend: cfg.Backend.String(), gcsim.KeyWake: cfg.Wake.String(), gcsim.KeySeed: strconv.FormatUint(cfg.Seed, 10),
+		gcsim.KeyVerify: strconv.FormatBool(cfg.Verify), gcsim.KeyGOMAXPROCS: o.gomaxprocsSetting(),
 	}
 	if cfg.Backend == workerpool.Native { // only there: earlier reports' configurations stay as they were
-		c["mutex"] = cfg.Mutex.String()
+		c[gcsim.KeyMutex] = cfg.Mutex.String()
 	}
 	if o.lockCollector { // recorded only when set, so that earlier reports keep their configuration
-		c["collector"] = lockedCollector
+		c[configCollector] = lockedCollector
 	}
 	return c
 }
 
-// lockedCollector is the configuration's "collector" for a run with
-// --lock-collector.
-const lockedCollector = "locked-thread"
+// configCollector is the displayed configuration's key for how the
+// collections ran, lockedCollector its value for a run with
+// --lock-collector (absent otherwise).
+const (
+	configCollector = "collector"
+	lockedCollector = "locked-thread"
+)
 
 // registerLockCollector adds --lock-collector, shared by run and sweep.
-func registerLockCollector(fs *pflag.FlagSet, lock *bool) {
-	fs.BoolVar(lock, "lock-collector", false, "run the collections on one OS thread, as SGen's collector is one thread "+
+func registerLockCollector(fs *pflag.FlagSet, lock *bool, def bool) {
+	fs.BoolVar(lock, "lock-collector", def, "run the collections on one OS thread, as SGen's collector is one thread "+
 		"(runtime.LockOSThread; what it changes: docs/methodology.md)")
 }
 
@@ -421,90 +413,40 @@ func (o *runOptions) modeNames() []string {
 	return names
 }
 
-func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
-
-// recordCounters are the per-collection values a report keeps the means
-// of, by name.
-var recordCounters = []struct {
-	name  string
-	value func(r *gcsim.Record) float64
-}{
-	{"card_prep_us", func(r *gcsim.Record) float64 { return micros(r.CardPrep) }},
-	{"dispatch_us", func(r *gcsim.Record) float64 { return micros(r.Dispatch) }},
-	{"join_us", func(r *gcsim.Record) float64 { return micros(r.Join) }},
-	{"nursery_reset_us", func(r *gcsim.Record) float64 { return micros(r.NurseryReset) }},
-	{"to_first_job_us", func(r *gcsim.Record) float64 { return micros(r.ToFirstJob) }},
-	{"job_span_us", func(r *gcsim.Record) float64 { return micros(r.JobSpan) }},
-	{"join_latency_us", func(r *gcsim.Record) float64 { return micros(r.JoinLatency) }},
-	{"jobs", func(r *gcsim.Record) float64 { return float64(r.Jobs) }},
-	{"job_mean_us", func(r *gcsim.Record) float64 { return micros(r.JobMean) }},
-	{"job_max_us", func(r *gcsim.Record) float64 { return micros(r.JobMax) }},
-	{"job_workers", func(r *gcsim.Record) float64 { return float64(r.JobWorkers) }},
-	{"load_imbalance", func(r *gcsim.Record) float64 { return r.Imbalance }},
-	{"dirty_cards", func(r *gcsim.Record) float64 { return float64(r.DirtyCards) }},
-	{"promoted_objects", func(r *gcsim.Record) float64 { return float64(r.PromotedObjects) }},
-	{"promoted_bytes", func(r *gcsim.Record) float64 { return float64(r.PromotedBytes) }},
-	{"host_gcs", func(r *gcsim.Record) float64 { return float64(r.HostGCs) }},
-	{"major_gc_before", func(r *gcsim.Record) float64 { return b2f(r.MajorGCBefore) }},
-	{"pool_enqueue_lock_acquisitions", func(r *gcsim.Record) float64 { return float64(r.Pool.EnqueueLockAcquisitions) }},
-	{"pool_lock_acquisitions", func(r *gcsim.Record) float64 { return float64(r.Pool.LockAcquisitions) }},
-	{"pool_enqueue_wake_calls", func(r *gcsim.Record) float64 { return float64(r.Pool.EnqueueWakeCalls) }},
-	{"pool_wake_calls", func(r *gcsim.Record) float64 { return float64(r.Pool.WakeCalls) }},
-	{"pool_workers_woken", func(r *gcsim.Record) float64 { return float64(r.Pool.WorkersWoken) }},
-	{"pool_futile_wakeups", func(r *gcsim.Record) float64 { return float64(r.Pool.FutileWakeups) }},
-	{"pool_futex_calls", func(r *gcsim.Record) float64 { return float64(r.Pool.FutexCalls) }},
+// pauseAnatomy is gcsim's anatomy of a pause (its parts and the counters
+// that explain them) as the report draws it.
+func pauseAnatomy() *report.Anatomy {
+	rows := func(cs []gcsim.Counter) []report.AnatomyRow {
+		out := make([]report.AnatomyRow, len(cs))
+		for i, c := range cs {
+			out[i] = report.AnatomyRow{Key: c.String(), Label: c.Label()}
+		}
+		return out
+	}
+	return &report.Anatomy{Parts: rows(gcsim.AnatomyParts()), Counters: rows(gcsim.AnatomyCounters())}
 }
 
-// pauseAnatomy names the recordCounters that split a pause into parts (in
-// time order; gcsim.Record documents that they add up to the pause) and
-// the counters that explain them.
-var pauseAnatomy = &report.Anatomy{
-	Parts: []report.AnatomyRow{
-		{Key: "card_prep_us", Label: "card preparation"},
-		{Key: "to_first_job_us", Label: "dispatch: to the first job's start"},
-		{Key: "job_span_us", Label: "first-to-last job span"},
-		{Key: "join_latency_us", Label: "join: last job's end to resume"},
-		{Key: "nursery_reset_us", Label: "nursery reset"},
-	},
-	Counters: []report.AnatomyRow{
-		{Key: "dispatch_us", Label: "collector in enqueue calls and Start (µs; overlaps the parts)"},
-		{Key: "job_mean_us", Label: "mean job (µs)"},
-		{Key: "load_imbalance", Label: "load imbalance (busiest/mean)"},
-		{Key: "pool_enqueue_lock_acquisitions", Label: "enqueue-side lock acquisitions"},
-		{Key: "pool_enqueue_wake_calls", Label: "enqueue-side wake calls"},
-		{Key: "pool_workers_woken", Label: "workers woken"},
-		{Key: "pool_futile_wakeups", Label: "futile wake-ups"},
-		{Key: "pool_futex_calls", Label: "futex calls"},
-	},
-}
-
-// modeInput turns one mode's records into pause samples (µs), the
+// modeInput turns one mode's records into pause samples (µs), gcsim's
 // per-collection counters, and the indices of samples the host's Go
-// collector overlapped.
+// collector overlapped. A counter a record did not count is absent (shown
+// as n/a, not as 0).
 func modeInput(mr gcsim.ModeResult) report.ModeInput {
+	counters := gcsim.Counters()
 	in := report.ModeInput{Name: mr.Mode.String(), Pauses: make([]float64, len(mr.Records)),
-		Counters: make(map[string][]float64, len(recordCounters))}
+		Counters: make(map[string][]float64, len(counters))}
 	for i := range mr.Records {
 		r := &mr.Records[i]
-		in.Pauses[i] = micros(r.Pause)
+		in.Pauses[i] = float64(r.Pause) / float64(time.Microsecond)
 		if r.HostGCs > 0 {
 			in.Disturbed = append(in.Disturbed, i)
 		}
-		for _, c := range recordCounters {
-			if c.name == "pool_futex_calls" && r.Pool.FutexUncounted {
-				continue // not counted (Native): absent, shown as n/a, not as 0
+		for _, c := range counters {
+			if v, ok := c.Value(r); ok {
+				in.Counters[c.String()] = append(in.Counters[c.String()], v)
 			}
-			in.Counters[c.name] = append(in.Counters[c.name], c.value(r))
 		}
 	}
 	return in
-}
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // gomaxprocsSetting is --gomaxprocs as the configuration records it: what

@@ -103,7 +103,7 @@ func TestRunJSONAndReportRoundTrip(t *testing.T) {
 		}
 	}
 	require.NoError(t, json.Unmarshal(data, &doc), "run --out x.json writes JSON")
-	assert.Equal(t, "gcbench/analysis/v1", doc.Schema)
+	assert.Equal(t, "gcbench/report/v2", doc.Schema)
 	assert.Equal(t, "64MiB", doc.Config["major_heap"])
 	require.Len(t, doc.Runs, 1)
 	run := doc.Runs[0]
@@ -442,7 +442,7 @@ func TestPartialReasonKeepsWhatAFailedRunMeasured(t *testing.T) {
 		partialReason(ctx, fmt.Errorf("collecting: %w", context.Canceled), two, 10))
 	assert.Empty(t, partialReason(context.Background(), nil, two, 10), "a finished run")
 	assert.Empty(t, partialReason(context.Background(), failed, none, 10), "batch measured nothing")
-	assert.Equal(t, 5, recordsIn(two), "collections_timed counts the records taken")
+	assert.Equal(t, 5, two.Recorded(), "collections_timed counts the records taken")
 }
 
 // TestAnOutputIntoStandardOutputIsRefused: with no --out the report goes

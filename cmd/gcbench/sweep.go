@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/heap"
+	"github.com/gcbench/gcbench/internal/bytesize"
 	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/workerpool"
 	"github.com/schollz/progressbar/v3"
@@ -57,8 +59,6 @@ func parseSweepFlags(args []string, stdout io.Writer) (*sweepOptions, error) {
 	o := &sweepOptions{base: runOptions{cfg: def}}
 	fs := newFlagSet("sweep")
 	fs.SortFlags = false
-	avail := availableMemory()
-	size := func(s string) (int64, error) { return parseSizeWithin(s, avail) }
 	fs.StringVar(&o.dir, "dir", "", "directory of the points' JSON files (created if missing; required)")
 	fs.Var(newListValue(&o.workers, []int{1, 2, 4, 8, 16, 32}, boundedInt(1, workerpool.MaxWorkers), "worker counts"), "workers", "worker counts")
 	fs.Var(newListValue(&o.wakes, []workerpool.WakePolicy{workerpool.Broadcast, workerpool.Targeted}, workerpool.ParseWakePolicy,
@@ -67,16 +67,16 @@ func parseSweepFlags(args []string, stdout io.Writer) (*sweepOptions, error) {
 		"backend", "worker backends")
 	fs.Var(newListValue(&o.mutexes, []workerpool.MutexKind{workerpool.MutexPI}, workerpool.ParseMutexKind, "normal, pi or adaptive"),
 		"mutex", "pthread mutex kinds of the native backend's points (each native point runs once per kind)")
-	fs.Var(newListValue(&o.majorHeaps, []int64{512 << 20}, size, "sizes like 512MiB").showing(formatSize), "major-heap", "major heap sizes")
-	fs.Var(newListValue(&o.loses, []int64{256 << 20}, size, "sizes like 256MiB").showing(formatSize), "los", "large-object space sizes")
-	fs.Var(newSizeValue(&o.base.cfg.Nursery, def.Nursery, avail), "nursery", "nursery `size` of every point")
+	fs.Var(newListValue(&o.majorHeaps, []int64{512 << 20}, bytesize.Parse, "sizes like 512MiB").showing(bytesize.Format), "major-heap", "major heap sizes")
+	fs.Var(newListValue(&o.loses, []int64{256 << 20}, bytesize.Parse, "sizes like 256MiB").showing(bytesize.Format), "los", "large-object space sizes")
+	fs.Var(newSizeValue(&o.base.cfg.Nursery, def.Nursery, 0), "nursery", "nursery `size` of every point")
 	fs.Var(newIntValue(&o.base.gcs, 300, 1, maxRunCollections), "gcs", "timed minor collections per mode and point")
 	fs.Var(newIntValue(&o.base.warmup, 20, 0, maxRunCollections), "warmup", "untimed collections per mode and point")
-	fs.Var(newListValue(&o.base.modes, []gcsim.Mode{gcsim.PerJob, gcsim.Batch}, gcsim.ParseMode, gcsim.ModeChoices()), "modes",
+	fs.Var(newListValue(&o.base.modes, []gcsim.Mode{gcsim.PerJob, gcsim.Batch}, gcsim.ParseMode, choices(gcsim.Modes())), "modes",
 		"modes each point compares, in column order; report compares the last two")
 	fs.Uint64Var(&o.base.cfg.Seed, "seed", def.Seed, "seed of the mutator's random choices")
 	fs.Var(newIntValue(&o.base.gomaxprocs, 0, 0, maxRunGOMAXPROCS), "gomaxprocs", "GOMAXPROCS per point; 0 = auto, as run's")
-	registerLockCollector(fs, &o.base.lockCollector)
+	registerLockCollector(fs, &o.base.lockCollector, false)
 	o.shardSize = 1 // before the flag, whose help shows it: every point, 0/1
 	fs.Var(&shardValue{&o.shardIndex, &o.shardSize}, "shard", "`i/n`: run only the points whose index is i modulo n (0 ≤ i < n), e.g. "+
 		"$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT or $JOB_COMPLETION_INDEX/N")
@@ -101,12 +101,8 @@ func (o *sweepOptions) validate(fs *pflag.FlagSet) error {
 	if fs.Changed("mutex") && !slices.Contains(o.backends, workerpool.Native) {
 		return usagef("--mutex: only the native backend has mutex kinds, and --backend has no native")
 	}
-	avail := availableMemory()
 	for _, p := range o.points() {
-		if err := fitsMemory(p.cfg, avail); err != nil {
-			return usagef("point %s: %v", p.name(), err)
-		}
-		if err := p.cfg.Validate(); err != nil {
+		if err := checkConfig(p.cfg, fs); err != nil {
 			return usagef("point %s: %v", p.name(), err)
 		}
 	}
@@ -175,7 +171,7 @@ func (o *runOptions) name() string {
 	if c.Backend == workerpool.Native {
 		backend += "-" + c.Mutex.String()
 	}
-	return fmt.Sprintf("workers%d-%s-%s-major%s-los%s", c.Workers, c.Wake, backend, formatSize(c.MajorHeap), formatSize(c.LOS))
+	return fmt.Sprintf("workers%d-%s-%s-major%s-los%s", c.Workers, c.Wake, backend, bytesize.Format(c.MajorHeap), bytesize.Format(c.LOS))
 }
 
 // cmdSweep is `gcbench sweep`.
@@ -190,7 +186,7 @@ func cmdSweep(ctx context.Context, e *env, args []string) error {
 		if i%o.shardSize != o.shardIndex {
 			continue
 		}
-		done, err := pointDone(ctx, filepath.Join(o.dir, p.name()+".json"), p.config())
+		done, err := pointDone(ctx, filepath.Join(o.dir, p.name()+".json"), p)
 		if err != nil {
 			return err
 		}
@@ -238,10 +234,12 @@ func pointFailed(err error) bool {
 	return errors.Is(err, heap.ErrMajorHeapFull) || errors.Is(err, heap.ErrVerify)
 }
 
-// pointDone reports whether path holds a saved point of config; a file
-// that is not one, or one of another configuration, is an error: the
-// sweep never overwrites what it cannot account for.
-func pointDone(ctx context.Context, path string, config map[string]string) (bool, error) {
+// pointDone reports whether path holds a saved point of p's
+// configuration; a file that is not one, or one of another configuration
+// (by the settings shown, then by the typed settings when it has them), is
+// an error: the sweep never overwrites what it cannot account for.
+func pointDone(ctx context.Context, path string, p *runOptions) (bool, error) {
+	config := p.config()
 	r, err := readReport(ctx, path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -261,6 +259,16 @@ func pointDone(ctx context.Context, path string, config map[string]string) (bool
 			return false, fmt.Errorf("%s was made with %s=%s, this sweep asks %s: sweep into another --dir",
 				path, k, settingOf(r.Config, k), settingOf(config, k))
 		}
+	}
+	if len(r.Settings) == 0 { // a version-1 point: its shown settings are all it has
+		return true, nil
+	}
+	saved, err := savedExperiment(r)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w (move it away, or sweep into another --dir)", path, err)
+	}
+	if !reflect.DeepEqual(saved, p.experiment()) {
+		return false, fmt.Errorf("%s was made with other settings than this sweep asks (%s): sweep into another --dir", path, r.Settings)
 	}
 	return true, nil
 }
@@ -299,7 +307,7 @@ func runPoint(ctx context.Context, e *env, p *runOptions, path string, bar *swee
 		// Another sweep into the same directory saved the point first (an
 		// Indexed Job can run one index twice): its file stays, and if it
 		// is this point with these settings, the sweep goes on.
-		if done, derr := pointDone(ctx, path, p.config()); derr == nil && done {
+		if done, derr := pointDone(ctx, path, p); derr == nil && done {
 			var kept *keptElsewhereError
 			if errors.As(err, &kept) {
 				os.Remove(kept.kept) // ours, just made: the point it holds is saved in --dir already

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gcbench/gcbench/heap"
 	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/internal/testwait"
 	"github.com/stretchr/testify/assert"
@@ -31,13 +32,13 @@ func sweepGrid(dir, workers, wakes, gcs string, extra ...string) []string {
 		"--major-heap", "64MiB", "--los", "16MiB", "--nursery", "256KiB", "--gcs", gcs, "--warmup", "1"}, extra...)
 }
 
-// gridConfig is the configuration of the first point of the sweep args
-// (as sweepGrid builds them) asks for.
-func gridConfig(t *testing.T, args []string) map[string]string {
+// gridPoint is the first point of the grid the sweep args
+// (as sweepGrid builds them) ask for.
+func gridPoint(t *testing.T, args []string) *runOptions {
 	t.Helper()
 	o, err := parseSweepFlags(args[1:], io.Discard)
 	require.NoError(t, err)
-	return o.points()[0].config()
+	return o.points()[0]
 }
 
 func TestSweepWritesOnePointPerFileAndResumes(t *testing.T) {
@@ -190,7 +191,7 @@ func TestConcurrentSweepsNeverReplaceEachOthersPoints(t *testing.T) {
 			assert.Equal(t, 1, r.code, r.stderr)
 			if kept := regexp.MustCompile(`saved in (\S+) instead`).FindStringSubmatch(r.stderr); kept != nil {
 				assert.Regexp(t, `file (already )?exists`, r.stderr, "it lost the race to save")
-				done, err := pointDone(context.Background(), kept[1], gridConfig(t, sweepGrid(dir, "1", "broadcast", r.gcs)))
+				done, err := pointDone(context.Background(), kept[1], gridPoint(t, sweepGrid(dir, "1", "broadcast", r.gcs)))
 				require.NoError(t, err)
 				assert.True(t, done, "the loser's report is kept whole")
 			} else {
@@ -200,7 +201,7 @@ func TestConcurrentSweepsNeverReplaceEachOthersPoints(t *testing.T) {
 	}
 	require.Len(t, won, 1, "exactly one sweep saves the point")
 	point := filepath.Join(dir, "workers1-broadcast-threads-major64MiB-los16MiB.json")
-	done, err := pointDone(context.Background(), point, gridConfig(t, sweepGrid(dir, "1", "broadcast", won[0])))
+	done, err := pointDone(context.Background(), point, gridPoint(t, sweepGrid(dir, "1", "broadcast", won[0])))
 	require.NoError(t, err)
 	assert.True(t, done, "the point file is the winner's")
 	assert.Len(t, names(t, dir), 1, "no temporary file is left in the directory")
@@ -210,7 +211,7 @@ func TestConcurrentSweepsNeverReplaceEachOthersPoints(t *testing.T) {
 // memory but their sum does not; the sweep refuses it before any point,
 // as run does, rather than failing on it hours in.
 func TestSweepRefusesAHeapTheMachineCannotHold(t *testing.T) {
-	avail := availableMemory()
+	avail := heap.AvailableMemory()
 	require.Positive(t, avail, "available memory is known on Linux")
 	each := strconv.FormatInt(avail*2/3>>20, 10) + "MiB"
 	dir := filepath.Join(t.TempDir(), "points")

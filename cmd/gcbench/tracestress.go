@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gcbench/gcbench/heap"
+	"github.com/gcbench/gcbench/internal/bytesize"
 	"github.com/gcbench/gcbench/internal/protocols/tracestress"
 	"github.com/gcbench/gcbench/internal/termprogress"
 	"github.com/gcbench/gcbench/render"
@@ -64,7 +66,7 @@ func cmdTraceStress(ctx context.Context, e *env, args []string) error {
 	if x.format == render.JSON {
 		return joinErrors(err, writeProtocolJSON(e.stdout, "trace-stress", res.Document()))
 	}
-	return joinErrors(err, res.Write(e.stdout, x.format, describeHost(probeHost()), formatSize))
+	return joinErrors(err, res.Write(e.stdout, x.format, describeHost(probeHost()), bytesize.Format))
 }
 
 // checkStressArgs refuses what the flags' own bounds cannot: an argument,
@@ -74,7 +76,7 @@ func checkStressArgs(fs *pflag.FlagSet, opt tracestress.Options) error {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
 	if limit := opt.Limit; limit < trace.MinLimit {
-		return usagef("invalid argument %q for \"--limit\" flag: want at least %s", formatSize(limit), formatSize(trace.MinLimit))
+		return usagef("invalid argument %q for \"--limit\" flag: want at least %s", bytesize.Format(limit), bytesize.Format(trace.MinLimit))
 	}
 	if runs := int64(opt.Iterations) * int64(len(opt.Policies)); time.Duration(runs) > maxStressTotal/opt.Duration {
 		return usagef("--duration %v × --iterations %d × %d policies is more than %v", opt.Duration, opt.Iterations, len(opt.Policies), maxStressTotal)
@@ -85,7 +87,7 @@ func checkStressArgs(fs *pflag.FlagSet, opt tracestress.Options) error {
 func registerStressFlags(fs *pflag.FlagSet, opt *tracestress.Options, x *stressFlags) {
 	fs.Var(newIntValue(&opt.Writers, tracestress.DefaultWriters, 1, tracestress.MaxWriters), "writers", "writers, each on an OS thread of its own, writing as fast as they can")
 	fs.Var(newIntValue(&opt.PayloadSize, tracestress.DefaultPayload, 1, trace.MaxPayload), "payload", "payload bytes per event")
-	fs.Var(newSizeValue(&opt.Limit, trace.DefaultLimit, availableMemory()), "limit", "session buffer limit (all buffers together)")
+	fs.Var(newSizeValue(&opt.Limit, trace.DefaultLimit, heap.AvailableMemory()), "limit", "session buffer limit (all buffers together)")
 	fs.Var(newDurationValue(&opt.Duration, tracestress.DefaultDuration, time.Millisecond, maxStressDuration), "duration", "how long each run counts, from the first dropped event (the writers write for the initial fill and then this long)")
 	fs.Var(newIntValue(&opt.Iterations, tracestress.DefaultIterations, 1, tracestress.MaxIterations), "iterations", "runs of each policy (interleaved)")
 	fs.Var(newListValue(&opt.Policies, []trace.Policy{trace.Lockless, trace.Locked}, trace.ParsePolicy, "lockless or locked"), "policies",

@@ -58,15 +58,27 @@ func (n *Names[T]) String(v T) string {
 // List returns the canonical names in value order, as a new slice.
 func (n *Names[T]) List() []string { return append([]string(nil), n.names...) }
 
+// Values returns every named value in order, as a new slice.
+func (n *Names[T]) Values() []T {
+	vs := make([]T, len(n.names))
+	for i := range vs {
+		vs[i] = T(i)
+	}
+	return vs
+}
+
 // Want returns the names as an English list: "a, b or c".
-func (n *Names[T]) Want() string {
-	switch len(n.names) {
+func (n *Names[T]) Want() string { return Or(n.names) }
+
+// Or joins names as an English list of choices: "a, b or c" ("" for none).
+func Or(names []string) string {
+	switch len(names) {
 	case 0:
 		return ""
 	case 1:
-		return n.names[0]
+		return names[0]
 	}
-	return strings.Join(n.names[:len(n.names)-1], ", ") + " or " + n.names[len(n.names)-1]
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // Parse returns the value named s, ignoring case; any other s yields an

@@ -27,6 +27,10 @@ func TestNames(t *testing.T) {
 	assert.Equal(t, "color(-1)", color(-1).String())
 	assert.Equal(t, []string{"red", "green", "blue"}, colors.List())
 	assert.Equal(t, "red, green or blue", colors.Want())
+	assert.Equal(t, []color{0, 1, 2}, colors.Values())
+	assert.True(t, colors.Valid(2))
+	assert.False(t, colors.Valid(3))
+	assert.Equal(t, "a or b", enum.Or([]string{"a", "b"}))
 
 	for _, s := range []string{"blue", "BLUE", "Blue"} {
 		c, err := colors.Parse(s)

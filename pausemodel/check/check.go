@@ -8,6 +8,7 @@ package check
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/pausemodel"
 	"github.com/gcbench/gcbench/report"
+	"github.com/gcbench/gcbench/workerpool"
 )
 
 // Goal is the check's target: the mean absolute error of the predicted
@@ -37,71 +39,35 @@ type Point struct {
 	Mutex   pausemodel.Mutex
 }
 
-// ReadPoint reads a sweep point's configuration (report.Report.Config);
-// ok is false for points the check does not cover: no perjob or no
-// batch, a wake policy other than broadcast, a heap it cannot read.
-func ReadPoint(c map[string]string) (Point, bool) {
-	p := Point{Config: gcsim.DefaultConfig(), Backend: c["backend"]}
-	modes := strings.Split(c[report.ConfigModes], ",")
-	if !slices.Contains(modes, "perjob") || !slices.Contains(modes, "batch") || c["wake"] != "broadcast" {
+// ReadPoint reads a sweep point's configuration from its typed settings
+// (report.Report.Settings, a gcsim.Experiment); ok is false for points the
+// check does not cover: no perjob or no batch, a wake policy other than
+// broadcast, a mutex kind the model lacks, settings it cannot read (among
+// them a version-1 report's, which has none: HasSettings tells those
+// apart).
+func ReadPoint(r *report.Report) (Point, bool) {
+	e := gcsim.Experiment{Config: gcsim.DefaultConfig()}
+	if !HasSettings(r) || json.Unmarshal(r.Settings, &e) != nil {
+		return Point{}, false
+	}
+	p := Point{Config: e.Config, Backend: e.Config.Backend.String()}
+	if !slices.Contains(e.Modes, gcsim.PerJob) || !slices.Contains(e.Modes, gcsim.Batch) || e.Config.Wake != workerpool.Broadcast {
 		return p, false
 	}
-	switch p.Backend {
-	case "native":
-		k, err := pausemodel.ParseMutex(c["mutex"])
+	if e.Config.Backend == workerpool.Native {
+		k, err := pausemodel.ParseMutex(e.Config.Mutex.String())
 		if err != nil {
 			return p, false
 		}
 		p.Mutex = k
-	case "threads", "goroutines":
-	default:
-		return p, false
 	}
-	var err error
-	var major, los, nursery int64
-	if major, err = parseSize(c["major_heap"]); err != nil {
-		return p, false
-	}
-	if los, err = parseSize(c["los"]); err != nil {
-		return p, false
-	}
-	if nursery, err = parseSize(c["nursery"]); err != nil {
-		return p, false
-	}
-	workers, err := strconv.Atoi(c["workers"])
-	if err != nil {
-		return p, false
-	}
-	seed, err := strconv.ParseUint(c["seed"], 10, 64)
-	if err != nil {
-		return p, false
-	}
-	cfg := &p.Config
-	cfg.MajorHeap, cfg.LOS, cfg.Nursery, cfg.Workers, cfg.Seed = major, los, nursery, workers, seed
-	return p, cfg.Validate() == nil
+	return p, e.Config.Validate() == nil
 }
 
-// parseSize reads a size as heap.FormatSize writes it into a point's
-// configuration: a number and an optional binary unit (B, KiB, MiB, GiB,
-// TiB).
-func parseSize(s string) (int64, error) {
-	units := []struct {
-		suffix string
-		mult   float64
-	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"B", 1}}
-	mult := 1.0
-	for _, u := range units {
-		if n, ok := strings.CutSuffix(s, u.suffix); ok {
-			s, mult = n, u.mult
-			break
-		}
-	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || f <= 0 || f*mult > math.MaxInt64/2 {
-		return 0, fmt.Errorf("size %q: not a positive size", s)
-	}
-	return int64(f * mult), nil
-}
+// HasSettings reports whether r carries the typed settings ReadPoint
+// reads: a point saved before them (report.SchemaV1) does not, and must
+// be measured again.
+func HasSettings(r *report.Report) bool { return len(r.Settings) > 0 }
 
 // A Validation is one native sweep point checked: measured and predicted
 // mean pauses (µs) of perjob and batch.
@@ -128,9 +94,9 @@ var Parts = [...]struct {
 	Key, Label string
 	Of         func(pausemodel.Result) time.Duration
 }{
-	{"to_first_job_us", "to the first job", func(r pausemodel.Result) time.Duration { return r.ToFirstJob }},
-	{"job_span_us", "job span", func(r pausemodel.Result) time.Duration { return r.JobSpan }},
-	{"join_latency_us", "join", func(r pausemodel.Result) time.Duration { return r.JoinLatency }},
+	{gcsim.CounterToFirstJob.String(), "to the first job", func(r pausemodel.Result) time.Duration { return r.ToFirstJob }},
+	{gcsim.CounterJobSpan.String(), "job span", func(r pausemodel.Result) time.Duration { return r.JobSpan }},
+	{gcsim.CounterJoinLatency.String(), "join", func(r pausemodel.Result) time.Duration { return r.JoinLatency }},
 }
 
 // MeasuredDiff and PredictedDiff are perjob − batch (µs).
@@ -167,7 +133,7 @@ func Validate(costs map[pausemodel.Mutex]pausemodel.Costs, reports []*report.Rep
 		return pause, res, err
 	}
 	for _, r := range reports {
-		p, ok := ReadPoint(r.Config)
+		p, ok := ReadPoint(r)
 		if !ok || p.Backend != "native" {
 			continue
 		}
@@ -194,7 +160,7 @@ func Validate(costs map[pausemodel.Mutex]pausemodel.Costs, reports []*report.Rep
 				return nil, fmt.Errorf("%s: %w", r.Source, err)
 			}
 			v := Validation{Point: p, Raw: r.Config, Host: run.Host.Label(), Cores: run.Host.Cores,
-				MeasuredPerJob: per.Summary.Mean, MeasuredBatch: batch.Summary.Mean, MeasuredFutile: per.CounterMeans["pool_futile_wakeups"],
+				MeasuredPerJob: per.Summary.Mean, MeasuredBatch: batch.Summary.Mean, MeasuredFutile: per.CounterMeans[gcsim.CounterFutileWakeups.String()],
 				PredictedPerJob: micros(perPause), PredictedBatch: micros(pause), PredictedFutile: perRes.FutileWakeups}
 			for i, part := range Parts {
 				v.MeasuredParts[i] = math.NaN()

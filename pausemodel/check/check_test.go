@@ -1,14 +1,17 @@
 package check
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/pausemodel"
 	"github.com/gcbench/gcbench/report"
+	"github.com/gcbench/gcbench/workerpool"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -16,7 +19,7 @@ import (
 // val is a validation of a point of workers on cores under kind k,
 // measured diff and predicted pdiff perjob − batch (µs).
 func val(k pausemodel.Mutex, cores, workers int, diff, pdiff float64) Validation {
-	p, ok := ReadPoint(config("native", k.String(), workers))
+	p, ok := ReadPoint(point("native", k.String(), workers))
 	if !ok {
 		panic("bad point")
 	}
@@ -33,29 +36,49 @@ func config(backend, mutex string, workers int) map[string]string {
 	return c
 }
 
+// point is a sweep point's report with the typed settings config shows.
+func point(backend, mutex string, workers int, edit ...func(*gcsim.Experiment)) *report.Report {
+	e := gcsim.Experiment{Config: gcsim.DefaultConfig(), Modes: []gcsim.Mode{gcsim.PerJob, gcsim.Batch}, GCs: 10}
+	c := &e.Config
+	c.MajorHeap, c.LOS, c.Nursery, c.Seed, c.Workers, c.Wake = 64<<20, 16<<20, 4<<20, 1, workers, workerpool.Broadcast
+	c.Backend, _ = workerpool.ParseBackend(backend)
+	c.Mutex = workerpool.MutexNormal
+	if mutex != "" {
+		c.Mutex, _ = workerpool.ParseMutexKind(mutex)
+	}
+	for _, f := range edit {
+		f(&e)
+	}
+	b, err := json.Marshal(e)
+	if err != nil {
+		panic(err)
+	}
+	return &report.Report{Schema: report.Schema, Config: config(backend, mutex, workers), Settings: b}
+}
+
 func itoa(n int) string { return F(float64(n), 0) }
 
 func TestReadPoint(t *testing.T) {
-	p, ok := ReadPoint(config("native", "pi", 8))
+	p, ok := ReadPoint(point("native", "pi", 8))
 	require.True(t, ok)
 	assert.Equal(t, pausemodel.PI, p.Mutex)
 	assert.Equal(t, 8, p.Config.Workers)
 	assert.Equal(t, int64(64<<20), p.Config.MajorHeap)
-	_, ok = ReadPoint(config("threads", "", 2))
+	_, ok = ReadPoint(point("threads", "", 2))
 	assert.True(t, ok, "a Go backend's point is read, to be shown beside")
-	for name, c := range map[string]map[string]string{
-		"adaptive mutex": config("native", "adaptive", 2),
-		"targeted":       func() map[string]string { c := config("native", "pi", 2); c["wake"] = "targeted"; return c }(),
-		"no batch": func() map[string]string {
-			c := config("native", "pi", 2)
-			c[report.ConfigModes] = "serial,perjob"
-			return c
-		}(),
-		"bad heap": func() map[string]string { c := config("native", "pi", 2); c["los"] = "lots"; return c }(),
+	v1 := point("native", "pi", 2)
+	v1.Schema, v1.Settings = report.SchemaV1, nil
+	for name, r := range map[string]*report.Report{
+		"adaptive mutex": point("native", "adaptive", 2),
+		"targeted":       point("native", "pi", 2, func(e *gcsim.Experiment) { e.Config.Wake = workerpool.Targeted }),
+		"no batch":       point("native", "pi", 2, func(e *gcsim.Experiment) { e.Modes = []gcsim.Mode{gcsim.Serial, gcsim.PerJob} }),
+		"bad heap":       point("native", "pi", 2, func(e *gcsim.Experiment) { e.Config.LOS = 1 }),
+		"version 1":      v1,
 	} {
-		_, ok := ReadPoint(c)
+		_, ok := ReadPoint(r)
 		assert.False(t, ok, name)
 	}
+	assert.False(t, HasSettings(v1))
 }
 
 // TestJudgeAddsTheFloor: two points, one measured twice. Measured 100,
@@ -102,7 +125,7 @@ func TestPartsTableAveragesEachRow(t *testing.T) {
 }
 
 func TestGoRuntimeTableIsTheGapToNative(t *testing.T) {
-	p, _ := ReadPoint(config("threads", "", 8))
+	p, _ := ReadPoint(point("threads", "", 8))
 	gos := []GoPoint{{Point: p, Host: "h", Cores: 2, PerJob: 1500, Batch: 1000}}
 	vals := []Validation{val(pausemodel.PI, 2, 8, 800, 0), val(pausemodel.PI, 2, 8, 600, 0), val(pausemodel.Normal, 2, 8, 100, 0)}
 	tab := GoRuntimeTable(gos, vals)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/render"
 	"github.com/gcbench/gcbench/report"
 )
@@ -156,7 +157,7 @@ type GoPoint struct {
 func GoPoints(reports []*report.Report) []GoPoint {
 	var out []GoPoint
 	for _, r := range reports {
-		p, ok := ReadPoint(r.Config)
+		p, ok := ReadPoint(r)
 		if !ok || p.Backend == "native" {
 			continue
 		}
@@ -166,7 +167,7 @@ func GoPoints(reports []*report.Report) []GoPoint {
 				continue
 			}
 			out = append(out, GoPoint{Point: p, Host: run.Host.Label(), Cores: run.Host.Cores, PerJob: per.Summary.Mean,
-				Batch: batch.Summary.Mean, MeasuredFutile: per.CounterMeans["pool_futile_wakeups"]})
+				Batch: batch.Summary.Mean, MeasuredFutile: per.CounterMeans[gcsim.CounterFutileWakeups.String()]})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b GoPoint) int {

@@ -1,0 +1,89 @@
+package gcsim
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gcbench/gcbench/workerpool"
+)
+
+// TestCountersHaveOneKeyAndALabel: every counter has its own key and a
+// label, and the key is what a report's JSON holds.
+func TestCountersHaveOneKeyAndALabel(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range Counters() {
+		assert.False(t, seen[c.String()], "key %q twice", c)
+		seen[c.String()] = true
+		assert.NotEmpty(t, c.Label(), c.String())
+		b, err := json.Marshal(c)
+		require.NoError(t, err)
+		var back Counter
+		require.NoError(t, json.Unmarshal(b, &back))
+		assert.Equal(t, c, back)
+	}
+	assert.Equal(t, "to_first_job_us", CounterToFirstJob.String())
+	assert.Equal(t, "pool_futile_wakeups", CounterFutileWakeups.String())
+	assert.Equal(t, "Counter(99)", Counter(99).String())
+	assert.Empty(t, Counter(99).Label())
+	_, err := json.Marshal(Counter(99))
+	assert.Error(t, err, "an unnamed counter does not marshal")
+}
+
+// TestCounterValues reads each counter from a Record, times in µs, and the
+// futex calls as absent when the pool did not count them.
+func TestCounterValues(t *testing.T) {
+	r := &Record{CardPrep: 3 * time.Microsecond, ToFirstJob: 1500 * time.Nanosecond, Jobs: 65, Imbalance: 1.25,
+		MajorGCBefore: true, Pool: workerpool.Stats{FutileWakeups: 7, FutexCalls: 9}}
+	for c, want := range map[Counter]float64{CounterCardPrep: 3, CounterToFirstJob: 1.5, CounterJobs: 65,
+		CounterImbalance: 1.25, CounterMajorGCBefore: 1, CounterFutileWakeups: 7, CounterFutexCalls: 9} {
+		v, ok := c.Value(r)
+		assert.True(t, ok, c.String())
+		assert.Equal(t, want, v, c.String())
+	}
+	r.Pool.FutexUncounted = true
+	_, ok := CounterFutexCalls.Value(r)
+	assert.False(t, ok, "uncounted futex calls are absent")
+	for _, c := range Counters() {
+		if c != CounterFutexCalls {
+			_, ok := c.Value(r)
+			assert.True(t, ok, "every other counter has a value: %v", c)
+		}
+	}
+}
+
+// TestAnatomyPartsAddUpToThePause: the parts gcsim names are the split of
+// Record.Pause that Record documents.
+func TestAnatomyPartsAddUpToThePause(t *testing.T) {
+	r := &Record{Pause: 100 * time.Microsecond, CardPrep: 10 * time.Microsecond, ToFirstJob: 20 * time.Microsecond,
+		JobSpan: 50 * time.Microsecond, JoinLatency: 15 * time.Microsecond, NurseryReset: 5 * time.Microsecond}
+	var sum float64
+	for _, c := range AnatomyParts() {
+		v, ok := c.Value(r)
+		require.True(t, ok)
+		sum += v
+	}
+	assert.Equal(t, 100.0, sum)
+	for _, c := range AnatomyCounters() {
+		assert.NotContains(t, AnatomyParts(), c, "a counter explains the parts; it is not one")
+	}
+}
+
+// TestModeNames: modes print, parse and marshal by name; unknown values
+// print as Mode(n) and refuse to marshal.
+func TestModeNames(t *testing.T) {
+	assert.Equal(t, []Mode{Serial, PerJob, Batch, StartBatch}, Modes())
+	b, err := json.Marshal([]Mode{Serial, StartBatch})
+	require.NoError(t, err)
+	assert.Equal(t, `["serial","startbatch"]`, string(b))
+	assert.Equal(t, "Mode(9)", Mode(9).String())
+	_, err = json.Marshal(Mode(9))
+	assert.ErrorIs(t, err, ErrInvalidConfig)
+	var m Mode
+	assert.ErrorIs(t, json.Unmarshal([]byte(`"sideways"`), &m), ErrInvalidConfig)
+	require.NoError(t, json.Unmarshal([]byte(`"PerJob"`), &m))
+	assert.Equal(t, PerJob, m)
+}
