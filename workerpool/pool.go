@@ -37,11 +37,10 @@ import (
 // no job waits behind a slow one while a worker is idle; a gated pool, the
 // SGen round, never steals and keeps its counters as they were. The price
 // is one uncontended atomic add per job after the first of a grab, by which
-// the owner claims it (a thief may have taken it): about 2–3 ns a job on
-// the reference machine: BenchmarkTinyTasks, whose jobs are empty, took 5%
-// more (geomean; up to 29% on a sharded queue) with stealing than with it
-// turned off, and jobs of a microsecond or more cannot show it. The Go
-// runtime pays the same for stealing (a CAS per goroutine taken from a
+// the owner claims it (a thief may have taken it): on BenchmarkTinyTasks,
+// whose jobs are empty, about a tenth of the CPU profile, and within the
+// benchmark's run-to-run spread in time against stealing turned off. The
+// Go runtime pays the same for stealing (a CAS per goroutine taken from a
 // local run queue); claiming several jobs at once would let the others
 // wait behind a slow one.
 //
