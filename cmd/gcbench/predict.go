@@ -12,6 +12,7 @@ import (
 
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/internal/bytesize"
+	"github.com/gcbench/gcbench/internal/host"
 	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/pausemodel"
 	"github.com/gcbench/gcbench/pausemodel/check"
@@ -163,9 +164,9 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*report.Re
 		}
 		medians[k], runs[k] = m, all
 		fmt.Fprintf(head, "gcbench predict: calibration of the native pool, %v mutex, on %s, median of %d runs: %v\n",
-			k, describeHost(probeHost()), len(all), m)
+			k, host.Describe(host.Probe()), len(all), m)
 		calibration = append(calibration, render.Fact{Key: fmt.Sprintf("calibration, %v mutex", k),
-			Value: fmt.Sprintf("on %s, median of %d runs: %v", describeHost(probeHost()), len(all), m)})
+			Value: fmt.Sprintf("on %s, median of %d runs: %v", host.Describe(host.Probe()), len(all), m)})
 		if len(all) > 1 {
 			fmt.Fprintf(head, "calibration runs' range (%v): %s\n", k, pausemodel.RangeOf(all))
 			calibration = append(calibration, render.Fact{Key: fmt.Sprintf("calibration runs' range (%v)", k), Value: pausemodel.RangeOf(all).String()})

@@ -16,7 +16,9 @@ import (
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/heap"
 	"github.com/gcbench/gcbench/internal/bytesize"
+	"github.com/gcbench/gcbench/internal/host"
 	"github.com/gcbench/gcbench/internal/outfile"
+	"github.com/gcbench/gcbench/internal/termprogress"
 	"github.com/gcbench/gcbench/report"
 	"github.com/gcbench/gcbench/setting"
 	"github.com/gcbench/gcbench/trace"
@@ -184,9 +186,9 @@ func cmdRun(ctx context.Context, e *env, args []string) (err error) {
 		runtime.GOMAXPROCS(n)
 		defer runtime.GOMAXPROCS(prev) // after the report, whose host records n
 	}
-	bar := newTerminalProgress(e.stderr, o.modeNames(), o.gcs)
+	bar := termprogress.OnTerminal(e.stderr, o.modeNames(), o.gcs) // nil, a no-op, off a terminal
 	opt := gcsim.CompareOptions{Modes: modes, GCs: o.gcs, Warmup: o.warmup,
-		Progress: func(m gcsim.Mode, done, total int) { bar.update(indexOf(modes, m), done, total) }}
+		Progress: func(m gcsim.Mode, done, total int) { bar.Update(indexOf(modes, m), done, total) }}
 	facts := map[string]float64{}
 	var finishTrace func(keep bool) error
 	if o.trace != "" {
@@ -198,7 +200,7 @@ func cmdRun(ctx context.Context, e *env, args []string) (err error) {
 	release := o.lockThread()
 	res, err := gcsim.Compare(ctx, o.cfg, opt)
 	release()
-	bar.finish()
+	bar.Finish()
 	partial := partialReason(ctx, err, res, o.gcs)
 	measured := err == nil || partial != ""
 	if finishTrace != nil {
@@ -344,7 +346,7 @@ func (o *runOptions) report(res *gcsim.Result, started time.Time, facts map[stri
 	for i, mr := range res.Modes {
 		inputs[i] = modeInput(mr)
 	}
-	run, err := report.NewRun(probeHost(), inputs)
+	run, err := report.NewRun(host.Probe(), inputs)
 	if err != nil {
 		return nil, err
 	}
