@@ -20,10 +20,9 @@ import (
 	"github.com/gcbench/gcbench/heap"
 	"github.com/gcbench/gcbench/internal/bytesize"
 	"github.com/gcbench/gcbench/internal/outfile"
+	"github.com/gcbench/gcbench/internal/termprogress"
 	"github.com/gcbench/gcbench/workerpool"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
 )
 
 const sweepUsage = `usage: gcbench sweep --dir DIR [flags]
@@ -201,8 +200,8 @@ func cmdSweep(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "gcbench sweep: %d points in the grid, %d in this shard still to run, into %s\n",
 		len(all), len(todo), o.dir)
-	bar := newSweepProgress(e.stderr, len(todo)*len(o.base.modes)*o.base.gcs)
-	defer bar.finish()
+	bar := termprogress.SeriesOnTerminal(e.stderr, "sweep", len(todo)*len(o.base.modes)*o.base.gcs) // nil, a no-op, off a terminal
+	defer bar.Finish()
 	var failed []string
 	for i, p := range todo {
 		err := runPoint(ctx, e, p, filepath.Join(o.dir, p.name()+".json"), bar)
@@ -283,18 +282,18 @@ func settingOf(config map[string]string, k string) string {
 
 // runPoint runs one point as `gcbench run` would and saves its report to
 // path.
-func runPoint(ctx context.Context, e *env, p *runOptions, path string, bar *sweepProgress) error {
+func runPoint(ctx context.Context, e *env, p *runOptions, path string, bar *termprogress.Series) error {
 	if prev, n := runtime.GOMAXPROCS(0), p.procs(p.modes); n != prev {
 		runtime.GOMAXPROCS(n)
 		defer runtime.GOMAXPROCS(prev)
 	}
 	opt := gcsim.CompareOptions{Modes: p.modes, GCs: p.gcs, Warmup: p.warmup,
-		Progress: func(m gcsim.Mode, done, total int) { bar.add(indexOf(p.modes, m), done) }}
+		Progress: func(m gcsim.Mode, done, total int) { bar.Update(indexOf(p.modes, m), done) }}
 	started := time.Now()
 	release := p.lockThread()
 	res, err := gcsim.Compare(ctx, p.cfg, opt)
 	release()
-	bar.pointDone()
+	bar.Next()
 	if err != nil {
 		return err // an interrupted point is not saved: resuming runs it again
 	}
@@ -338,59 +337,3 @@ func (v *shardValue) Set(s string) error {
 
 func (v *shardValue) String() string { return fmt.Sprintf("%d/%d", *v.index, *v.size) }
 func (v *shardValue) Type() string   { return "i/n" }
-
-// sweepProgress draws one bar over every collection of the points still
-// to run, with an estimated time to completion; nil off a terminal.
-type sweepProgress struct {
-	bar      *progressbar.ProgressBar
-	base     int   // collections of the points already done
-	perMode  []int // collections done in the current point, by mode
-	lastDraw time.Time
-}
-
-func newSweepProgress(stderr io.Writer, total int) *sweepProgress {
-	f, ok := stderr.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) || total == 0 {
-		return nil
-	}
-	return &sweepProgress{bar: progressbar.NewOptions(total, progressbar.OptionSetWriter(f), progressbar.OptionSetWidth(30),
-		progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish(),
-		progressbar.OptionSetDescription("sweep"))}
-}
-
-func (p *sweepProgress) add(mode, done int) {
-	if p == nil || mode < 0 {
-		return
-	}
-	for len(p.perMode) <= mode {
-		p.perMode = append(p.perMode, 0)
-	}
-	p.perMode[mode] = done
-	if time.Since(p.lastDraw) < 100*time.Millisecond {
-		return
-	}
-	p.lastDraw = time.Now()
-	sum := p.base
-	for _, d := range p.perMode {
-		sum += d
-	}
-	_ = p.bar.Set(sum)
-}
-
-func (p *sweepProgress) pointDone() {
-	if p == nil {
-		return
-	}
-	for _, d := range p.perMode {
-		p.base += d
-	}
-	p.perMode = p.perMode[:0]
-	_ = p.bar.Set(p.base)
-}
-
-func (p *sweepProgress) finish() {
-	if p != nil {
-		_ = p.bar.Finish()
-		_ = p.bar.Exit()
-	}
-}
