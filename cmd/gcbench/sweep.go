@@ -179,15 +179,29 @@ func cmdSweep(ctx context.Context, e *env, args []string) error {
 	if o == nil || err != nil {
 		return err
 	}
-	var todo, finished []*runOptions
 	all := o.points()
+	todo, finished, err := o.shard(ctx, all)
+	if err != nil {
+		return err
+	}
+	if err := checkPoints(o.dir, todo, finished); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "gcbench sweep: %d points in the grid, %d in this shard still to run, into %s\n",
+		len(all), len(todo), o.dir)
+	return o.run(ctx, e, todo)
+}
+
+// shard splits this shard's points of all into those still to run and
+// those saved in --dir already.
+func (o *sweepOptions) shard(ctx context.Context, all []*runOptions) (todo, finished []*runOptions, err error) {
 	for i, p := range all {
 		if i%o.shardSize != o.shardIndex {
 			continue
 		}
-		done, err := pointDone(ctx, filepath.Join(o.dir, p.name()+".json"), p)
+		done, err := pointDone(ctx, o.path(p), p)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		if done {
 			finished = append(finished, p)
@@ -195,16 +209,21 @@ func cmdSweep(ctx context.Context, e *env, args []string) error {
 			todo = append(todo, p)
 		}
 	}
-	if err := checkPoints(o.dir, todo, finished); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "gcbench sweep: %d points in the grid, %d in this shard still to run, into %s\n",
-		len(all), len(todo), o.dir)
+	return todo, finished, nil
+}
+
+// path is the file in --dir that p is saved in.
+func (o *sweepOptions) path(p *runOptions) string { return filepath.Join(o.dir, p.name()+".json") }
+
+// run runs and saves the points of todo in order. A point's own failure
+// is reported and the sweep goes on, then fails naming the failed points;
+// any other error, a stop among them, ends it.
+func (o *sweepOptions) run(ctx context.Context, e *env, todo []*runOptions) error {
 	bar := termprogress.SeriesOnTerminal(e.stderr, "sweep", len(todo)*len(o.base.modes)*o.base.gcs) // nil, a no-op, off a terminal
 	defer bar.Finish()
 	var failed []string
 	for i, p := range todo {
-		err := runPoint(ctx, e, p, filepath.Join(o.dir, p.name()+".json"), bar)
+		err := runPoint(ctx, e, p, o.path(p), bar)
 		switch {
 		case err == nil:
 			fmt.Fprintf(e.stdout, "point %d/%d saved: %s.json\n", i+1, len(todo), p.name())
