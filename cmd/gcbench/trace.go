@@ -56,16 +56,6 @@ func cmdTrace(ctx context.Context, e *env, args []string) error {
 	return summarizeTrace(e.stdout, format, name, r)
 }
 
-// report.go reads its inputs by these names (package infile).
-var openContext = infile.Open
-
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) { return infile.Reader{Ctx: c.ctx, R: c.r}.Read(p) }
-
 // summarizeTrace writes r's summary. Damage part-way is shown, marked,
 // after what came before it (still the trace's), and is the error (exit
 // status 1).
