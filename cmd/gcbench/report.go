@@ -183,7 +183,7 @@ func (o *outputFlags) register(fs *pflag.FlagSet) {
 // the plot's extension, and (with checkPaths) the output paths.
 func (o *outputFlags) check(fs *pflag.FlagSet) error {
 	if o.out != "" && !fs.Changed("format") {
-		o.format = formatForFile(o.out)
+		o.format = render.FormatOfFile(o.out)
 	}
 	if o.plot != "" {
 		switch ext := formatForPlot(o.plot); ext {
