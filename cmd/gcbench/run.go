@@ -225,38 +225,15 @@ func cmdRun(ctx context.Context, e *env, args []string) (err error) {
 // that found the graph changed, a full heap) did — the collections before
 // are the evidence. It is "" for a run that finished or measured nothing.
 func partialReason(ctx context.Context, err error, res *gcsim.Result, gcs int) string {
-	if err == nil || !measuredAny(res) {
+	n := res.RecordedPerMode()
+	if err == nil || n == 0 {
 		return ""
 	}
 	cause := err
 	if errors.Is(err, context.Canceled) && context.Cause(ctx) != nil {
 		cause = context.Cause(ctx)
 	}
-	return fmt.Sprintf("%v after %d of %d collections per mode", cause, timedCollections(res), gcs)
-}
-
-// measuredAny reports whether res holds at least one timed collection of
-// every mode, which a partial report needs.
-func measuredAny(res *gcsim.Result) bool {
-	if res == nil || len(res.Modes) == 0 {
-		return false
-	}
-	for _, m := range res.Modes {
-		if len(m.Records) == 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// timedCollections is the number of timed collections every mode of res
-// has.
-func timedCollections(res *gcsim.Result) int {
-	n := len(res.Modes[0].Records)
-	for _, m := range res.Modes {
-		n = min(n, len(m.Records))
-	}
-	return n
+	return fmt.Sprintf("%v after %d of %d collections per mode", cause, n, gcs)
 }
 
 // maxRunCollections bounds --gcs and --warmup: far more collections than a
