@@ -44,11 +44,7 @@ flags:
 // shares.
 type sweepOptions struct {
 	dir                   string
-	workers               []int
-	wakes                 []workerpool.WakePolicy
-	backends              []workerpool.Backend
-	mutexes               []workerpool.MutexKind // the native points'
-	majorHeaps, loses     []int64
+	grid                  gcsim.Grid
 	base                  runOptions // nursery, gcs, warmup, modes, seed, gomaxprocs, lock-collector
 	shardIndex, shardSize int
 }
@@ -59,15 +55,15 @@ func parseSweepFlags(args []string, stdout io.Writer) (*sweepOptions, error) {
 	fs := newFlagSet("sweep")
 	fs.SortFlags = false
 	fs.StringVar(&o.dir, "dir", "", "directory of the points' JSON files (created if missing; required)")
-	fs.Var(newListValue(&o.workers, []int{1, 2, 4, 8, 16, 32}, boundedInt(1, workerpool.MaxWorkers), "worker counts"), "workers", "worker counts")
-	fs.Var(newListValue(&o.wakes, []workerpool.WakePolicy{workerpool.Broadcast, workerpool.Targeted}, workerpool.ParseWakePolicy,
+	fs.Var(newListValue(&o.grid.Workers, []int{1, 2, 4, 8, 16, 32}, boundedInt(1, workerpool.MaxWorkers), "worker counts"), "workers", "worker counts")
+	fs.Var(newListValue(&o.grid.Wakes, []workerpool.WakePolicy{workerpool.Broadcast, workerpool.Targeted}, workerpool.ParseWakePolicy,
 		"broadcast, signal, targeted or spin"), "wake", "wake policies")
-	fs.Var(newListValue(&o.backends, []workerpool.Backend{workerpool.Threads}, workerpool.ParseBackend, "native, threads or goroutines"),
+	fs.Var(newListValue(&o.grid.Backends, []workerpool.Backend{workerpool.Threads}, workerpool.ParseBackend, "native, threads or goroutines"),
 		"backend", "worker backends")
-	fs.Var(newListValue(&o.mutexes, []workerpool.MutexKind{workerpool.MutexPI}, workerpool.ParseMutexKind, "normal, pi or adaptive"),
+	fs.Var(newListValue(&o.grid.Mutexes, []workerpool.MutexKind{workerpool.MutexPI}, workerpool.ParseMutexKind, "normal, pi or adaptive"),
 		"mutex", "pthread mutex kinds of the native backend's points (each native point runs once per kind)")
-	fs.Var(newListValue(&o.majorHeaps, []int64{512 << 20}, bytesize.Parse, "sizes like 512MiB").showing(bytesize.Format), "major-heap", "major heap sizes")
-	fs.Var(newListValue(&o.loses, []int64{256 << 20}, bytesize.Parse, "sizes like 256MiB").showing(bytesize.Format), "los", "large-object space sizes")
+	fs.Var(newListValue(&o.grid.MajorHeaps, []int64{512 << 20}, bytesize.Parse, "sizes like 512MiB").showing(bytesize.Format), "major-heap", "major heap sizes")
+	fs.Var(newListValue(&o.grid.LOSes, []int64{256 << 20}, bytesize.Parse, "sizes like 256MiB").showing(bytesize.Format), "los", "large-object space sizes")
 	fs.Var(newSizeValue(&o.base.cfg.Nursery, def.Nursery, 0), "nursery", "nursery `size` of every point")
 	fs.Var(newIntValue(&o.base.gcs, 300, 1, maxRunCollections), "gcs", "timed minor collections per mode and point")
 	fs.Var(newIntValue(&o.base.warmup, 20, 0, maxRunCollections), "warmup", "untimed collections per mode and point")
@@ -97,7 +93,7 @@ func (o *sweepOptions) validate(fs *pflag.FlagSet) error {
 	if len(o.base.modes) < 2 {
 		return usagef("--modes %s: a sweep compares at least two modes", strings.Join(o.base.modeNames(), ","))
 	}
-	if fs.Changed("mutex") && !slices.Contains(o.backends, workerpool.Native) {
+	if fs.Changed("mutex") && !slices.Contains(o.grid.Backends, workerpool.Native) {
 		return usagef("--mutex: only the native backend has mutex kinds, and --backend has no native")
 	}
 	for _, p := range o.points() {
@@ -134,31 +130,15 @@ func checkPoints(dir string, todo, done []*runOptions) error {
 	return checkDistinct(append(outputs, stdoutPath()...), pointPaths(done)) // each point checked once, above
 }
 
-// points lists the grid in a fixed order (heap sizes, backend, mutex kind
-// for native, wake, workers), so that every shard of every machine numbers
-// it alike.
+// points lists the grid's points, each a run of o.base at one of the
+// grid's configurations, in gcsim.Grid.Configs's fixed order.
 func (o *sweepOptions) points() []*runOptions {
 	var out []*runOptions
-	for _, major := range o.majorHeaps {
-		for _, los := range o.loses {
-			for _, backend := range o.backends {
-				mutexes := []workerpool.MutexKind{workerpool.MutexNormal} // unused by the Go backends
-				if backend == workerpool.Native {
-					mutexes = o.mutexes
-				}
-				for _, mutex := range mutexes {
-					for _, wake := range o.wakes {
-						for _, workers := range o.workers {
-							p := o.base
-							p.modes = append([]gcsim.Mode(nil), o.base.modes...)
-							p.cfg.MajorHeap, p.cfg.LOS, p.cfg.Backend, p.cfg.Mutex = major, los, backend, mutex
-							p.cfg.Wake, p.cfg.Workers = wake, workers
-							out = append(out, &p)
-						}
-					}
-				}
-			}
-		}
+	for _, cfg := range o.grid.Configs(o.base.cfg) {
+		p := o.base
+		p.modes = append([]gcsim.Mode(nil), o.base.modes...)
+		p.cfg = cfg
+		out = append(out, &p)
 	}
 	return out
 }
