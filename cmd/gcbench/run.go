@@ -181,14 +181,8 @@ func cmdRun(ctx context.Context, e *env, args []string) (err error) {
 		}
 		defer func() { err = joinErrors(err, stop()) }()
 	}
-	modes := o.modes
-	if prev, n := runtime.GOMAXPROCS(0), o.procs(modes); n != prev {
-		runtime.GOMAXPROCS(n)
-		defer runtime.GOMAXPROCS(prev) // after the report, whose host records n
-	}
+	defer o.setProcs()()                                           // after the report, whose host records the value in force
 	bar := termprogress.OnTerminal(e.stderr, o.modeNames(), o.gcs) // nil, a no-op, off a terminal
-	opt := gcsim.CompareOptions{Modes: modes, GCs: o.gcs, Warmup: o.warmup,
-		Progress: func(m gcsim.Mode, done, total int) { bar.Update(indexOf(modes, m), done, total) }}
 	facts := map[string]float64{}
 	var finishTrace func(keep bool) error
 	if o.trace != "" {
@@ -196,10 +190,7 @@ func cmdRun(ctx context.Context, e *env, args []string) (err error) {
 			return err
 		}
 	}
-	started := time.Now()
-	release := o.lockThread()
-	res, err := gcsim.Compare(ctx, o.cfg, opt)
-	release()
+	res, started, err := o.compare(ctx, func(m gcsim.Mode, done, total int) { bar.Update(indexOf(o.modes, m), done, total) })
 	bar.Finish()
 	partial := partialReason(ctx, err, res, o.gcs)
 	measured := err == nil || partial != ""
@@ -243,6 +234,30 @@ const maxRunCollections = 1 << 40
 // maxRunGOMAXPROCS bounds --gomaxprocs: one P per worker of the largest pool
 // plus the collecting goroutine's.
 const maxRunGOMAXPROCS = workerpool.MaxWorkers + 1
+
+// setProcs sets GOMAXPROCS to procs's value for o.modes and returns what
+// restores the previous one; a caller defers it past the report, whose
+// host records the value in force.
+func (o *runOptions) setProcs() (restore func()) {
+	prev, n := runtime.GOMAXPROCS(0), o.procs(o.modes)
+	if n == prev {
+		return func() {}
+	}
+	runtime.GOMAXPROCS(n)
+	return func() { runtime.GOMAXPROCS(prev) }
+}
+
+// compare runs o's comparison of its modes, on an OS thread of its own
+// under --lock-collector, calling progress after every recorded
+// collection; started is when it began, as the report records it.
+func (o *runOptions) compare(ctx context.Context, progress func(m gcsim.Mode, done, total int)) (res *gcsim.Result, started time.Time, err error) {
+	opt := gcsim.CompareOptions{Modes: o.modes, GCs: o.gcs, Warmup: o.warmup, Progress: progress}
+	started = time.Now()
+	release := o.lockThread()
+	defer release()
+	res, err = gcsim.Compare(ctx, o.cfg, opt)
+	return res, started, err
+}
 
 // procs is the GOMAXPROCS the run uses: --gomaxprocs, or in auto mode
 // workers+1 when Threads or Native workers run (gcsim's package

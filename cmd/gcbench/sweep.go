@@ -10,11 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/heap"
@@ -282,16 +280,8 @@ func settingOf(config map[string]string, k string) string {
 // runPoint runs one point as `gcbench run` would and saves its report to
 // path.
 func runPoint(ctx context.Context, e *env, p *runOptions, path string, bar *termprogress.Series) error {
-	if prev, n := runtime.GOMAXPROCS(0), p.procs(p.modes); n != prev {
-		runtime.GOMAXPROCS(n)
-		defer runtime.GOMAXPROCS(prev)
-	}
-	opt := gcsim.CompareOptions{Modes: p.modes, GCs: p.gcs, Warmup: p.warmup,
-		Progress: func(m gcsim.Mode, done, total int) { bar.Update(indexOf(p.modes, m), done) }}
-	started := time.Now()
-	release := p.lockThread()
-	res, err := gcsim.Compare(ctx, p.cfg, opt)
-	release()
+	defer p.setProcs()()
+	res, started, err := p.compare(ctx, func(m gcsim.Mode, done, total int) { bar.Update(indexOf(p.modes, m), done) })
 	bar.Next()
 	if err != nil {
 		return err // an interrupted point is not saved: resuming runs it again
