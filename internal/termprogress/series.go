@@ -80,11 +80,7 @@ func (p *Series) Next() {
 
 // Finish removes the bar.
 func (p *Series) Finish() {
-	if p == nil {
-		return
+	if p != nil {
+		finish(&p.mu, p.bar)
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	_ = p.bar.Finish()
-	_ = p.bar.Exit()
 }
