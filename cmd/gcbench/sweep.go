@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -19,6 +18,7 @@ import (
 	"github.com/gcbench/gcbench/internal/bytesize"
 	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/internal/termprogress"
+	"github.com/gcbench/gcbench/report"
 	"github.com/gcbench/gcbench/workerpool"
 	"github.com/spf13/pflag"
 )
@@ -243,18 +243,9 @@ func pointDone(ctx context.Context, path string, p *runOptions) (bool, error) {
 	case err != nil:
 		return false, fmt.Errorf("%w (move it away, or sweep into another --dir)", err)
 	}
-	keys := slices.Collect(maps.Keys(config)) // and the file's own: a setting it has and this sweep lacks differs too
-	for k := range r.Config {
-		if _, ok := config[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if r.Config[k] != config[k] {
-			return false, fmt.Errorf("%s was made with %s=%s, this sweep asks %s: sweep into another --dir",
-				path, k, settingOf(r.Config, k), settingOf(config, k))
-		}
+	if k, ok := report.FirstDifference(r.Config, config); ok { // a setting the file has and this sweep lacks differs too
+		return false, fmt.Errorf("%s was made with %s=%s, this sweep asks %s: sweep into another --dir",
+			path, k, settingOf(r.Config, k), settingOf(config, k))
 	}
 	if len(r.Settings) == 0 { // a version-1 point: its shown settings are all it has
 		return true, nil
