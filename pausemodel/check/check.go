@@ -2,8 +2,10 @@
 // sweep points of workerpool's Native backend, and renders that check and
 // the model's many-core predictions as tables of package render. It holds the
 // check's statistics (mean absolute error, measurement floor, breakdown by
-// part and by regime, futile wake-ups) so that the CLI only parses flags,
-// reads points and prints.
+// part and by regime, futile wake-ups) and its orchestration (job costs
+// measured once per heap, the check under each calibration run's costs,
+// the many-core predictions side by side) so that the CLI only parses
+// flags, reads points, calibrates and prints.
 package check
 
 import (
