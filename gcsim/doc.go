@@ -22,7 +22,8 @@
 //
 // Compare is the entry point (ExampleCompare); a Sim (New, Mutate,
 // Collect) runs one collection at a time, and Config.Trace records its
-// collections and jobs into a trace.Session (ExampleConfig_trace).
+// collections and jobs into a trace.Session (ExampleConfig_trace); a
+// Grid lists a sweep's configurations, one Compare each.
 // DefaultConfig is the seed experiment on SGen's own pool where the build
 // has it (DefaultBackend). How gcbench measures with it, and why the
 // backends differ: docs/methodology.md in the module's repository.

@@ -22,6 +22,21 @@ func (r *Result) Recorded() int {
 	return n
 }
 
+// RecordedPerMode is the number of timed collections every mode of r has:
+// the fewest any mode recorded, and 0 for a nil r or one without modes. A
+// stopped run (Partial) whose RecordedPerMode is above 0 measured every
+// mode, so that what it measured can be reported.
+func (r *Result) RecordedPerMode() int {
+	if r == nil || len(r.Modes) == 0 {
+		return 0
+	}
+	n := len(r.Modes[0].Records)
+	for _, m := range r.Modes {
+		n = min(n, len(m.Records))
+	}
+	return n
+}
+
 // Facts returns r's run-wide numbers by key; warmup is the CompareOptions'
 // Warmup the run was given.
 func (r *Result) Facts(warmup int) map[string]float64 {

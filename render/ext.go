@@ -1,5 +1,10 @@
 package render
 
+import (
+	"path/filepath"
+	"strings"
+)
+
 // Ext is the file extension a file of format f usually has (".txt",
 // ".md", ".csv", ".json"; ".txt" for Bench, which benchstat reads as
 // text), or "" for a value that is not a Format.
@@ -15,4 +20,19 @@ func (f Format) Ext() string {
 		return ".json"
 	}
 	return ""
+}
+
+// FormatOfFile is the format a file name's extension asks for, Ext's
+// inverse where Ext names one format: .json, .csv, .md or .markdown, in
+// any case; anything else, .txt among them, is Text.
+func FormatOfFile(name string) Format {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".json":
+		return JSON
+	case ".csv":
+		return CSV
+	case ".md", ".markdown":
+		return Markdown
+	}
+	return Text
 }

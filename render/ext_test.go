@@ -9,3 +9,16 @@ func TestExt(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatOfFile(t *testing.T) {
+	for name, want := range map[string]Format{"a.JSON": JSON, "b.csv": CSV, "c.md": Markdown, "c.markdown": Markdown, "d": Text, "e.txt": Text} {
+		if got := FormatOfFile(name); got != want {
+			t.Errorf("FormatOfFile(%q) = %v", name, got)
+		}
+	}
+	for _, f := range []Format{Markdown, CSV, JSON, Text} {
+		if got := FormatOfFile("x" + f.Ext()); got != f {
+			t.Errorf("FormatOfFile(%q) = %v, want %v", "x"+f.Ext(), got, f)
+		}
+	}
+}

@@ -287,7 +287,7 @@ func Merge(reports ...*Report) (*Report, error) {
 		if r.Title != first.Title {
 			return nil, fmt.Errorf("%w: %s measures %q, %s %q", ErrConfigMismatch, r.name(i), r.Title, first.name(0), first.Title)
 		}
-		if k, ok := firstDifference(first.Config, r.Config); ok {
+		if k, ok := FirstDifference(first.Config, r.Config); ok {
 			return nil, fmt.Errorf("%w: %s has %s=%q, %s %s=%q",
 				ErrConfigMismatch, r.name(i), k, r.Config[k], first.name(0), k, first.Config[k])
 		}
@@ -339,9 +339,11 @@ func (r Run) sameAs(o Run) bool {
 	return true
 }
 
-// firstDifference returns the alphabetically first key whose value differs
-// between a and b (absent counts as a difference).
-func firstDifference(a, b map[string]string) (string, bool) {
+// FirstDifference returns the alphabetically first key whose value
+// differs between the configurations a and b, a key only one of them has
+// among them; ok is false when they are equal. Merge refuses reports by
+// it, and gcbench sweep a saved point of another configuration.
+func FirstDifference(a, b map[string]string) (string, bool) {
 	keys := slices.Sorted(maps.Keys(a))
 	for k := range b {
 		if _, ok := a[k]; !ok {

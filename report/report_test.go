@@ -61,3 +61,26 @@ func TestNewRunCopiesInputs(t *testing.T) {
 		t.Error("NewRun retained its input slices")
 	}
 }
+
+// TestFirstDifferenceIsAlphabeticalAndCountsAbsentKeys: a key only one
+// configuration has is a difference, found from either side.
+func TestFirstDifferenceIsAlphabeticalAndCountsAbsentKeys(t *testing.T) {
+	a := map[string]string{"b": "1", "d": "2"}
+	for _, c := range []struct {
+		b    map[string]string
+		want string
+		ok   bool
+	}{
+		{map[string]string{"b": "1", "d": "2"}, "", false},
+		{map[string]string{"b": "1", "d": "3"}, "d", true},
+		{map[string]string{"b": "1", "d": "3", "a": "x"}, "a", true},
+		{map[string]string{"d": "2"}, "b", true},
+		{map[string]string{"b": "1", "c": "", "d": "2"}, "c", true},
+	} {
+		for _, pair := range [][2]map[string]string{{a, c.b}, {c.b, a}} {
+			if k, ok := report.FirstDifference(pair[0], pair[1]); k != c.want || ok != c.ok {
+				t.Errorf("report.FirstDifference(%v, %v) = %q, %v; want %q, %v", pair[0], pair[1], k, ok, c.want, c.ok)
+			}
+		}
+	}
+}

@@ -2,6 +2,8 @@ package trace
 
 import (
 	"io"
+	"maps"
+	"slices"
 	"time"
 )
 
@@ -53,4 +55,18 @@ func Summarize(r *Reader) (Summary, error) {
 		s.Truncated, s.TruncatedAt = true, r.cutAt
 	}
 	return s, nil
+}
+
+// Kinds are the kinds s counted events of, in ascending order.
+func (s Summary) Kinds() []Kind {
+	return slices.Sorted(maps.Keys(s.ByKind))
+}
+
+// LostShare is the share (%) of the trace's events that were lost, of
+// those read and lost; 0 for a trace without either.
+func (s Summary) LostShare() float64 {
+	if s.Events == 0 && s.Lost == 0 {
+		return 0
+	}
+	return 100 * float64(s.Lost) / (float64(s.Events) + float64(s.Lost))
 }

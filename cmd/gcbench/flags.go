@@ -71,20 +71,6 @@ func (v formatValue) Set(s string) error {
 func (v formatValue) String() string { return v.f.String() }
 func (v formatValue) Type() string   { return "format" }
 
-// formatForFile picks the format a file name suggests: .json, .csv, .md;
-// anything else is text.
-func formatForFile(name string) render.Format {
-	switch strings.ToLower(filepath.Ext(name)) {
-	case ".json":
-		return render.JSON
-	case ".csv":
-		return render.CSV
-	case ".md", ".markdown":
-		return render.Markdown
-	}
-	return render.Text
-}
-
 // formatForPlot returns the plot format a file name asks for ("png",
 // "svg"), lower case, or its extension if it is neither.
 func formatForPlot(name string) string {

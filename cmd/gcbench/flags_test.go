@@ -35,11 +35,6 @@ func TestFormatValue(t *testing.T) {
 	if err := v.Set("yaml"); err == nil || !strings.Contains(err.Error(), "text, markdown, csv, json") {
 		t.Errorf("Set(yaml) = %v", err)
 	}
-	for name, want := range map[string]render.Format{"a.JSON": render.JSON, "b.csv": render.CSV, "c.md": render.Markdown, "d": render.Text} {
-		if got := formatForFile(name); got != want {
-			t.Errorf("formatForFile(%q) = %v", name, got)
-		}
-	}
 }
 
 // TestEveryShownDefaultIsAccepted: the default each command's --help shows

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gcbench/gcbench/internal/host"
 	"github.com/gcbench/gcbench/internal/protocols/poolbench"
 	"github.com/gcbench/gcbench/internal/termprogress"
 	"github.com/gcbench/gcbench/render"
@@ -57,7 +58,7 @@ func cmdPool(ctx context.Context, e *env, args []string) error {
 	if format == render.JSON {
 		return joinErrors(err, writeProtocolJSON(e.stdout, "pool", rep))
 	}
-	return joinErrors(err, rep.Write(e.stdout, format, describeHost(probeHost()), opt.Protocols))
+	return joinErrors(err, rep.Write(e.stdout, format, host.Describe(host.Probe()), opt.Protocols))
 }
 
 func registerPoolFlags(fs *pflag.FlagSet, opt *poolbench.Options, procs *int, format *render.Format) {

@@ -8,16 +8,17 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/internal/bytesize"
+	"github.com/gcbench/gcbench/internal/host"
 	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/pausemodel"
 	"github.com/gcbench/gcbench/pausemodel/check"
 	"github.com/gcbench/gcbench/render"
 	"github.com/gcbench/gcbench/report"
 	"github.com/gcbench/gcbench/workerpool"
+	"github.com/spf13/pflag"
 )
 
 const predictUsage = `usage: gcbench predict --dir POINTS [--dir POINTS ...] [flags]
@@ -58,8 +59,23 @@ type predictOptions struct {
 }
 
 func cmdPredict(ctx context.Context, e *env, args []string) error {
-	o := predictOptions{}
-	fs := newFlagSet("predict")
+	o, fs := predictOptions{}, newFlagSet("predict")
+	o.define(fs)
+	if done, err := parseFlags(fs, args, e.stdout, predictUsage); done {
+		return err
+	}
+	if err := o.check(fs); err != nil {
+		return err
+	}
+	reports, err := readPoints(ctx, o)
+	if err != nil {
+		return err
+	}
+	return predict(ctx, e, o, reports)
+}
+
+// define defines predict's flags on fs, in the order its help lists them.
+func (o *predictOptions) define(fs *pflag.FlagSet) {
 	fs.SortFlags = false
 	fs.StringArrayVar(&o.dirs, "dir", nil, "a directory of sweep points to check the model against (required; repeat it for several sweeps, and for repeated sweeps of one grid, which give the measurement floor)")
 	fs.Var(newIntValue(&o.calibrations, 3, 1, 100), "calibrations", "calibration runs per mutex kind; each cost is their median, their range the spread the prediction covers")
@@ -71,9 +87,12 @@ func cmdPredict(ctx context.Context, e *env, args []string) error {
 	fs.Var(formatValue{&o.format}, "format", "output format: text, markdown or csv (the tables' rows only: "+
 		"the calibration lines go to standard error, and the notes, the check's verdict among them, are in text and markdown)")
 	fs.StringVar(&o.html, "html", "", "also write the calibration and every table, with its notes, as one self-contained HTML page to `FILE`")
-	if done, err := parseFlags(fs, args, e.stdout, predictUsage); done {
-		return err
-	}
+}
+
+// check refuses bad usage after parsing: before reading points, and
+// before the calibration's seconds, a heap gcsim would refuse, or this
+// machine cannot hold.
+func (o predictOptions) check(fs *pflag.FlagSet) error {
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
@@ -83,33 +102,32 @@ func cmdPredict(ctx context.Context, e *env, args []string) error {
 	if o.format == render.JSON {
 		return usagef("--format json: predict has no JSON document; want text, markdown or csv")
 	}
-	// Before the calibration's seconds: a heap gcsim would refuse, or this machine cannot hold.
-	if err := checkConfig(o.predictionConfig(), fs); err != nil {
-		return err
-	}
+	return checkConfig(o.predictionConfig(), fs)
+}
+
+// readPoints reads every point of o.dirs, refusing a sweep given twice
+// (it would read as a measurement floor of 0), a point that is also an
+// output, and points the check cannot pool.
+func readPoints(ctx context.Context, o predictOptions) ([]*report.Report, error) {
 	names, _, err := reportInputs(o.dirs)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	// A sweep given twice would read as a measurement floor of 0.
 	if err := checkPaths(nil, pathsOf("--dir", o.dirs)); err != nil {
-		return err
+		return nil, err
 	}
 	if err := checkPaths(append(stdoutPath(), outfile.Path{Name: "--html", Path: o.html}), pathsOf("point", names)); err != nil {
-		return err
+		return nil, err
 	}
 	var reports []*report.Report
 	for _, n := range names {
 		r, err := readReport(ctx, n)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		reports = append(reports, r)
 	}
-	if err := checkablePoints(reports, names); err != nil {
-		return err
-	}
-	return predict(ctx, e, o, reports)
+	return reports, checkablePoints(reports, names)
 }
 
 // predictionConfig is the simulation whose jobs the predictions use: the
@@ -137,11 +155,8 @@ func checkablePoints(reports []*report.Report, names []string) error {
 	return nil
 }
 
-// kinds are the mutex kinds the model is calibrated and predicts for.
-var kinds = []pausemodel.Mutex{pausemodel.Normal, pausemodel.PI}
-
 func predict(ctx context.Context, e *env, o predictOptions, reports []*report.Report) error {
-	if !slices.ContainsFunc(reports, nativeCheckable) { // before the calibration's seconds, not after
+	if !slices.ContainsFunc(reports, check.Checkable) { // before the calibration's seconds, not after
 		return fmt.Errorf("%s: no native point with perjob and batch under broadcast to check the model against "+
 			"(gcbench sweep --backend native --mutex normal,pi --wake broadcast)", strings.Join(o.dirs, ", "))
 	}
@@ -153,81 +168,81 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*report.Re
 	if o.format == render.CSV {
 		head = e.stderr // CSV holds the tables' rows alone
 	}
-	var calibration []render.Fact // the lines above the tables, for --html
-	medians := map[pausemodel.Mutex]pausemodel.Costs{}
-	runs := map[pausemodel.Mutex][]pausemodel.Costs{}
-	for _, k := range kinds {
-		m, all, err := pausemodel.Calibrate(ctx, o.calibrations, k)
-		if err != nil {
-			return fmt.Errorf("calibrating the %v mutex: %w", k, err)
-		}
-		medians[k], runs[k] = m, all
-		fmt.Fprintf(head, "gcbench predict: calibration of the native pool, %v mutex, on %s, median of %d runs: %v\n",
-			k, describeHost(probeHost()), len(all), m)
-		calibration = append(calibration, render.Fact{Key: fmt.Sprintf("calibration, %v mutex", k),
-			Value: fmt.Sprintf("on %s, median of %d runs: %v", describeHost(probeHost()), len(all), m)})
-		if len(all) > 1 {
-			fmt.Fprintf(head, "calibration runs' range (%v): %s\n", k, pausemodel.RangeOf(all))
-			calibration = append(calibration, render.Fact{Key: fmt.Sprintf("calibration runs' range (%v)", k), Value: pausemodel.RangeOf(all).String()})
-		}
-	}
-	works := map[string]pausemodel.Work{}
-	work := func(cfg gcsim.Config) (pausemodel.Work, error) {
-		key := fmt.Sprint(cfg.MajorHeap, cfg.LOS, cfg.Nursery, cfg.Seed)
-		if w, ok := works[key]; ok {
-			return w, nil
-		}
-		w, err := pausemodel.MeasureWork(ctx, cfg, o.calibrateGCs)
-		works[key] = w
-		return w, err
-	}
-	vals, err := check.Validate(medians, reports, work)
+	cal, err := calibrate(ctx, head, o.calibrations)
 	if err != nil {
 		return err
 	}
-	// What each calibration run's own costs make of the check shows how
-	// far its verdict rests on the medians.
-	var runErrors []float64
-	for i := range o.calibrations {
-		if o.calibrations < 2 {
-			break
-		}
-		byRun := map[pausemodel.Mutex]pausemodel.Costs{}
-		for _, k := range kinds {
-			byRun[k] = runs[k][i]
-		}
-		v, err := check.Validate(byRun, reports, work)
+	work := check.Memo(func(cfg gcsim.Config) (pausemodel.Work, error) {
+		return pausemodel.MeasureWork(ctx, cfg, o.calibrateGCs)
+	})
+	tables, err := predictTables(o, cal, reports, work)
+	if err != nil {
+		return err
+	}
+	return writePrediction(ctx, e, o, cal.facts, tables)
+}
+
+// A calibration is the model's costs on this host for each mutex kind:
+// the median and every run, and the lines that say so above the tables.
+type calibration struct {
+	medians map[pausemodel.Mutex]pausemodel.Costs
+	runs    map[pausemodel.Mutex][]pausemodel.Costs
+	facts   []render.Fact // for --html
+}
+
+// calibrate calibrates every mutex kind n times, printing each kind's
+// lines to head as it is done: a kind takes seconds.
+func calibrate(ctx context.Context, head io.Writer, n int) (calibration, error) {
+	cal := calibration{medians: map[pausemodel.Mutex]pausemodel.Costs{}, runs: map[pausemodel.Mutex][]pausemodel.Costs{}}
+	for _, k := range check.Kinds {
+		m, all, err := pausemodel.Calibrate(ctx, n, k)
 		if err != nil {
-			return err
+			return cal, fmt.Errorf("calibrating the %v mutex: %w", k, err)
 		}
-		_, rel := check.MeanAbsError(v)
-		runErrors = append(runErrors, rel)
+		cal.medians[k], cal.runs[k] = m, all
+		on := host.Describe(host.Probe())
+		fmt.Fprintf(head, "gcbench predict: calibration of the native pool, %v mutex, on %s, median of %d runs: %v\n",
+			k, on, len(all), m)
+		cal.facts = append(cal.facts, render.Fact{Key: fmt.Sprintf("calibration, %v mutex", k),
+			Value: fmt.Sprintf("on %s, median of %d runs: %v", on, len(all), m)})
+		if len(all) > 1 {
+			fmt.Fprintf(head, "calibration runs' range (%v): %s\n", k, pausemodel.RangeOf(all))
+			cal.facts = append(cal.facts, render.Fact{Key: fmt.Sprintf("calibration runs' range (%v)", k), Value: pausemodel.RangeOf(all).String()})
+		}
+	}
+	return cal, nil
+}
+
+// predictTables checks the model against reports and predicts the
+// many-core rows: every table predict prints, in order.
+func predictTables(o predictOptions, cal calibration, reports []*report.Report, work check.WorkOf) ([]*render.Table, error) {
+	vals, err := check.Validate(cal.medians, reports, work)
+	if err != nil {
+		return nil, err
+	}
+	runErrors, err := check.RunErrors(cal.runs, reports, work)
+	if err != nil {
+		return nil, err
 	}
 	tables := []*render.Table{check.ValidationTable(vals, runErrors), check.PartsTable(vals)}
 	if gos := check.GoPoints(reports); len(gos) > 0 {
 		tables = append(tables, check.GoRuntimeTable(gos, vals))
 	}
+	heap := bytesize.Format(o.major) + " + " + bytesize.Format(o.los)
 	w, err := work(o.predictionConfig())
 	if err != nil {
-		return fmt.Errorf("measuring job costs at %s + %s: %w", bytesize.Format(o.major), bytesize.Format(o.los), err)
+		return nil, fmt.Errorf("measuring job costs at %s: %w", heap, err)
 	}
-	// The simulations are independent and deterministic: run the rows
-	// side by side (64 cores under PI take seconds each).
-	many := make([]check.ManyCore, len(o.cores)*len(kinds))
-	errs := make([]error, len(many))
-	var wg sync.WaitGroup
-	for i, c := range o.cores {
-		for j, k := range kinds {
-			wg.Go(func() {
-				many[i*len(kinds)+j], errs[i*len(kinds)+j] = check.PredictManyCore(medians[k], runs[k], w, c, k)
-			})
-		}
+	many, err := check.PredictManyCores(cal.medians, cal.runs, w, o.cores)
+	if err != nil {
+		return nil, err
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	tables = append(tables, check.ManyCoreTable(many, bytesize.Format(o.major)+" + "+bytesize.Format(o.los)), check.FactsTable(o.cores))
+	return append(tables, check.ManyCoreTable(many, heap), check.FactsTable(o.cores)), nil
+}
+
+// writePrediction prints the tables, then writes them with the
+// calibration's lines to --html if it is set.
+func writePrediction(ctx context.Context, e *env, o predictOptions, calibration []render.Fact, tables []*render.Table) error {
 	for i, t := range tables {
 		if i > 0 {
 			fmt.Fprintln(e.stdout)
@@ -236,17 +251,10 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*report.Re
 			return err
 		}
 	}
-	if o.html != "" {
-		return e.save(ctx, "--html", o.html, true, func(w io.Writer) error {
-			return render.WriteTablesHTML(w, "gcbench predict", calibration, tables...)
-		})
+	if o.html == "" {
+		return nil
 	}
-	return nil
-}
-
-// nativeCheckable reports whether r is a native point the model can be
-// checked against.
-func nativeCheckable(r *report.Report) bool {
-	p, ok := check.ReadPoint(r)
-	return ok && p.Backend == "native" && len(r.Runs) > 0
+	return e.save(ctx, "--html", o.html, true, func(w io.Writer) error {
+		return render.WriteTablesHTML(w, "gcbench predict", calibration, tables...)
+	})
 }

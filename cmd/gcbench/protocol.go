@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/gcbench/gcbench/internal/host"
 	"github.com/gcbench/gcbench/internal/protocols"
 	"github.com/gcbench/gcbench/report"
 )
@@ -25,7 +26,7 @@ type protocolResult struct {
 func writeProtocolJSON(w io.Writer, command string, report any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(protocolResult{Command: command, Host: probeHost(), Report: report}); err != nil {
+	if err := enc.Encode(protocolResult{Command: command, Host: host.Probe(), Report: report}); err != nil {
 		return fmt.Errorf("writing JSON: %w", err)
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/gcbench/gcbench/internal/host"
 	"github.com/gcbench/gcbench/internal/protocols/readylist"
 	"github.com/gcbench/gcbench/internal/termprogress"
 	"github.com/gcbench/gcbench/render"
@@ -53,7 +54,7 @@ func cmdReadylist(ctx context.Context, e *env, args []string) error {
 	if format == render.JSON {
 		return joinErrors(err, writeProtocolJSON(e.stdout, "readylist", rep))
 	}
-	return joinErrors(err, rep.Table(describeHost(probeHost())).Write(e.stdout, format))
+	return joinErrors(err, rep.Table(host.Describe(host.Probe())).Write(e.stdout, format))
 }
 
 func registerReadylistFlags(fs *pflag.FlagSet, opt *readylist.Options, procs *int, format *render.Format) {

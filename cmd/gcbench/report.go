@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/gcbench/gcbench/gcsim"
+	"github.com/gcbench/gcbench/internal/infile"
 	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/render"
 	"github.com/gcbench/gcbench/report"
@@ -141,13 +142,12 @@ func writeScaling(ctx context.Context, e *env, out *outputFlags, reports []*repo
 // readReport reads the report in file name; a signal (ctx) ends a wait
 // for a FIFO's or a pipe's writer, as it does trace's.
 func readReport(ctx context.Context, name string) (*report.Report, error) {
-	f, err := openContext(ctx, name)
+	f, err := infile.OpenReader(ctx, name)
 	if err != nil {
 		return nil, err // *PathError names the file
 	}
 	defer f.Close()
-	defer context.AfterFunc(ctx, func() { f.Close() })()
-	r, err := report.ReadJSON(ctxReader{ctx, f})
+	r, err := report.ReadJSON(f)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%s: %w", name, ctx.Err())
@@ -183,7 +183,7 @@ func (o *outputFlags) register(fs *pflag.FlagSet) {
 // the plot's extension, and (with checkPaths) the output paths.
 func (o *outputFlags) check(fs *pflag.FlagSet) error {
 	if o.out != "" && !fs.Changed("format") {
-		o.format = formatForFile(o.out)
+		o.format = render.FormatOfFile(o.out)
 	}
 	if o.plot != "" {
 		switch ext := formatForPlot(o.plot); ext {

@@ -16,7 +16,9 @@ import (
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/heap"
 	"github.com/gcbench/gcbench/internal/bytesize"
+	"github.com/gcbench/gcbench/internal/host"
 	"github.com/gcbench/gcbench/internal/outfile"
+	"github.com/gcbench/gcbench/internal/termprogress"
 	"github.com/gcbench/gcbench/report"
 	"github.com/gcbench/gcbench/setting"
 	"github.com/gcbench/gcbench/trace"
@@ -179,14 +181,8 @@ func cmdRun(ctx context.Context, e *env, args []string) (err error) {
 		}
 		defer func() { err = joinErrors(err, stop()) }()
 	}
-	modes := o.modes
-	if prev, n := runtime.GOMAXPROCS(0), o.procs(modes); n != prev {
-		runtime.GOMAXPROCS(n)
-		defer runtime.GOMAXPROCS(prev) // after the report, whose host records n
-	}
-	bar := newTerminalProgress(e.stderr, o.modeNames(), o.gcs)
-	opt := gcsim.CompareOptions{Modes: modes, GCs: o.gcs, Warmup: o.warmup,
-		Progress: func(m gcsim.Mode, done, total int) { bar.update(indexOf(modes, m), done, total) }}
+	defer o.setProcs()()                                           // after the report, whose host records the value in force
+	bar := termprogress.OnTerminal(e.stderr, o.modeNames(), o.gcs) // nil, a no-op, off a terminal
 	facts := map[string]float64{}
 	var finishTrace func(keep bool) error
 	if o.trace != "" {
@@ -194,11 +190,8 @@ func cmdRun(ctx context.Context, e *env, args []string) (err error) {
 			return err
 		}
 	}
-	started := time.Now()
-	release := o.lockThread()
-	res, err := gcsim.Compare(ctx, o.cfg, opt)
-	release()
-	bar.finish()
+	res, started, err := o.compare(ctx, func(m gcsim.Mode, done, total int) { bar.Update(indexOf(o.modes, m), done, total) })
+	bar.Finish()
 	partial := partialReason(ctx, err, res, o.gcs)
 	measured := err == nil || partial != ""
 	if finishTrace != nil {
@@ -223,38 +216,15 @@ func cmdRun(ctx context.Context, e *env, args []string) (err error) {
 // that found the graph changed, a full heap) did — the collections before
 // are the evidence. It is "" for a run that finished or measured nothing.
 func partialReason(ctx context.Context, err error, res *gcsim.Result, gcs int) string {
-	if err == nil || !measuredAny(res) {
+	n := res.RecordedPerMode()
+	if err == nil || n == 0 {
 		return ""
 	}
 	cause := err
 	if errors.Is(err, context.Canceled) && context.Cause(ctx) != nil {
 		cause = context.Cause(ctx)
 	}
-	return fmt.Sprintf("%v after %d of %d collections per mode", cause, timedCollections(res), gcs)
-}
-
-// measuredAny reports whether res holds at least one timed collection of
-// every mode, which a partial report needs.
-func measuredAny(res *gcsim.Result) bool {
-	if res == nil || len(res.Modes) == 0 {
-		return false
-	}
-	for _, m := range res.Modes {
-		if len(m.Records) == 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// timedCollections is the number of timed collections every mode of res
-// has.
-func timedCollections(res *gcsim.Result) int {
-	n := len(res.Modes[0].Records)
-	for _, m := range res.Modes {
-		n = min(n, len(m.Records))
-	}
-	return n
+	return fmt.Sprintf("%v after %d of %d collections per mode", cause, n, gcs)
 }
 
 // maxRunCollections bounds --gcs and --warmup: far more collections than a
@@ -264,6 +234,30 @@ const maxRunCollections = 1 << 40
 // maxRunGOMAXPROCS bounds --gomaxprocs: one P per worker of the largest pool
 // plus the collecting goroutine's.
 const maxRunGOMAXPROCS = workerpool.MaxWorkers + 1
+
+// setProcs sets GOMAXPROCS to procs's value for o.modes and returns what
+// restores the previous one; a caller defers it past the report, whose
+// host records the value in force.
+func (o *runOptions) setProcs() (restore func()) {
+	prev, n := runtime.GOMAXPROCS(0), o.procs(o.modes)
+	if n == prev {
+		return func() {}
+	}
+	runtime.GOMAXPROCS(n)
+	return func() { runtime.GOMAXPROCS(prev) }
+}
+
+// compare runs o's comparison of its modes, on an OS thread of its own
+// under --lock-collector, calling progress after every recorded
+// collection; started is when it began, as the report records it.
+func (o *runOptions) compare(ctx context.Context, progress func(m gcsim.Mode, done, total int)) (res *gcsim.Result, started time.Time, err error) {
+	opt := gcsim.CompareOptions{Modes: o.modes, GCs: o.gcs, Warmup: o.warmup, Progress: progress}
+	started = time.Now()
+	release := o.lockThread()
+	defer release()
+	res, err = gcsim.Compare(ctx, o.cfg, opt)
+	return res, started, err
+}
 
 // procs is the GOMAXPROCS the run uses: --gomaxprocs, or in auto mode
 // workers+1 when Threads or Native workers run (gcsim's package
@@ -344,7 +338,7 @@ func (o *runOptions) report(res *gcsim.Result, started time.Time, facts map[stri
 	for i, mr := range res.Modes {
 		inputs[i] = modeInput(mr)
 	}
-	run, err := report.NewRun(probeHost(), inputs)
+	run, err := report.NewRun(host.Probe(), inputs)
 	if err != nil {
 		return nil, err
 	}

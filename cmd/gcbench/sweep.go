@@ -6,24 +6,21 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/heap"
 	"github.com/gcbench/gcbench/internal/bytesize"
 	"github.com/gcbench/gcbench/internal/outfile"
+	"github.com/gcbench/gcbench/internal/termprogress"
+	"github.com/gcbench/gcbench/report"
 	"github.com/gcbench/gcbench/workerpool"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
 )
 
 const sweepUsage = `usage: gcbench sweep --dir DIR [flags]
@@ -45,11 +42,7 @@ flags:
 // shares.
 type sweepOptions struct {
 	dir                   string
-	workers               []int
-	wakes                 []workerpool.WakePolicy
-	backends              []workerpool.Backend
-	mutexes               []workerpool.MutexKind // the native points'
-	majorHeaps, loses     []int64
+	grid                  gcsim.Grid
 	base                  runOptions // nursery, gcs, warmup, modes, seed, gomaxprocs, lock-collector
 	shardIndex, shardSize int
 }
@@ -60,15 +53,15 @@ func parseSweepFlags(args []string, stdout io.Writer) (*sweepOptions, error) {
 	fs := newFlagSet("sweep")
 	fs.SortFlags = false
 	fs.StringVar(&o.dir, "dir", "", "directory of the points' JSON files (created if missing; required)")
-	fs.Var(newListValue(&o.workers, []int{1, 2, 4, 8, 16, 32}, boundedInt(1, workerpool.MaxWorkers), "worker counts"), "workers", "worker counts")
-	fs.Var(newListValue(&o.wakes, []workerpool.WakePolicy{workerpool.Broadcast, workerpool.Targeted}, workerpool.ParseWakePolicy,
+	fs.Var(newListValue(&o.grid.Workers, []int{1, 2, 4, 8, 16, 32}, boundedInt(1, workerpool.MaxWorkers), "worker counts"), "workers", "worker counts")
+	fs.Var(newListValue(&o.grid.Wakes, []workerpool.WakePolicy{workerpool.Broadcast, workerpool.Targeted}, workerpool.ParseWakePolicy,
 		"broadcast, signal, targeted or spin"), "wake", "wake policies")
-	fs.Var(newListValue(&o.backends, []workerpool.Backend{workerpool.Threads}, workerpool.ParseBackend, "native, threads or goroutines"),
+	fs.Var(newListValue(&o.grid.Backends, []workerpool.Backend{workerpool.Threads}, workerpool.ParseBackend, "native, threads or goroutines"),
 		"backend", "worker backends")
-	fs.Var(newListValue(&o.mutexes, []workerpool.MutexKind{workerpool.MutexPI}, workerpool.ParseMutexKind, "normal, pi or adaptive"),
+	fs.Var(newListValue(&o.grid.Mutexes, []workerpool.MutexKind{workerpool.MutexPI}, workerpool.ParseMutexKind, "normal, pi or adaptive"),
 		"mutex", "pthread mutex kinds of the native backend's points (each native point runs once per kind)")
-	fs.Var(newListValue(&o.majorHeaps, []int64{512 << 20}, bytesize.Parse, "sizes like 512MiB").showing(bytesize.Format), "major-heap", "major heap sizes")
-	fs.Var(newListValue(&o.loses, []int64{256 << 20}, bytesize.Parse, "sizes like 256MiB").showing(bytesize.Format), "los", "large-object space sizes")
+	fs.Var(newListValue(&o.grid.MajorHeaps, []int64{512 << 20}, bytesize.Parse, "sizes like 512MiB").showing(bytesize.Format), "major-heap", "major heap sizes")
+	fs.Var(newListValue(&o.grid.LOSes, []int64{256 << 20}, bytesize.Parse, "sizes like 256MiB").showing(bytesize.Format), "los", "large-object space sizes")
 	fs.Var(newSizeValue(&o.base.cfg.Nursery, def.Nursery, 0), "nursery", "nursery `size` of every point")
 	fs.Var(newIntValue(&o.base.gcs, 300, 1, maxRunCollections), "gcs", "timed minor collections per mode and point")
 	fs.Var(newIntValue(&o.base.warmup, 20, 0, maxRunCollections), "warmup", "untimed collections per mode and point")
@@ -98,7 +91,7 @@ func (o *sweepOptions) validate(fs *pflag.FlagSet) error {
 	if len(o.base.modes) < 2 {
 		return usagef("--modes %s: a sweep compares at least two modes", strings.Join(o.base.modeNames(), ","))
 	}
-	if fs.Changed("mutex") && !slices.Contains(o.backends, workerpool.Native) {
+	if fs.Changed("mutex") && !slices.Contains(o.grid.Backends, workerpool.Native) {
 		return usagef("--mutex: only the native backend has mutex kinds, and --backend has no native")
 	}
 	for _, p := range o.points() {
@@ -135,31 +128,15 @@ func checkPoints(dir string, todo, done []*runOptions) error {
 	return checkDistinct(append(outputs, stdoutPath()...), pointPaths(done)) // each point checked once, above
 }
 
-// points lists the grid in a fixed order (heap sizes, backend, mutex kind
-// for native, wake, workers), so that every shard of every machine numbers
-// it alike.
+// points lists the grid's points, each a run of o.base at one of the
+// grid's configurations, in gcsim.Grid.Configs's fixed order.
 func (o *sweepOptions) points() []*runOptions {
 	var out []*runOptions
-	for _, major := range o.majorHeaps {
-		for _, los := range o.loses {
-			for _, backend := range o.backends {
-				mutexes := []workerpool.MutexKind{workerpool.MutexNormal} // unused by the Go backends
-				if backend == workerpool.Native {
-					mutexes = o.mutexes
-				}
-				for _, mutex := range mutexes {
-					for _, wake := range o.wakes {
-						for _, workers := range o.workers {
-							p := o.base
-							p.modes = append([]gcsim.Mode(nil), o.base.modes...)
-							p.cfg.MajorHeap, p.cfg.LOS, p.cfg.Backend, p.cfg.Mutex = major, los, backend, mutex
-							p.cfg.Wake, p.cfg.Workers = wake, workers
-							out = append(out, &p)
-						}
-					}
-				}
-			}
-		}
+	for _, cfg := range o.grid.Configs(o.base.cfg) {
+		p := o.base
+		p.modes = append([]gcsim.Mode(nil), o.base.modes...)
+		p.cfg = cfg
+		out = append(out, &p)
 	}
 	return out
 }
@@ -180,15 +157,29 @@ func cmdSweep(ctx context.Context, e *env, args []string) error {
 	if o == nil || err != nil {
 		return err
 	}
-	var todo, finished []*runOptions
 	all := o.points()
+	todo, finished, err := o.shard(ctx, all)
+	if err != nil {
+		return err
+	}
+	if err := checkPoints(o.dir, todo, finished); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "gcbench sweep: %d points in the grid, %d in this shard still to run, into %s\n",
+		len(all), len(todo), o.dir)
+	return o.run(ctx, e, todo)
+}
+
+// shard splits this shard's points of all into those still to run and
+// those saved in --dir already.
+func (o *sweepOptions) shard(ctx context.Context, all []*runOptions) (todo, finished []*runOptions, err error) {
 	for i, p := range all {
 		if i%o.shardSize != o.shardIndex {
 			continue
 		}
-		done, err := pointDone(ctx, filepath.Join(o.dir, p.name()+".json"), p)
+		done, err := pointDone(ctx, o.path(p), p)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		if done {
 			finished = append(finished, p)
@@ -196,16 +187,21 @@ func cmdSweep(ctx context.Context, e *env, args []string) error {
 			todo = append(todo, p)
 		}
 	}
-	if err := checkPoints(o.dir, todo, finished); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "gcbench sweep: %d points in the grid, %d in this shard still to run, into %s\n",
-		len(all), len(todo), o.dir)
-	bar := newSweepProgress(e.stderr, len(todo)*len(o.base.modes)*o.base.gcs)
-	defer bar.finish()
+	return todo, finished, nil
+}
+
+// path is the file in --dir that p is saved in.
+func (o *sweepOptions) path(p *runOptions) string { return filepath.Join(o.dir, p.name()+".json") }
+
+// run runs and saves the points of todo in order. A point's own failure
+// is reported and the sweep goes on, then fails naming the failed points;
+// any other error, a stop among them, ends it.
+func (o *sweepOptions) run(ctx context.Context, e *env, todo []*runOptions) error {
+	bar := termprogress.SeriesOnTerminal(e.stderr, "sweep", len(todo)*len(o.base.modes)*o.base.gcs) // nil, a no-op, off a terminal
+	defer bar.Finish()
 	var failed []string
 	for i, p := range todo {
-		err := runPoint(ctx, e, p, filepath.Join(o.dir, p.name()+".json"), bar)
+		err := runPoint(ctx, e, p, o.path(p), bar)
 		switch {
 		case err == nil:
 			fmt.Fprintf(e.stdout, "point %d/%d saved: %s.json\n", i+1, len(todo), p.name())
@@ -247,18 +243,9 @@ func pointDone(ctx context.Context, path string, p *runOptions) (bool, error) {
 	case err != nil:
 		return false, fmt.Errorf("%w (move it away, or sweep into another --dir)", err)
 	}
-	keys := slices.Collect(maps.Keys(config)) // and the file's own: a setting it has and this sweep lacks differs too
-	for k := range r.Config {
-		if _, ok := config[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if r.Config[k] != config[k] {
-			return false, fmt.Errorf("%s was made with %s=%s, this sweep asks %s: sweep into another --dir",
-				path, k, settingOf(r.Config, k), settingOf(config, k))
-		}
+	if k, ok := report.FirstDifference(r.Config, config); ok { // a setting the file has and this sweep lacks differs too
+		return false, fmt.Errorf("%s was made with %s=%s, this sweep asks %s: sweep into another --dir",
+			path, k, settingOf(r.Config, k), settingOf(config, k))
 	}
 	if len(r.Settings) == 0 { // a version-1 point: its shown settings are all it has
 		return true, nil
@@ -283,18 +270,10 @@ func settingOf(config map[string]string, k string) string {
 
 // runPoint runs one point as `gcbench run` would and saves its report to
 // path.
-func runPoint(ctx context.Context, e *env, p *runOptions, path string, bar *sweepProgress) error {
-	if prev, n := runtime.GOMAXPROCS(0), p.procs(p.modes); n != prev {
-		runtime.GOMAXPROCS(n)
-		defer runtime.GOMAXPROCS(prev)
-	}
-	opt := gcsim.CompareOptions{Modes: p.modes, GCs: p.gcs, Warmup: p.warmup,
-		Progress: func(m gcsim.Mode, done, total int) { bar.add(indexOf(p.modes, m), done) }}
-	started := time.Now()
-	release := p.lockThread()
-	res, err := gcsim.Compare(ctx, p.cfg, opt)
-	release()
-	bar.pointDone()
+func runPoint(ctx context.Context, e *env, p *runOptions, path string, bar *termprogress.Series) error {
+	defer p.setProcs()()
+	res, started, err := p.compare(ctx, func(m gcsim.Mode, done, total int) { bar.Update(indexOf(p.modes, m), done) })
+	bar.Next()
 	if err != nil {
 		return err // an interrupted point is not saved: resuming runs it again
 	}
@@ -338,59 +317,3 @@ func (v *shardValue) Set(s string) error {
 
 func (v *shardValue) String() string { return fmt.Sprintf("%d/%d", *v.index, *v.size) }
 func (v *shardValue) Type() string   { return "i/n" }
-
-// sweepProgress draws one bar over every collection of the points still
-// to run, with an estimated time to completion; nil off a terminal.
-type sweepProgress struct {
-	bar      *progressbar.ProgressBar
-	base     int   // collections of the points already done
-	perMode  []int // collections done in the current point, by mode
-	lastDraw time.Time
-}
-
-func newSweepProgress(stderr io.Writer, total int) *sweepProgress {
-	f, ok := stderr.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) || total == 0 {
-		return nil
-	}
-	return &sweepProgress{bar: progressbar.NewOptions(total, progressbar.OptionSetWriter(f), progressbar.OptionSetWidth(30),
-		progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish(),
-		progressbar.OptionSetDescription("sweep"))}
-}
-
-func (p *sweepProgress) add(mode, done int) {
-	if p == nil || mode < 0 {
-		return
-	}
-	for len(p.perMode) <= mode {
-		p.perMode = append(p.perMode, 0)
-	}
-	p.perMode[mode] = done
-	if time.Since(p.lastDraw) < 100*time.Millisecond {
-		return
-	}
-	p.lastDraw = time.Now()
-	sum := p.base
-	for _, d := range p.perMode {
-		sum += d
-	}
-	_ = p.bar.Set(sum)
-}
-
-func (p *sweepProgress) pointDone() {
-	if p == nil {
-		return
-	}
-	for _, d := range p.perMode {
-		p.base += d
-	}
-	p.perMode = p.perMode[:0]
-	_ = p.bar.Set(p.base)
-}
-
-func (p *sweepProgress) finish() {
-	if p != nil {
-		_ = p.bar.Finish()
-		_ = p.bar.Exit()
-	}
-}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/gcbench/gcbench/gcsim"
@@ -55,16 +54,6 @@ func cmdTrace(ctx context.Context, e *env, args []string) error {
 	}
 	return summarizeTrace(e.stdout, format, name, r)
 }
-
-// report.go reads its inputs by these names (package infile).
-var openContext = infile.Open
-
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) { return infile.Reader{Ctx: c.ctx, R: c.r}.Read(p) }
 
 // summarizeTrace writes r's summary. Damage part-way is shown, marked,
 // after what came before it (still the trace's), and is the error (exit
@@ -116,20 +105,10 @@ func writeTraceSummary(w io.Writer, f render.Format, name string, s trace.Summar
 	return traceSummaryTable(name, s, corrupt).Write(w, f)
 }
 
-// sortedKinds are the kinds a summary counted, in order.
-func sortedKinds(s trace.Summary) []trace.Kind {
-	kinds := make([]trace.Kind, 0, len(s.ByKind))
-	for k := range s.ByKind {
-		kinds = append(kinds, k)
-	}
-	slices.Sort(kinds)
-	return kinds
-}
-
 // traceSummaryDoc is a summary's JSON document.
 func traceSummaryDoc(name string, s trace.Summary, corrupt error) map[string]any {
 	byKind := map[string]uint64{}
-	for _, k := range sortedKinds(s) {
+	for _, k := range s.Kinds() {
 		byKind[gcsim.TraceKindName(k)] = s.ByKind[k]
 	}
 	doc := map[string]any{
@@ -148,16 +127,12 @@ func traceSummaryDoc(name string, s trace.Summary, corrupt error) map[string]any
 // totals; its facts say when the counts are a lower bound.
 func traceSummaryTable(name string, s trace.Summary, corrupt error) *render.Table {
 	var rows [][]string
-	for _, k := range sortedKinds(s) {
+	for _, k := range s.Kinds() {
 		rows = append(rows, []string{gcsim.TraceKindName(k), fmt.Sprint(s.ByKind[k])})
 	}
 	rows = append(rows, []string{"total read", fmt.Sprint(s.Events)}, []string{"lost", fmt.Sprint(s.Lost)})
-	pct := 0.0
-	if s.Events > 0 || s.Lost > 0 {
-		pct = 100 * float64(s.Lost) / (float64(s.Events) + float64(s.Lost))
-	}
 	title := fmt.Sprintf("%s: trace format v%d, session started %s, %d writers, events span %v, %.2f%% lost",
-		name, s.Header.Version, s.Header.Start.UTC().Format("2006-01-02 15:04:05Z"), len(s.Writers), s.Last-s.First, pct)
+		name, s.Header.Version, s.Header.Start.UTC().Format("2006-01-02 15:04:05Z"), len(s.Writers), s.Last-s.First, s.LostShare())
 	t := &render.Table{Title: title, Header: [][]string{{"kind", "events"}}, Rows: rows}
 	if s.Truncated {
 		t.Facts = append(t.Facts, render.Fact{Key: "TRUNCATED", Value: truncationNote(s.TruncatedAt), Warning: true})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gcbench/gcbench/heap"
 	"github.com/gcbench/gcbench/internal/bytesize"
+	"github.com/gcbench/gcbench/internal/host"
 	"github.com/gcbench/gcbench/internal/protocols/tracestress"
 	"github.com/gcbench/gcbench/internal/termprogress"
 	"github.com/gcbench/gcbench/render"
@@ -66,7 +67,7 @@ func cmdTraceStress(ctx context.Context, e *env, args []string) error {
 	if x.format == render.JSON {
 		return joinErrors(err, writeProtocolJSON(e.stdout, "trace-stress", res.Document()))
 	}
-	return joinErrors(err, res.Write(e.stdout, x.format, describeHost(probeHost()), bytesize.Format))
+	return joinErrors(err, res.Write(e.stdout, x.format, host.Describe(host.Probe()), bytesize.Format))
 }
 
 // checkStressArgs refuses what the flags' own bounds cannot: an argument,

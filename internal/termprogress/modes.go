@@ -91,11 +91,15 @@ func (p *Modes) describe() string {
 
 // Finish removes the bar.
 func (p *Modes) Finish() {
-	if p == nil {
-		return
+	if p != nil {
+		finish(&p.mu, p.bar)
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	_ = p.bar.Finish()
-	_ = p.bar.Exit()
+}
+
+// finish removes bar, drawn under mu: what every bar's Finish does.
+func finish(mu *sync.Mutex, bar *progressbar.ProgressBar) {
+	mu.Lock()
+	defer mu.Unlock()
+	_ = bar.Finish()
+	_ = bar.Exit()
 }

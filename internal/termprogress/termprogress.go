@@ -3,8 +3,9 @@
 // terminal, and every method of a nil value does nothing, so that logs
 // and pipes stay clean without the caller checking.
 //
-// Two forms: Modes, one bar over a comparison's modes with each mode's
-// count and an estimated time to completion (gcbench run), and Line, one
+// Three forms: Modes, one bar over a comparison's modes with each mode's
+// count and an estimated time to completion (gcbench run); Series, one bar
+// over comparisons run one after another (gcbench sweep); and Line, one
 // redrawn line "name: run i of n" for a benchmark protocol.
 package termprogress
 

@@ -2,8 +2,10 @@
 // sweep points of workerpool's Native backend, and renders that check and
 // the model's many-core predictions as tables of package render. It holds the
 // check's statistics (mean absolute error, measurement floor, breakdown by
-// part and by regime, futile wake-ups) so that the CLI only parses flags,
-// reads points and prints.
+// part and by regime, futile wake-ups) and its orchestration (job costs
+// measured once per heap, the check under each calibration run's costs,
+// the many-core predictions side by side) so that the CLI only parses
+// flags, reads points, calibrates and prints.
 package check
 
 import (
@@ -109,6 +111,38 @@ func (v Validation) Workers() int { return v.Config.Workers }
 // WorkOf measures (or recalls) the job costs of a heap.
 type WorkOf func(gcsim.Config) (pausemodel.Work, error)
 
+// Memo returns a WorkOf that calls measure once per heap (its sizes and
+// seed, the settings job costs depend on) and recalls a success after:
+// measuring a heap's job costs takes serial collections, and every point
+// of a heap, in every calibration run's check, shares them.
+func Memo(measure WorkOf) WorkOf {
+	works := map[string]pausemodel.Work{}
+	return func(cfg gcsim.Config) (pausemodel.Work, error) {
+		key := heapKey(cfg)
+		if w, ok := works[key]; ok {
+			return w, nil
+		}
+		w, err := measure(cfg)
+		if err == nil {
+			works[key] = w
+		}
+		return w, err
+	}
+}
+
+// heapKey names the heap whose job costs cfg's collections scan.
+func heapKey(cfg gcsim.Config) string {
+	return fmt.Sprint(cfg.MajorHeap, cfg.LOS, cfg.Nursery, cfg.Seed)
+}
+
+// Checkable reports whether r is a native point with runs the model can
+// be checked against; a command asks before calibrating, which takes
+// seconds.
+func Checkable(r *report.Report) bool {
+	p, ok := ReadPoint(r)
+	return ok && p.Backend == "native" && len(r.Runs) > 0
+}
+
 // Validate predicts every native point of reports with costs[its mutex
 // kind] and the job costs work gives for its heap. Points of other
 // backends, and those the check does not cover, are left out.
@@ -150,7 +184,7 @@ func Validate(costs map[pausemodel.Mutex]pausemodel.Costs, reports []*report.Rep
 			if per == nil || batch == nil || run.Host.Cores < 1 || run.Host.Cores > 4096 {
 				continue
 			}
-			heap := fmt.Sprint(p.Config.MajorHeap, p.Config.LOS, p.Config.Nursery, p.Config.Seed)
+			heap := heapKey(p.Config)
 			perPause, perRes, err := predict(c, w, heap, run.Host.Cores, p.Config.Workers, pausemodel.PerJob, p.Mutex)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", r.Source, err)

@@ -1,9 +1,11 @@
 package check
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/gcbench/gcbench/jobs"
@@ -141,6 +143,28 @@ func PredictManyCore(median pausemodel.Costs, runs []pausemodel.Costs, w pausemo
 		consider(f.name, swing(xs))
 	}
 	return p, nil
+}
+
+// PredictManyCores is PredictManyCore for every core count of cores and
+// every mutex kind of Kinds, at medians[kind] with runs[kind]'s spread, in
+// that order (by core count, then kind). The simulations are independent
+// and deterministic, so they run side by side: 64 cores under PI take
+// seconds each.
+func PredictManyCores(medians map[pausemodel.Mutex]pausemodel.Costs, runs map[pausemodel.Mutex][]pausemodel.Costs, w pausemodel.Work, cores []int) ([]ManyCore, error) {
+	many := make([]ManyCore, len(cores)*len(Kinds))
+	errs := make([]error, len(many))
+	var wg sync.WaitGroup
+	for i, c := range cores {
+		for j, k := range Kinds {
+			n := i*len(Kinds) + j
+			wg.Go(func() { many[n], errs[n] = PredictManyCore(medians[k], runs[k], w, c, k) })
+		}
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return many, nil
 }
 
 // The grid's base point: wake-to-run 10 µs, 2 µs per idle CPU.
