@@ -140,14 +140,19 @@ func TestGroupCancelDropsOnlyItsUnstartedJobs(t *testing.T) {
 func TestGroupGoexitIsReportedOnce(t *testing.T) {
 	for _, b := range allBackends {
 		t.Run(b.String(), func(t *testing.T) {
-			p, err := New(Options{Workers: 2, Backend: b})
+			// One worker and one batch: the jobs after the Goexit are in
+			// its grab, which the replacing goroutine must finish.
+			p, err := New(Options{Workers: 1, Backend: b})
 			require.NoError(t, err)
 			g := p.NewGroup(context.Background())
-			g.Go(func(context.Context, int) error { runtimeGoexit(); return nil })
 			var ran atomic.Int64
-			g.Go(func(context.Context, int) error { ran.Add(1); return nil })
-			require.ErrorIs(t, g.Wait(), ErrJobGoexit)
-			assert.EqualValues(t, 1, ran.Load())
+			fns := []func(context.Context, int) error{func(context.Context, int) error { runtimeGoexit(); return nil }}
+			for range 9 {
+				fns = append(fns, func(context.Context, int) error { ran.Add(1); return nil })
+			}
+			g.GoBatch(fns...)
+			require.ErrorIs(t, g.WaitCtx(timeoutCtx(t)), ErrJobGoexit) // a lost job would keep it waiting
+			assert.EqualValues(t, 9, ran.Load(), "the Goexit's grab-mates ran")
 			assert.NoError(t, p.Join(timeoutCtx(t)), "Join: the group has it")
 			assert.EqualValues(t, 1, p.Stats().Panicked)
 			assert.NoError(t, p.Close(), "Close: no uncollected panic")

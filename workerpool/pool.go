@@ -253,7 +253,7 @@ func start(opts Options, cells int) (*Pool, error) {
 	p.wg.Add(opts.Workers)
 	for i := range p.workers {
 		w := &p.workers[i]
-		k.startWorker(func() { p.serve(w, nil) }, &w.tid)
+		k.startWorker(func() { p.serve(w, false, nil) }, &w.tid)
 	}
 	return p, nil
 }

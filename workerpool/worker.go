@@ -22,14 +22,16 @@ func grabSize(q, workers int) int { return min(max(1, q/(2*workers)), MaxGrab) }
 
 // serve is a worker's loop. It holds the queue lock except while running a
 // grab or waiting, takes grabs in FIFO order while the gate is open, and
-// exits once the pool is closed and the queue is empty. resume, if non-nil,
-// is the outcome of a job whose previous worker goroutine was ended by
-// runtime.Goexit: this goroutine replaces it, runs the rest of that job's
-// grab and retires it.
-func (p *Pool) serve(w *worker, resume *PanicError) {
+// exits once the pool is closed and the queue is empty. If resumed, this
+// goroutine replaces one that a job ended with runtime.Goexit: it runs the
+// rest of that job's grab and retires it, keeping goexit, the Goexit's
+// error, for Join — unless goexit is nil (a group's job: its group has it).
+func (p *Pool) serve(w *worker, resumed bool, goexit *PanicError) {
 	defer p.wg.Done()
-	if resume != nil {
-		w.panics = append(w.panics, resume)
+	if resumed {
+		if goexit != nil {
+			w.panics = append(w.panics, goexit)
+		}
 		p.runGrab(w)
 		p.publishGrab(w)
 	}
@@ -198,7 +200,7 @@ func (p *Pool) runJobs(w *worker) {
 		} else {
 			goexit = &PanicError{Worker: w.id, Value: ErrJobGoexit, Stack: debug.Stack()}
 		}
-		p.kit.startWorker(func() { p.serve(w, goexit) }, &w.tid)
+		p.kit.startWorker(func() { p.serve(w, true, goexit) }, &w.tid)
 	}()
 	if pe := p.runJobsRecovering(w); pe != nil {
 		w.panics = append(w.panics, pe)
