@@ -175,9 +175,9 @@ func (p *Pool) spinWorthwhile(t *target) bool {
 // listener. The latter matters: a listener that yielded its own P can end
 // up queued behind the Join's goroutine on one P while the other P idles,
 // and a Join that never yields then starves the very job it waits for
-// until its spin times out and it sleeps (measured with
-// TestRoundTripProtocol: about 30 µs a trip in that state, with a Join
-// sleep every other trip).
+// until its spin times out and it sleeps (a runtime trace of
+// TestRoundTripProtocol's trips showed the caller and the listener on one
+// P, the other P idle, and Join sleeps on many trips).
 const yieldEvery = 8
 
 // spinUntilDone polls, without the lock, until every job of t has

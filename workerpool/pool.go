@@ -38,9 +38,9 @@ import (
 // SGen round, never steals and keeps its counters as they were. The price
 // is one uncontended atomic add per job after the first of a grab, by which
 // the owner claims it (a thief may have taken it). On BenchmarkTinyTasks,
-// whose jobs are empty, that is about a tenth of the CPU profile and 14%
+// whose jobs are empty, that is about a tenth of the CPU profile and 7–14%
 // more time per job than with stealing turned off (goroutine backend,
-// GOGC=off, geomean of its 8 configurations); a job that does a
+// GOGC=off, geomean of its 8 configurations, two runs); a job that does a
 // microsecond of work cannot show it. The Go runtime pays the same for
 // stealing (a CAS per goroutine taken from a local run queue); claiming
 // several jobs at once would let the others wait behind a slow one.
