@@ -183,7 +183,8 @@ type Session struct {
 	published atomic.Pointer[[]*Writer]
 	seq       seqPoints // EventPipeReader only
 
-	closed      atomic.Bool
+	closed      atomic.Bool   // no more events: set by Stop or Close
+	closing     atomic.Bool   // Close was called
 	wakePending atomic.Bool   // a wake-up is in s.wake or about to be
 	pausing     atomic.Bool   // the reader is in its pause after a flush (tests)
 	wake        chan struct{} // writers → reader: a new buffer was started
@@ -259,9 +260,9 @@ func (s *Session) runReader() {
 func (s *Session) Options() Options { return s.opt }
 
 // NewWriter registers a writer. A Writer is meant for one goroutine at a
-// time, like EventPipe's per-thread state; it returns ErrClosed after
-// Close, and ErrTooManyWriters past the writers a Reader accepts (2^20),
-// so that the session never writes a file its own reader refuses.
+// time, like EventPipe's per-thread state; it returns ErrClosed after Stop
+// or Close, and ErrTooManyWriters past the writers a Reader accepts
+// (2^20), so that the session never writes a file its own reader refuses.
 func (s *Session) NewWriter() (*Writer, error) {
 	s.lock()
 	defer s.mu.Unlock()
@@ -279,15 +280,32 @@ func (s *Session) NewWriter() (*Writer, error) {
 	return w, nil
 }
 
+// Stop makes the session stop accepting events at once, without waiting
+// for anything: Writes and NewWriters that begin afterwards fail as after
+// Close, and a Write waiting for the manager lock behind other writers
+// gives up within one run of polls and drops its event (counted in
+// Dropped, so that the trace still accounts for it). The reader keeps
+// draining; Close must still be called, once no Write is running. Stop may
+// run concurrently with Writes, and more than once.
+//
+// Stop exists for cancellation. CoreCLR's spin-lock waiters never give up:
+// when the budget is exhausted under Locked, or buffers turn over fast
+// under Lockless, the whole set of writers queues on the manager lock,
+// each handoff waits for the kernel to run the next spinner, and on an
+// oversubscribed machine the writers need seconds to get through one by
+// one after they are told to stop.
+func (s *Session) Stop() { s.closed.Store(true) }
+
 // Close stops accepting events, has the reader drain every buffer and
 // write the end block, flushes the output and frees all buffer memory. No
-// Write may run during or after Close (writes that begin after Close
-// return false and count nowhere). It returns the first output error, or
-// ErrClosed on a second call.
+// Write may run during Close (writes that begin after it return false and
+// count nowhere); Stop first to end writes promptly. It returns the first
+// output error, or ErrClosed on a second call.
 func (s *Session) Close() error {
-	if !s.closed.CompareAndSwap(false, true) {
+	if !s.closing.CompareAndSwap(false, true) {
 		return ErrClosed
 	}
+	s.closed.Store(true)
 	close(s.done)
 	<-s.finished
 	<-s.exited // RunReader's own work after the loop is done too
@@ -357,24 +375,37 @@ func (s *Session) Stats() Stats {
 // lock takes the manager lock and counts the acquisition. An acquisition
 // that finds the lock held is counted and timed, so that a caravan on the
 // lock shows as wait time; one that finds it free costs no clock read.
-func (s *Session) lock() {
+func (s *Session) lock() { s.lockUnless(nil) }
+
+// lockUnless is lock, except that a waiter gives up once quit is set, as
+// lockWord.LockUnless does; it reports whether it took the lock. Time
+// spent waiting in vain counts in LockWait, not in LockContended.
+func (s *Session) lockUnless(quit *atomic.Bool) bool {
 	if !s.tryLock() {
 		t0 := time.Now()
-		s.mu.Lock()
+		ok := s.mu.LockUnless(quit)
 		s.lockWait.Add(int64(time.Since(t0)))
+		if !ok {
+			return false
+		}
 		s.lockContended.Add(1)
 	}
 	s.locks.Add(1)
+	return true
 }
 
 // tryLock takes the manager lock if it is free, without waiting.
 func (s *Session) tryLock() bool { return s.mu.TryLock() }
 
 // lockForWriter is lock, also counted as a writer acquisition: the counter
-// that proves a failed Lockless reservation takes no lock.
-func (s *Session) lockForWriter() {
-	s.lock()
+// that proves a failed Lockless reservation takes no lock. It gives up,
+// reporting false, when the session stops while it waits (see Stop).
+func (s *Session) lockForWriter() bool {
+	if !s.lockUnless(&s.closed) {
+		return false
+	}
 	s.writerLocks.Add(1)
+	return true
 }
 
 // lockForReader is lock, also counted as a reader acquisition: the counter

@@ -463,3 +463,78 @@ func TestOptionNamesMarshal(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, GoHeap, m)
 }
+
+// TestStopEndsAWriteWaitingForTheLock: a Write queued on the spin manager
+// lock gives up when the session stops, drops its event (counted, so the
+// trace accounts for it), and gives back what it had reserved or
+// allocated; later Writes and NewWriters fail as after Close. With the
+// old code the Write waited for the lock, and the test fails at its bound.
+func TestStopEndsAWriteWaitingForTheLock(t *testing.T) {
+	type setup struct {
+		pol    Policy
+		inLock bool
+		reader ReaderProtocol
+	}
+	var setups []setup
+	for _, rd := range []ReaderProtocol{BatchReader, EventPipeReader} {
+		setups = append(setups, setup{Locked, false, rd}, setup{Lockless, true, rd}, setup{Lockless, false, rd})
+	}
+	for _, c := range setups {
+		t.Run(fmt.Sprintf("%v/alloc-in-lock=%v/%v", c.pol, c.inLock, c.reader), func(t *testing.T) {
+			var buf bytes.Buffer
+			s, err := NewSession(&buf, Options{Lock: SpinLock, Policy: c.pol, LocklessAllocInLock: c.inLock, Reader: c.reader})
+			require.NoError(t, err)
+			w, err := s.NewWriter()
+			require.NoError(t, err)
+			s.mu.Lock() // the queue ahead of the writer
+			kept := make(chan bool)
+			go func() { kept <- w.Write(KindStress, 1, make([]byte, 100)) }()
+			for w.Written() == 0 { // past Write's check of the session, so it will count
+				time.Sleep(time.Millisecond)
+			}
+			s.Stop()
+			select {
+			case ok := <-kept:
+				assert.False(t, ok, "the event was kept")
+			case <-time.After(20 * time.Second):
+				t.Fatal("Write still waiting for the manager lock 20 s after Stop")
+			}
+			st := s.Stats()
+			assert.Equal(t, uint64(1), st.Dropped)
+			assert.Zero(t, st.BytesReserved, "the abandoned buffer's reservation is given back")
+			assert.Equal(t, st.BuffersAllocated, st.BuffersFreed, "an abandoned buffer is freed")
+			assert.False(t, w.Write(KindStress, 2, nil), "a Write after Stop")
+			assert.Equal(t, uint64(1), w.Written(), "a Write after Stop counts nothing")
+			s.mu.Unlock()
+			_, err = s.NewWriter()
+			assert.ErrorIs(t, err, ErrClosed)
+			require.NoError(t, s.Close())
+			evs, r := readAll(t, buf.Bytes())
+			read, lost := r.Totals()
+			assert.Empty(t, evs)
+			assert.Equal(t, [2]uint64{0, 1}, [2]uint64{read, lost}, "events read and lost")
+		})
+	}
+}
+
+// TestStopLeavesMutexWaitersWaiting: a mutex waiter parks, so Stop does
+// not cut its wait short; it gets the lock once it is free and writes.
+func TestStopLeavesMutexWaitersWaiting(t *testing.T) {
+	var buf bytes.Buffer
+	s, err := NewSession(&buf, Options{Lock: MutexLock})
+	require.NoError(t, err)
+	w, err := s.NewWriter()
+	require.NoError(t, err)
+	s.mu.Lock()
+	kept := make(chan bool)
+	go func() { kept <- w.Write(KindStress, 1, nil) }()
+	for w.Written() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	s.Stop()
+	s.mu.Unlock()
+	assert.True(t, <-kept)
+	require.NoError(t, s.Close())
+	evs, _ := readAll(t, buf.Bytes())
+	assert.Len(t, evs, 1)
+}

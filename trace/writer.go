@@ -71,10 +71,11 @@ func (w *Writer) Dropped() uint64 { return w.dropped.Load() }
 // for the reader to drain anything: if no buffer space can be reserved the
 // event is dropped, still consuming a sequence number so that the reader
 // counts it as lost. An event of kind 0 or with a payload over MaxPayload
-// is dropped the same way. After the session or the writer is closed
-// Write returns false and counts nothing. Write allocates nothing on the
-// Go heap but a small descriptor for each new buffer (whose bytes are
-// off-heap by default).
+// is dropped the same way, and so is one whose Write was waiting for the
+// manager lock when the session stopped (see Session.Stop). After the
+// session's Stop or Close, or the writer's Close, Write returns false and
+// counts nothing. Write allocates nothing on the Go heap but a small
+// descriptor for each new buffer (whose bytes are off-heap by default).
 //
 // A writer keeps the buffer it writes into until that buffer is full, or
 // until its first Write after the reader sealed it: so a writer that goes
@@ -207,7 +208,10 @@ func (s *Session) newBuffer(w *Writer, need int) *buffer {
 		return nil
 	}
 	if s.opt.LocklessAllocInLock {
-		s.lockForWriter()
+		if !s.lockForWriter() {
+			s.release(int64(size))
+			return nil
+		}
 		b := s.allocBuffer(size)
 		if b != nil {
 			s.link(w, b)
@@ -219,7 +223,10 @@ func (s *Session) newBuffer(w *Writer, need int) *buffer {
 	if b == nil {
 		return nil
 	}
-	s.lockForWriter()
+	if !s.lockForWriter() {
+		s.unallocBuffer(b)
+		return nil
+	}
 	s.link(w, b)
 	s.mu.Unlock()
 	return b
@@ -228,7 +235,9 @@ func (s *Session) newBuffer(w *Writer, need int) *buffer {
 // newBufferLocked is the pre-#50797 allocation: admission, sizing,
 // allocation and link under the manager lock.
 func (s *Session) newBufferLocked(w *Writer, need, size int) *buffer {
-	s.lockForWriter()
+	if !s.lockForWriter() {
+		return nil
+	}
 	defer s.mu.Unlock()
 	left := s.opt.Limit - s.total.Load()
 	if int64(eventBlockSize(need)) > left { // not even one event fits
@@ -279,6 +288,14 @@ func (s *Session) allocBuffer(size int) *buffer {
 	}
 	s.buffersAllocated.Add(1)
 	return &buffer{mem: mem, size: int64(size), created: s.now()}
+}
+
+// unallocBuffer undoes allocBuffer for a buffer never linked, which the
+// reader never saw: its memory and its reservation go back at once.
+func (s *Session) unallocBuffer(b *buffer) {
+	s.alloc.free(b.mem)
+	s.release(b.size)
+	s.buffersFreed.Add(1)
 }
 
 // link appends b to w's list, and with EventPipeReader does the sequence

@@ -590,6 +590,11 @@ func writeFor(ctx context.Context, s *trace.Session, opt Options, tids []int, re
 	case <-ctx.Done():
 	}
 	timer.Stop()
+	if ctx.Err() != nil {
+		// Writers queued on the spin lock would otherwise get through it
+		// one at a time, seconds on a busy machine, before they saw halt.
+		s.Stop()
+	}
 	halt.Store(true) // each writer sees it after at most one more event
 	// The count stops here, not when the last writer has seen halt: a
 	// writer that waits for a spin lock may take a while to, and the
