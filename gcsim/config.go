@@ -57,6 +57,9 @@ func (m *Mode) UnmarshalText(text []byte) error { return modeNames.Unmarshal(tex
 // "startbatch"; case-insensitive), or an error wrapping ErrInvalidConfig.
 func ParseMode(s string) (Mode, error) { return modeNames.Parse(s) }
 
+// ModeNames lists the names ParseMode accepts, in the order of Modes.
+func ModeNames() []string { return modeNames.List() }
+
 // Config describes a simulation. Sizes are in bytes.
 type Config struct {
 	// MajorHeap, LOS and Nursery size the heap's spaces (heap.Config's

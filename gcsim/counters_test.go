@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gcbench/gcbench/internal/parsetest"
 	"github.com/gcbench/gcbench/workerpool"
 )
 
@@ -76,6 +77,7 @@ func TestAnatomyPartsAddUpToThePause(t *testing.T) {
 // print as Mode(n) and refuse to marshal.
 func TestModeNames(t *testing.T) {
 	assert.Equal(t, []Mode{Serial, PerJob, Batch, StartBatch}, Modes())
+	parsetest.Names(t, ParseMode, ModeNames(), Modes()...)
 	b, err := json.Marshal([]Mode{Serial, StartBatch})
 	require.NoError(t, err)
 	assert.Equal(t, `["serial","startbatch"]`, string(b))

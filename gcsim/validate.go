@@ -6,6 +6,7 @@ import (
 
 	"github.com/gcbench/gcbench/heap"
 	"github.com/gcbench/gcbench/internal/bytesize"
+	"github.com/gcbench/gcbench/internal/enum"
 	"github.com/gcbench/gcbench/setting"
 	"github.com/gcbench/gcbench/workerpool"
 )
@@ -41,16 +42,16 @@ func (c Config) validatePool() error {
 		return badValue(KeyWorkers, c.Workers, fmt.Sprintf("1..%d", workerpool.MaxWorkers))
 	}
 	if _, err := c.Backend.MarshalText(); err != nil { // only a named value marshals
-		return badValue(KeyBackend, c.Backend, "goroutines, threads or native")
+		return badValue(KeyBackend, c.Backend, enum.Or(workerpool.BackendNames()))
 	}
 	if c.Backend == workerpool.Native && !workerpool.NativeAvailable {
 		return badValue(KeyBackend, c.Backend, "threads or goroutines (native needs a build with cgo, on Linux)")
 	}
 	if _, err := c.Mutex.MarshalText(); err != nil {
-		return badValue(KeyMutex, c.Mutex, "normal, pi or adaptive")
+		return badValue(KeyMutex, c.Mutex, enum.Or(workerpool.MutexKindNames()))
 	}
 	if _, err := c.Wake.MarshalText(); err != nil {
-		return badValue(KeyWake, c.Wake, "broadcast, signal, targeted or spin")
+		return badValue(KeyWake, c.Wake, enum.Or(workerpool.WakePolicyNames()))
 	}
 	return nil
 }

@@ -68,6 +68,10 @@ func (r ReaderProtocol) String() string { return readerNames.String(r) }
 // ParseReaderProtocol parses "batch" or "eventpipe", ignoring case.
 func ParseReaderProtocol(s string) (ReaderProtocol, error) { return readerNames.Parse(s) }
 
+// ReaderProtocolNames lists the names ParseReaderProtocol accepts, in
+// value order.
+func ReaderProtocolNames() []string { return readerNames.List() }
+
 // MarshalText returns r's name, or an error wrapping ErrInvalidOptions
 // for a value that has none.
 func (r ReaderProtocol) MarshalText() ([]byte, error) { return readerNames.Marshal(r) }

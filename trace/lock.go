@@ -47,6 +47,9 @@ func (k LockKind) String() string { return lockKindNames.String(k) }
 // ParseLockKind parses "mutex" or "spin", ignoring case.
 func ParseLockKind(s string) (LockKind, error) { return lockKindNames.Parse(s) }
 
+// LockKindNames lists the names ParseLockKind accepts, in value order.
+func LockKindNames() []string { return lockKindNames.List() }
+
 // MarshalText returns k's name, or an error wrapping ErrInvalidOptions
 // for a value that has none.
 func (k LockKind) MarshalText() ([]byte, error) { return lockKindNames.Marshal(k) }

@@ -31,6 +31,10 @@ func (m Memory) String() string { return memoryNames.String(m) }
 // "heap"), ignoring case.
 func ParseMemory(s string) (Memory, error) { return memoryNames.Parse(s) }
 
+// MemoryNames lists the names ParseMemory accepts, in value order
+// (aliases aside).
+func MemoryNames() []string { return memoryNames.List() }
+
 // MarshalText returns m's name, or an error wrapping ErrInvalidOptions
 // for a value that has none.
 func (m Memory) MarshalText() ([]byte, error) { return memoryNames.Marshal(m) }

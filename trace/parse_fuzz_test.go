@@ -64,3 +64,10 @@ func TestUnknownValuesHaveNoName(t *testing.T) {
 		t.Errorf("LockKind(7).String() = %q", got)
 	}
 }
+
+func TestNames(t *testing.T) {
+	parsetest.Names(t, ParseMemory, MemoryNames(), OffHeap, GoHeap)
+	parsetest.Names(t, ParseLockKind, LockKindNames(), MutexLock, SpinLock)
+	parsetest.Names(t, ParseReaderProtocol, ReaderProtocolNames(), BatchReader, EventPipeReader)
+	parsetest.Names(t, ParsePolicy, PolicyNames(), Lockless, Locked)
+}

@@ -51,6 +51,9 @@ func (p Policy) String() string { return policyNames.String(p) }
 // ParsePolicy parses "lockless" or "locked", ignoring case.
 func ParsePolicy(s string) (Policy, error) { return policyNames.Parse(s) }
 
+// PolicyNames lists the names ParsePolicy accepts, in value order.
+func PolicyNames() []string { return policyNames.List() }
+
 // MarshalText returns p's name, or an error wrapping ErrInvalidOptions
 // for a value that has none.
 func (p Policy) MarshalText() ([]byte, error) { return policyNames.Marshal(p) }

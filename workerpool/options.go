@@ -67,6 +67,9 @@ func (b *Backend) UnmarshalText(text []byte) error { return backends.Unmarshal(t
 // name: New says it is missing.
 func ParseBackend(s string) (Backend, error) { return backends.Parse(s) }
 
+// BackendNames lists the names ParseBackend accepts, in value order.
+func BackendNames() []string { return backends.List() }
+
 // WakePolicy selects whom an enqueue wakes. Each constant states its exact
 // rule: what an enqueue of n jobs, Start and Close wake (StartBatch wakes as
 // Start does, after releasing the lock).
@@ -125,6 +128,9 @@ func (w *WakePolicy) UnmarshalText(text []byte) error { return wakes.Unmarshal(t
 // spin; case-insensitive); other names yield an error wrapping
 // ErrInvalidOptions.
 func ParseWakePolicy(s string) (WakePolicy, error) { return wakes.Parse(s) }
+
+// WakePolicyNames lists the names ParseWakePolicy accepts, in value order.
+func WakePolicyNames() []string { return wakes.List() }
 
 // QueueLayout selects how queued jobs are stored.
 type QueueLayout int
@@ -204,6 +210,9 @@ func (m *MutexKind) UnmarshalText(text []byte) error { return mutexes.Unmarshal(
 // ParseMutexKind returns the kind named s (normal, pi or adaptive,
 // case-insensitive); other names yield an error wrapping ErrInvalidOptions.
 func ParseMutexKind(s string) (MutexKind, error) { return mutexes.Parse(s) }
+
+// MutexKindNames lists the names ParseMutexKind accepts, in value order.
+func MutexKindNames() []string { return mutexes.List() }
 
 // MaxWorkers is the largest pool New accepts. The Spin policy packs its
 // counts, which reach at most 2×workers, into 16-bit fields, a worker's

@@ -17,3 +17,9 @@ func FuzzParseWakePolicy(f *testing.F) {
 func FuzzParseQueueLayout(f *testing.F) {
 	parsetest.Fuzz(f, ParseQueueLayout, ErrInvalidOptions, []QueueLayout{Shared, Sharded}, "SHARDED", "shard")
 }
+
+func TestNames(t *testing.T) {
+	parsetest.Names(t, ParseBackend, BackendNames(), Goroutines, Threads, Native)
+	parsetest.Names(t, ParseWakePolicy, WakePolicyNames(), Broadcast, Signal, Targeted, Spin)
+	parsetest.Names(t, ParseMutexKind, MutexKindNames(), MutexNormal, MutexPI, MutexAdaptive)
+}

@@ -39,3 +39,19 @@ func Fuzz[T comparable](f *testing.F, parse func(string) (T, error), invalid err
 		}
 	})
 }
+
+// Names checks a package's list of the names its parser accepts: names
+// spells values, in order, as String spells them, and each name parses
+// back to its value, so that the list an error or a flag offers is the
+// one the parser takes.
+func Names[T comparable](t testing.TB, parse func(string) (T, error), names []string, values ...T) {
+	t.Helper()
+	if len(names) != len(values) {
+		t.Fatalf("names %q: want %d, one per value %v", names, len(values), values)
+	}
+	for i, v := range values {
+		if got, err := parse(names[i]); names[i] != fmt.Sprint(v) || err != nil || got != v {
+			t.Errorf("names[%d] = %q parses to %v, %v; want %q, parsing to %v", i, names[i], got, err, fmt.Sprint(v), v)
+		}
+	}
+}

@@ -44,6 +44,9 @@ func (p *Protocol) UnmarshalText(b []byte) error { return poolProtocols.Unmarsha
 // error wrapping ErrInvalidOptions that names both.
 func ParseProtocol(s string) (Protocol, error) { return poolProtocols.Parse(s) }
 
+// ProtocolNames lists the names ParseProtocol accepts, in value order.
+func ProtocolNames() []string { return poolProtocols.List() }
+
 // Contender is one way of running items: the baseline (a goroutine per
 // item and a sync.WaitGroup), or gcbench's pool with a backend, a wake
 // policy, and per-item Enqueue or EnqueueBatch.

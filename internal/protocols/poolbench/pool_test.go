@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gcbench/gcbench/internal/parsetest"
 	"github.com/gcbench/gcbench/internal/protocols"
 	"github.com/gcbench/gcbench/stats"
 	"github.com/gcbench/gcbench/workerpool"
@@ -140,11 +141,7 @@ func TestCompareValidation(t *testing.T) {
 }
 
 func TestProtocolNames(t *testing.T) {
-	for _, p := range []Protocol{Throughput, Latency} {
-		got, err := ParseProtocol(p.String())
-		require.NoError(t, err)
-		assert.Equal(t, p, got)
-	}
+	parsetest.Names(t, ParseProtocol, ProtocolNames(), Throughput, Latency)
 	_, err := ParseProtocol("bandwidth")
 	assert.ErrorIs(t, err, protocols.ErrInvalidOptions)
 	assert.Equal(t, "Protocol(3)", Protocol(3).String())

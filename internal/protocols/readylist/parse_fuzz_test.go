@@ -14,3 +14,7 @@ func FuzzParseListKind(f *testing.F) {
 func FuzzParseReadyVariant(f *testing.F) {
 	parsetest.Fuzz(f, ParseVariant, protocols.ErrInvalidOptions, []Variant{Transition, Callback}, "Callback", "cb")
 }
+
+func TestVariantNames(t *testing.T) {
+	parsetest.Names(t, ParseVariant, VariantNames(), Transition, Callback)
+}

@@ -88,6 +88,9 @@ func (v *Variant) UnmarshalText(b []byte) error { return readyVariants.Unmarshal
 // "callback", ignoring case), or an error wrapping ErrInvalidOptions.
 func ParseVariant(s string) (Variant, error) { return readyVariants.Parse(s) }
 
+// VariantNames lists the names ParseVariant accepts, in value order.
+func VariantNames() []string { return readyVariants.List() }
+
 // Run is one run of the stress-epoll protocol.
 type Run struct {
 	Kind      ListKind // the list under test
