@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gcbench/gcbench/internal/flagvalue"
 	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/render"
 	"github.com/gcbench/gcbench/report"
@@ -36,7 +37,7 @@ func (x *exportFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&x.hdrLog, "hdr-log", "", "also write the pauses as an HdrHistogram interval log to `FILE` "+
 		"(HistogramLogAnalyzer, jHiccup's tools): one histogram tagged with the mode per --hdr-interval collections, "+
 		"values in nanoseconds, 3 significant digits")
-	fs.Var(newIntValue(&x.hdrInterval, render.DefaultHDRInterval, 1, maxRunCollections), "hdr-interval",
+	fs.Var(flagvalue.NewInt(&x.hdrInterval, render.DefaultHDRInterval, 1, maxRunCollections), "hdr-interval",
 		"collections of a mode per interval histogram of --hdr-log")
 }
 

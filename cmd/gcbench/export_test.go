@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/gcbench/gcbench/render"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/perf/benchfmt"
@@ -161,13 +160,4 @@ func TestAnatomyPath(t *testing.T) {
 		"": "", os.DevNull: ""} {
 		assert.Equal(t, want, anatomyPath(in), in)
 	}
-}
-
-func TestReportFormatValue(t *testing.T) {
-	var f render.Format
-	v := reportFormatValue{&f}
-	require.NoError(t, v.Set("BENCH"))
-	assert.Equal(t, render.Bench, f)
-	assert.Equal(t, "bench", v.String())
-	require.Error(t, formatValue{&f}.Set("bench"), "the table commands' --format has no bench")
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,12 +69,6 @@ func (v formatValue) Set(s string) error {
 
 func (v formatValue) String() string { return v.f.String() }
 func (v formatValue) Type() string   { return "format" }
-
-// formatForPlot returns the plot format a file name asks for ("png",
-// "svg"), lower case, or its extension if it is neither.
-func formatForPlot(name string) string {
-	return strings.ToLower(strings.TrimPrefix(filepath.Ext(name), "."))
-}
 
 // Every enum, list and count flag of every subcommand parses by the rules
 // below, so that what one flag accepts another does too: names are

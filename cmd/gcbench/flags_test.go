@@ -4,38 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/gcbench/gcbench/render"
-	"github.com/spf13/pflag"
 )
-
-func TestSizeFlagNamesFlagAndValue(t *testing.T) {
-	var major int64
-	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	fs.Var(newSizeValue(&major, 5<<20, 8<<30), "major-heap", "heap")
-	if err := fs.Parse([]string{"--major-heap", "2560MiB"}); err != nil || major != 2560<<20 {
-		t.Fatalf("Parse = %v, major = %d", err, major)
-	}
-	err := fs.Parse([]string{"--major-heap", "9GiB"})
-	if err == nil || !strings.Contains(err.Error(), "--major-heap") || !strings.Contains(err.Error(), "9GiB") ||
-		!strings.Contains(err.Error(), "available memory (8.0 GiB)") {
-		t.Errorf("over the limit: %v", err)
-	}
-	if got := fs.Lookup("major-heap").DefValue; got != "5MiB" {
-		t.Errorf("default shown as %q", got)
-	}
-}
-
-func TestFormatValue(t *testing.T) {
-	var f render.Format
-	v := formatValue{&f}
-	if err := v.Set("CSV"); err != nil || f != render.CSV || v.String() != "csv" {
-		t.Errorf("Set(CSV): %v, %v", err, f)
-	}
-	if err := v.Set("yaml"); err == nil || !strings.Contains(err.Error(), "text, markdown, csv, json") {
-		t.Errorf("Set(yaml) = %v", err)
-	}
-}
 
 // TestEveryShownDefaultIsAccepted: the default each command's --help shows
 // for a flag is a value that flag accepts (sweep's --shard showed 0/0,

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 
+	"github.com/gcbench/gcbench/internal/flagvalue"
 	"github.com/gcbench/gcbench/internal/host"
 	"github.com/gcbench/gcbench/internal/protocols/poolbench"
 	"github.com/gcbench/gcbench/internal/termprogress"
@@ -62,23 +62,22 @@ func cmdPool(ctx context.Context, e *env, args []string) error {
 }
 
 func registerPoolFlags(fs *pflag.FlagSet, opt *poolbench.Options, procs *int, format *render.Format) {
-	fs.Var(newIntValue(&opt.Items, poolbench.DefaultItems, 1, poolbench.MaxItems), "items", "items the throughput protocol queues before waiting for all")
-	fs.Var(newIntValue(&opt.RoundTrips, poolbench.DefaultRoundTrips, 1, poolbench.MaxRoundTrips), "round-trips",
+	fs.Var(flagvalue.NewInt(&opt.Items, poolbench.DefaultItems, 1, poolbench.MaxItems), "items", "items the throughput protocol queues before waiting for all")
+	fs.Var(flagvalue.NewInt(&opt.RoundTrips, poolbench.DefaultRoundTrips, 1, poolbench.MaxRoundTrips), "round-trips",
 		"sequential submit-and-wait round trips of the latency protocol")
-	fs.Var(newIntValue(&opt.Repetitions, poolbench.DefaultRepetitions, 1, poolbench.MaxRepetitions), "repetitions",
+	fs.Var(flagvalue.NewInt(&opt.Repetitions, poolbench.DefaultRepetitions, 1, poolbench.MaxRepetitions), "repetitions",
 		"runs of each contender and protocol (interleaved)")
-	fs.Var(newIntValue(&opt.Workers, runtime.GOMAXPROCS(0), 1, workerpool.MaxWorkers), "workers", "pool workers")
-	fs.Var(newIntValue(procs, 0, 0, maxGOMAXPROCS), "gomaxprocs",
+	fs.Var(flagvalue.NewInt(&opt.Workers, runtime.GOMAXPROCS(0), 1, workerpool.MaxWorkers), "workers", "pool workers")
+	fs.Var(flagvalue.NewInt(procs, 0, 0, maxGOMAXPROCS), "gomaxprocs",
 		"GOMAXPROCS for the run (0: workers+1 when the threads or native backend runs, else the runtime's default; why: docs/methodology.md)")
-	opt.BatchSize = poolbench.DefaultBatchSize // before the flag, whose help shows it
-	fs.Var(&batchSizeValue{&opt.BatchSize}, "batch-size", "items per EnqueueBatch call in the throughput protocol (-1: all in one call)")
-	fs.Var(newListValue(&opt.Protocols, []poolbench.Protocol{poolbench.Throughput, poolbench.Latency}, poolbench.ParseProtocol,
-		"throughput or latency"), "protocols", "protocols to run: throughput, latency")
-	fs.Var(newListValue(&opt.Backends, []workerpool.Backend{workerpool.Goroutines, workerpool.Threads}, workerpool.ParseBackend,
-		"goroutines, threads or native"), "backends", "pool backends: goroutines, threads, native (SGen's pool in C; needs a cgo build; no spin)")
-	fs.Var(newListValue(&opt.Wakes, []workerpool.WakePolicy{workerpool.Broadcast, workerpool.Signal, workerpool.Targeted, workerpool.Spin},
-		workerpool.ParseWakePolicy, "broadcast, signal, targeted or spin"), "wakes", "wake policies: broadcast, signal, targeted, spin")
-	fs.Var(formatValue{format}, "format", "output format: "+strings.Join(render.FormatNames(), ", "))
+	fs.Var(flagvalue.New(&opt.BatchSize, poolbench.DefaultBatchSize, "int", parseBatchSize), "batch-size", "items per EnqueueBatch call in the throughput protocol (-1: all in one call)")
+	fs.Var(flagvalue.NewList(&opt.Protocols, []poolbench.Protocol{poolbench.Throughput, poolbench.Latency},
+		flagvalue.OneOf(poolbench.ParseProtocol, poolbench.ProtocolNames())), "protocols", "protocols to run: throughput, latency")
+	fs.Var(flagvalue.NewList(&opt.Backends, []workerpool.Backend{workerpool.Goroutines, workerpool.Threads},
+		flagvalue.OneOf(workerpool.ParseBackend, workerpool.BackendNames())), "backends", "pool backends: goroutines, threads, native (SGen's pool in C; needs a cgo build; no spin)")
+	fs.Var(flagvalue.NewList(&opt.Wakes, []workerpool.WakePolicy{workerpool.Broadcast, workerpool.Signal, workerpool.Targeted, workerpool.Spin},
+		flagvalue.OneOf(workerpool.ParseWakePolicy, workerpool.WakePolicyNames())), "wakes", "wake policies: broadcast, signal, targeted, spin")
+	fs.Var(formatFlag(format), "format", "output format: "+strings.Join(render.FormatNames(), ", "))
 }
 
 // poolProcs is the GOMAXPROCS a pool run sets, 0 for the runtime's own:
@@ -91,20 +90,15 @@ func poolProcs(flag int, opt poolbench.Options) int {
 	return flag
 }
 
-// batchSizeValue is --batch-size: -1 (every item in one call) or a count.
-type batchSizeValue struct{ p *int }
-
-func (v *batchSizeValue) Set(s string) error {
-	n, err := boundedInt(-1, poolbench.MaxItems)(s)
+// parseBatchSize reads --batch-size: -1 (every item in one call) or a
+// count.
+func parseBatchSize(s string) (int, error) {
+	n, err := flagvalue.IntIn(-1, poolbench.MaxItems)(s)
 	if err != nil || n == 0 {
-		return fmt.Errorf("want -1 (all items in one call) or a count from 1 to %d", poolbench.MaxItems)
+		return 0, fmt.Errorf("want -1 (all items in one call) or a count from 1 to %d", poolbench.MaxItems)
 	}
-	*v.p = n
-	return nil
+	return n, nil
 }
-
-func (v *batchSizeValue) String() string { return strconv.Itoa(*v.p) }
-func (v *batchSizeValue) Type() string   { return "int" }
 
 // maxGOMAXPROCS bounds --gomaxprocs: one P per pool worker plus one for
 // the submitting goroutine is the most a pool run can use.

@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"runtime"
 	"strings"
 
+	"github.com/gcbench/gcbench/internal/flagvalue"
 	"github.com/gcbench/gcbench/internal/host"
 	"github.com/gcbench/gcbench/internal/protocols/readylist"
 	"github.com/gcbench/gcbench/internal/termprogress"
@@ -58,15 +58,14 @@ func cmdReadylist(ctx context.Context, e *env, args []string) error {
 }
 
 func registerReadylistFlags(fs *pflag.FlagSet, opt *readylist.Options, procs *int, format *render.Format) {
-	fs.Var(newListValue(&opt.Producers, readylist.DefaultProducers, boundedInt(1, readylist.MaxProducers),
-		fmt.Sprintf("counts from 1 to %d", readylist.MaxProducers)), "producers", "producer counts to sweep")
-	fs.Var(newIntValue(&opt.Events, readylist.DefaultEvents, 1, readylist.MaxEvents), "events", "events each producer generates")
-	fs.Var(newIntValue(&opt.Repetitions, readylist.DefaultRepetitions, 1, readylist.MaxRepetitions), "repetitions",
+	fs.Var(flagvalue.NewList(&opt.Producers, readylist.DefaultProducers, flagvalue.IntIn(1, readylist.MaxProducers)), "producers", "producer counts to sweep")
+	fs.Var(flagvalue.NewInt(&opt.Events, readylist.DefaultEvents, 1, readylist.MaxEvents), "events", "events each producer generates")
+	fs.Var(flagvalue.NewInt(&opt.Repetitions, readylist.DefaultRepetitions, 1, readylist.MaxRepetitions), "repetitions",
 		"runs of each list kind at each producer count (interleaved)")
-	fs.Var(newListValue(&opt.Variants, []readylist.Variant{readylist.Transition, readylist.Callback}, readylist.ParseVariant,
-		"transition or callback"), "variants",
+	fs.Var(flagvalue.NewList(&opt.Variants, []readylist.Variant{readylist.Transition, readylist.Callback},
+		flagvalue.OneOf(readylist.ParseVariant, readylist.VariantNames())), "variants",
 		"which events use the ready list: transition (only a counter's 0→1), callback (every event, as ep_poll_callback), or both: transition,callback")
-	fs.Var(newIntValue(procs, 0, 0, readylist.MaxProducers+2), "gomaxprocs",
+	fs.Var(flagvalue.NewInt(procs, 0, 0, readylist.MaxProducers+2), "gomaxprocs",
 		"GOMAXPROCS during the runs; 0 = auto: the most producers + consumer + 1, so that every thread the kernel runs finds a P")
-	fs.Var(formatValue{format}, "format", "output format: "+strings.Join(render.FormatNames(), ", "))
+	fs.Var(formatFlag(format), "format", "output format: "+strings.Join(render.FormatNames(), ", "))
 }

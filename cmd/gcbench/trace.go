@@ -25,7 +25,7 @@ func cmdTrace(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("trace")
 	perfetto := fs.String("perfetto", "", "write the trace as Chrome trace-event JSON to this file (open it in ui.perfetto.dev)")
 	var format render.Format
-	fs.Var(formatValue{&format}, "format", "summary format: "+strings.Join(render.FormatNames(), ", "))
+	fs.Var(formatFlag(&format), "format", "summary format: "+strings.Join(render.FormatNames(), ", "))
 	if done, err := parseFlags(fs, args, e.stdout, traceUsage); done {
 		return err
 	}

@@ -2,13 +2,14 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"runtime"
 	"strings"
 	"time"
 
 	"github.com/gcbench/gcbench/heap"
 	"github.com/gcbench/gcbench/internal/bytesize"
+	"github.com/gcbench/gcbench/internal/enum"
+	"github.com/gcbench/gcbench/internal/flagvalue"
 	"github.com/gcbench/gcbench/internal/host"
 	"github.com/gcbench/gcbench/internal/protocols/tracestress"
 	"github.com/gcbench/gcbench/internal/termprogress"
@@ -50,7 +51,7 @@ func cmdTraceStress(ctx context.Context, e *env, args []string) error {
 	if err := checkStressArgs(fs, opt); err != nil {
 		return err
 	}
-	opt.LocklessAllocInLock = bool(x.alloc)
+	opt.LocklessAllocInLock = x.alloc == allocInside
 	var clearProgress func()
 	opt.Progress, clearProgress = termprogress.Line(e.stderr, "trace-stress")
 	if x.procs == 0 {
@@ -86,50 +87,42 @@ func checkStressArgs(fs *pflag.FlagSet, opt tracestress.Options) error {
 }
 
 func registerStressFlags(fs *pflag.FlagSet, opt *tracestress.Options, x *stressFlags) {
-	fs.Var(newIntValue(&opt.Writers, tracestress.DefaultWriters, 1, tracestress.MaxWriters), "writers", "writers, each on an OS thread of its own, writing as fast as they can")
-	fs.Var(newIntValue(&opt.PayloadSize, tracestress.DefaultPayload, 1, trace.MaxPayload), "payload", "payload bytes per event")
-	fs.Var(newSizeValue(&opt.Limit, trace.DefaultLimit, heap.AvailableMemory()), "limit", "session buffer limit (all buffers together)")
-	fs.Var(newDurationValue(&opt.Duration, tracestress.DefaultDuration, time.Millisecond, maxStressDuration), "duration", "how long each run counts, from the first dropped event (the writers write for the initial fill and then this long)")
-	fs.Var(newIntValue(&opt.Iterations, tracestress.DefaultIterations, 1, tracestress.MaxIterations), "iterations", "runs of each policy (interleaved)")
-	fs.Var(newListValue(&opt.Policies, []trace.Policy{trace.Lockless, trace.Locked}, trace.ParsePolicy, "lockless or locked"), "policies",
+	fs.Var(flagvalue.NewInt(&opt.Writers, tracestress.DefaultWriters, 1, tracestress.MaxWriters), "writers", "writers, each on an OS thread of its own, writing as fast as they can")
+	fs.Var(flagvalue.NewInt(&opt.PayloadSize, tracestress.DefaultPayload, 1, trace.MaxPayload), "payload", "payload bytes per event")
+	fs.Var(flagvalue.NewSize(&opt.Limit, trace.DefaultLimit, heap.AvailableMemory()), "limit", "session buffer limit (all buffers together)")
+	fs.Var(flagvalue.NewDuration(&opt.Duration, tracestress.DefaultDuration, time.Millisecond, maxStressDuration), "duration", "how long each run counts, from the first dropped event (the writers write for the initial fill and then this long)")
+	fs.Var(flagvalue.NewInt(&opt.Iterations, tracestress.DefaultIterations, 1, tracestress.MaxIterations), "iterations", "runs of each policy (interleaved)")
+	fs.Var(flagvalue.NewList(&opt.Policies, []trace.Policy{trace.Lockless, trace.Locked}, flagvalue.OneOf(trace.ParsePolicy, trace.PolicyNames())), "policies",
 		"reservation policies to compare: lockless, locked")
-	fs.Var(newEnumValue(&opt.Memory, trace.OffHeap, trace.ParseMemory, "offheap or goheap"), "memory", "where buffers live: offheap (mmap) or goheap")
-	fs.Var(newEnumValue(&opt.Lock, trace.SpinLock, trace.ParseLockKind, "spin or mutex"), "lock",
+	fs.Var(flagvalue.NewEnum(&opt.Memory, trace.OffHeap, trace.ParseMemory, trace.MemoryNames()), "memory", "where buffers live: offheap (mmap) or goheap")
+	fs.Var(flagvalue.NewEnum(&opt.Lock, trace.SpinLock, trace.ParseLockKind, trace.LockKindNames()), "lock",
 		"the session's locks (the manager lock, and each writer's own): spin (CoreCLR's SpinLock, which guards EventPipe's: polls, then sched_yield; waiters stay runnable) or mutex (sync.Mutex: waiters park)")
-	fs.Var(newEnumValue(&opt.Reader, trace.EventPipeReader, trace.ParseReaderProtocol, "eventpipe or batch"), "reader",
+	fs.Var(flagvalue.NewEnum(&opt.Reader, trace.EventPipeReader, trace.ParseReaderProtocol, trace.ReaderProtocolNames()), "reader",
 		"the reader's protocol: eventpipe (EventPipe's: the manager lock per step, per drained buffer and per sequence point) or batch (twice per flush)")
-	fs.Var(newEnumValue(&x.alloc, true, parseAllocPlace, "inside or outside"), "alloc",
+	fs.Var(flagvalue.NewEnum(&x.alloc, allocInside, allocPlaces.Parse, allocPlaces.List()), "alloc",
 		"where lockless allocates a reserved buffer: inside the manager lock (as dotnet/runtime#50797 was measured) or outside (as after #67936)")
-	fs.Var(newDurationValue(&opt.WriteCost, tracestress.DefaultWriteCost, 0, tracestress.MaxWriteCost), "write-cost",
+	fs.Var(flagvalue.NewDuration(&opt.WriteCost, tracestress.DefaultWriteCost, 0, tracestress.MaxWriteCost), "write-cost",
 		"CPU time each writer spends before every event, kept or dropped, standing in for EventPipe's managed stack walk")
-	fs.Var(newDurationValue(&opt.FlushInterval, trace.DefaultFlushInterval, time.Microsecond, time.Minute), "flush-interval",
+	fs.Var(flagvalue.NewDuration(&opt.FlushInterval, trace.DefaultFlushInterval, time.Microsecond, time.Minute), "flush-interval",
 		"the reader's pause after each flush (EventPipe: 100ms)")
-	fs.Var(newIntValue(&x.procs, 0, 0, tracestress.MaxWriters+2), "gomaxprocs",
+	fs.Var(flagvalue.NewInt(&x.procs, 0, 0, tracestress.MaxWriters+2), "gomaxprocs",
 		"GOMAXPROCS during the runs; 0 = auto: writers + reader + 1, so that every thread the kernel runs finds a P")
 	fs.StringVar(&opt.Dir, "dir", "", "directory for the per-run trace files, each removed as soon as it is created and read through its open handle (default: the system temp dir)")
-	fs.Var(formatValue{&x.format}, "format", "output format: "+strings.Join(render.FormatNames(), ", "))
+	fs.Var(formatFlag(&x.format), "format", "output format: "+strings.Join(render.FormatNames(), ", "))
 }
 
 // allocPlace is --alloc: whether lockless allocates inside the manager
-// lock (tracestress.Options.LocklessAllocInLock).
-type allocPlace bool
+// lock or outside (tracestress.Options.LocklessAllocInLock).
+type allocPlace int
 
-func (a allocPlace) String() string {
-	if a {
-		return "inside"
-	}
-	return "outside"
-}
+const (
+	allocInside allocPlace = iota
+	allocOutside
+)
 
-func parseAllocPlace(s string) (allocPlace, error) {
-	switch s {
-	case "inside":
-		return true, nil
-	case "outside":
-		return false, nil
-	}
-	return false, fmt.Errorf("alloc %q (want inside or outside)", s)
-}
+var allocPlaces = enum.New[allocPlace]("allocPlace", "allocation place", nil, "inside", "outside")
+
+func (a allocPlace) String() string { return allocPlaces.String(a) }
 
 // Bounds of trace-stress's durations: a run, and all runs together.
 const (
