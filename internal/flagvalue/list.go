@@ -1,6 +1,7 @@
 package flagvalue
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -19,8 +20,9 @@ type List[T comparable] struct {
 // NewList returns a list flag stored in *p, default def, of the items
 // parse accepts (IntIn, OneOf, bytesize.Parse), each given to it trimmed.
 // Set refuses an empty item, an item parse refuses (with parse's error
-// after the item: `"0": want a whole number from 1 to 64`) and an item
-// given twice, in one argument or across uses of the flag.
+// after the item: `"0": want a whole number from 1 to 64`; for an empty
+// item, what parse says of "") and an item given twice, in one argument
+// or across uses of the flag.
 func NewList[T comparable](p *[]T, def []T, parse func(string) (T, error)) *List[T] {
 	*p = def
 	return &List[T]{p: p, parse: parse}
@@ -43,7 +45,7 @@ func (v *List[T]) Set(s string) error {
 	for _, field := range strings.Split(s, ",") {
 		field = strings.TrimSpace(field)
 		if field == "" {
-			return fmt.Errorf("an empty item: want items separated by single commas")
+			return v.emptyItem()
 		}
 		x, err := v.parse(field)
 		switch {
@@ -56,6 +58,15 @@ func (v *List[T]) Set(s string) error {
 	}
 	*v.p, v.changed = items, true
 	return nil
+}
+
+// emptyItem is Set's error for an empty item: with what parse says of
+// "", which tells what an item may be.
+func (v *List[T]) emptyItem() error {
+	if _, err := v.parse(""); err != nil {
+		return fmt.Errorf("an empty item: %w", err)
+	}
+	return errors.New("an empty item")
 }
 
 // String returns the items, comma-separated.

@@ -24,9 +24,9 @@ func TestList(t *testing.T) {
 	assert.Equal(t, "1,2,4", v.String())
 
 	for in, want := range map[string]string{
-		"8,,16": "an empty item: want items separated by single commas",
-		"8,":    "an empty item: want items separated by single commas",
-		"":      "an empty item: want items separated by single commas",
+		"8,,16": "an empty item: want a whole number from 1 to 64",
+		"8,":    "an empty item: want a whole number from 1 to 64",
+		"":      "an empty item: want a whole number from 1 to 64",
 		"8, 0":  `"0": want a whole number from 1 to 64`,
 		"8,8":   `"8" appears twice`,
 		"2":     `"2" appears twice`, // given by an earlier use
@@ -45,6 +45,7 @@ func TestListOfNames(t *testing.T) {
 	require.NoError(t, v.Set("Blue, grün"))
 	assert.Equal(t, []color{2, 1}, got)
 	assert.EqualError(t, v.Set("teal"), `"teal": want red, green or blue`)
+	assert.EqualError(t, v.Set("red,"), "an empty item: want red, green or blue", "an empty item's error says what an item may be")
 	assert.EqualError(t, v.Set("green"), `"green" appears twice`, "an alias and its name are one item")
 }
 
@@ -56,4 +57,13 @@ func TestListShowing(t *testing.T) {
 	assert.Equal(t, []int64{1 << 30, 256 << 20}, got)
 	assert.Equal(t, "1GiB,256MiB", v.String())
 	assert.EqualError(t, v.Set("lots"), `"lots": size must start with a number, like 2.5GiB`)
+}
+
+// TestListRefusesEmptyItemsItsParserTakes: an empty item is refused even
+// when the item parser would take "".
+func TestListRefusesEmptyItemsItsParserTakes(t *testing.T) {
+	var got []string
+	v := flagvalue.NewList(&got, nil, func(s string) (string, error) { return s, nil })
+	assert.EqualError(t, v.Set("a,,b"), "an empty item")
+	assert.Nil(t, got)
 }

@@ -48,9 +48,12 @@ func TestInt(t *testing.T) {
 	assert.Equal(t, 3, n)
 	assert.Equal(t, "3", v.String())
 	assert.Equal(t, "int", v.Type())
-	for in, want := range map[string]int{"1": 1, "8": 8, " 5 ": 5} {
-		require.NoError(t, v.Set(in), in)
-		assert.Equal(t, want, n, in)
+	for _, tc := range []struct {
+		in   string
+		want int
+	}{{"1", 1}, {"8", 8}, {" 5 ", 5}} { // the last one stays for the refusals below
+		require.NoError(t, v.Set(tc.in), tc.in)
+		assert.Equal(t, tc.want, n, tc.in)
 	}
 	for _, in := range []string{"0", "9", "-1", "two", "", "1.5", "9223372036854775808"} {
 		assert.EqualError(t, v.Set(in), "want a whole number from 1 to 8", in)
@@ -73,9 +76,12 @@ func TestDuration(t *testing.T) {
 	assert.Equal(t, time.Second, d)
 	assert.Equal(t, "1s", v.String())
 	assert.Equal(t, "duration", v.Type())
-	for in, want := range map[string]time.Duration{"1ms": time.Millisecond, "1m": time.Minute, " 150ms ": 150 * time.Millisecond} {
-		require.NoError(t, v.Set(in), in)
-		assert.Equal(t, want, d, in)
+	for _, tc := range []struct {
+		in   string
+		want time.Duration
+	}{{"1ms", time.Millisecond}, {"1m", time.Minute}, {" 150ms ", 150 * time.Millisecond}} { // the last one stays
+		require.NoError(t, v.Set(tc.in), tc.in)
+		assert.Equal(t, tc.want, d, tc.in)
 	}
 	for _, in := range []string{"999us", "61s", "-1s", "2", "soon", ""} {
 		assert.EqualError(t, v.Set(in), "want a duration from 1ms to 1m0s, like 2s or 100ms", in)
