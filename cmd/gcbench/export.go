@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -114,19 +113,3 @@ func anatomyPath(out string) string {
 	}
 	return out + ".anatomy.csv"
 }
-
-// reportFormatValue is run's and report's --format: the table formats and
-// bench.
-type reportFormatValue struct{ f *render.Format }
-
-func (v reportFormatValue) Set(s string) error {
-	f, err := render.ParseReportFormat(s)
-	if err != nil {
-		return fmt.Errorf("want one of %s", strings.Join(render.ReportFormatNames(), ", "))
-	}
-	*v.f = f
-	return nil
-}
-
-func (v reportFormatValue) String() string { return v.f.String() }
-func (v reportFormatValue) Type() string   { return "format" }

@@ -150,7 +150,7 @@ func TestExportPathsAreCheckedFirst(t *testing.T) {
 	}
 	_, stderr, code := runBinary(t, "report", "--format", "yaml", filepath.Join("testdata", "report-a.json"))
 	assert.Equal(t, 2, code)
-	assert.Contains(t, stderr, "text, markdown, csv, json, bench")
+	assert.Contains(t, stderr, "want text, markdown, csv, json or bench")
 }
 
 // TestAnatomyPath: the anatomy goes beside --out, except beside what is

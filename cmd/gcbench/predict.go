@@ -11,6 +11,7 @@ import (
 
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/internal/bytesize"
+	"github.com/gcbench/gcbench/internal/flagvalue"
 	"github.com/gcbench/gcbench/internal/host"
 	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/pausemodel"
@@ -78,13 +79,13 @@ func cmdPredict(ctx context.Context, e *env, args []string) error {
 func (o *predictOptions) define(fs *pflag.FlagSet) {
 	fs.SortFlags = false
 	fs.StringArrayVar(&o.dirs, "dir", nil, "a directory of sweep points to check the model against (required; repeat it for several sweeps, and for repeated sweeps of one grid, which give the measurement floor)")
-	fs.Var(newIntValue(&o.calibrations, 3, 1, 100), "calibrations", "calibration runs per mutex kind; each cost is their median, their range the spread the prediction covers")
-	fs.Var(newListValue(&o.cores, []int{8, 16, 64}, boundedInt(1, workerpool.MaxWorkers), "core counts"), "cores",
+	fs.Var(flagvalue.NewInt(&o.calibrations, 3, 1, 100), "calibrations", "calibration runs per mutex kind; each cost is their median, their range the spread the prediction covers")
+	fs.Var(flagvalue.NewList(&o.cores, []int{8, 16, 64}, flagvalue.IntIn(1, workerpool.MaxWorkers)), "cores",
 		"core counts to predict, with workers = cores")
-	fs.Var(newSizeValue(&o.major, 2560<<20, 0), "major-heap", "major heap `size` of the predictions (the seed's)")
-	fs.Var(newSizeValue(&o.los, 1<<30, 0), "los", "large-object space `size` of the predictions (the seed's)")
-	fs.Var(newIntValue(&o.calibrateGCs, 30, 1, 10000), "calibration-gcs", "serial collections that measure each heap's job costs")
-	fs.Var(formatValue{&o.format}, "format", "output format: text, markdown or csv (the tables' rows only: "+
+	fs.Var(flagvalue.NewSize(&o.major, 2560<<20, 0), "major-heap", "major heap `size` of the predictions (the seed's)")
+	fs.Var(flagvalue.NewSize(&o.los, 1<<30, 0), "los", "large-object space `size` of the predictions (the seed's)")
+	fs.Var(flagvalue.NewInt(&o.calibrateGCs, 30, 1, 10000), "calibration-gcs", "serial collections that measure each heap's job costs")
+	fs.Var(formatFlag(&o.format), "format", "output format: text, markdown or csv (the tables' rows only: "+
 		"the calibration lines go to standard error, and the notes, the check's verdict among them, are in text and markdown)")
 	fs.StringVar(&o.html, "html", "", "also write the calibration and every table, with its notes, as one self-contained HTML page to `FILE`")
 }

@@ -169,7 +169,7 @@ type outputFlags struct {
 }
 
 func (o *outputFlags) register(fs *pflag.FlagSet) {
-	fs.Var(reportFormatValue{&o.format}, "format",
+	fs.Var(reportFormatFlag(&o.format), "format",
 		"output `format`: text, markdown, csv, json or bench (json keeps every sample; 'gcbench report' reads it back; "+
 			"csv is the pause table, and with --out FILE.csv the anatomy goes to FILE.anatomy.csv; "+
 			"bench is Go benchmark format, a line per collection, for benchstat); "+

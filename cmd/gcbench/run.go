@@ -16,6 +16,7 @@ import (
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/heap"
 	"github.com/gcbench/gcbench/internal/bytesize"
+	"github.com/gcbench/gcbench/internal/flagvalue"
 	"github.com/gcbench/gcbench/internal/host"
 	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/internal/termprogress"
@@ -68,25 +69,25 @@ func parseRunFlags(ctx context.Context, args []string, stdout io.Writer) (*runOp
 	fs.SortFlags = false
 	fs.String("config", config, "rerun the experiment saved in report `FILE.json` (gcbench run --format json): its settings "+
 		"become the flags' defaults, so a flag given beside it overrides that setting alone")
-	fs.Var(newSizeValue(&o.cfg.MajorHeap, def.MajorHeap, 0), "major-heap", "major heap `size`: old objects in 16 KiB blocks")
-	fs.Var(newSizeValue(&o.cfg.LOS, def.LOS, 0), "los", "large-object space `size`: objects over 8000 bytes")
-	fs.Var(newSizeValue(&o.cfg.Nursery, def.Nursery, 0), "nursery", "nursery `size`: what the mutator fills between two minor collections")
-	fs.Var(newIntValue(&o.cfg.Workers, def.Workers, 1, workerpool.MaxWorkers), "workers", "collector workers, one per CPU unless set")
-	fs.Var(newIntValue(&o.gcs, base.GCs, 1, maxRunCollections), "gcs", "timed minor collections per mode")
-	fs.Var(newIntValue(&o.warmup, base.Warmup, 0, maxRunCollections), "warmup", "untimed collections per mode before timing starts")
-	fs.Var(newListValue(&o.modes, base.Modes, gcsim.ParseMode, choices(gcsim.Modes())), "modes",
+	fs.Var(flagvalue.NewSize(&o.cfg.MajorHeap, def.MajorHeap, 0), "major-heap", "major heap `size`: old objects in 16 KiB blocks")
+	fs.Var(flagvalue.NewSize(&o.cfg.LOS, def.LOS, 0), "los", "large-object space `size`: objects over 8000 bytes")
+	fs.Var(flagvalue.NewSize(&o.cfg.Nursery, def.Nursery, 0), "nursery", "nursery `size`: what the mutator fills between two minor collections")
+	fs.Var(flagvalue.NewInt(&o.cfg.Workers, def.Workers, 1, workerpool.MaxWorkers), "workers", "collector workers, one per CPU unless set")
+	fs.Var(flagvalue.NewInt(&o.gcs, base.GCs, 1, maxRunCollections), "gcs", "timed minor collections per mode")
+	fs.Var(flagvalue.NewInt(&o.warmup, base.Warmup, 0, maxRunCollections), "warmup", "untimed collections per mode before timing starts")
+	fs.Var(flagvalue.NewList(&o.modes, base.Modes, flagvalue.OneOf(gcsim.ParseMode, gcsim.ModeNames())), "modes",
 		"modes to compare, in column order; the last is compared with each earlier one "+
 			"(serial: jobs run inline; perjob: one enqueue and wake per job, then Start; batch: one enqueue and wake for all, "+
 			"then Start, which wakes again, as SGen's fix did; startbatch: the batch and Start under one lock, one wake)")
-	fs.Var(newEnumValue(&o.cfg.Backend, def.Backend, workerpool.ParseBackend, "native, threads or goroutines"), "backend",
+	fs.Var(flagvalue.NewEnum(&o.cfg.Backend, def.Backend, workerpool.ParseBackend, workerpool.BackendNames()), "backend",
 		"worker backend: native (SGen's pool in C on pthreads; needs a cgo build), threads (Go-locked OS threads "+
 			"parked on futexes) or goroutines")
-	fs.Var(newEnumValue(&o.cfg.Mutex, mutexDefault(def), workerpool.ParseMutexKind, "normal, pi or adaptive"), "mutex",
+	fs.Var(flagvalue.NewEnum(&o.cfg.Mutex, mutexDefault(def), workerpool.ParseMutexKind, workerpool.MutexKindNames()), "mutex",
 		"the native backend's pthread mutex: pi (PTHREAD_PRIO_INHERIT, mono's on Linux), normal or adaptive")
-	fs.Var(newEnumValue(&o.cfg.Wake, def.Wake, workerpool.ParseWakePolicy, "broadcast, signal, targeted or spin"), "wake",
+	fs.Var(flagvalue.NewEnum(&o.cfg.Wake, def.Wake, workerpool.ParseWakePolicy, workerpool.WakePolicyNames()), "wake",
 		"wake policy of the pool modes: broadcast, signal, targeted or spin")
 	fs.Uint64Var(&o.cfg.Seed, "seed", def.Seed, "seed of the mutator's random choices (same seed, same heap)")
-	fs.Var(newIntValue(&o.gomaxprocs, base.GOMAXPROCS, 0, maxRunGOMAXPROCS), "gomaxprocs", "GOMAXPROCS during the run; 0 = auto: workers+1 when --backend is threads or native and "+
+	fs.Var(flagvalue.NewInt(&o.gomaxprocs, base.GOMAXPROCS, 0, maxRunGOMAXPROCS), "gomaxprocs", "GOMAXPROCS during the run; 0 = auto: workers+1 when --backend is threads or native and "+
 		"a pool mode runs, else the runtime's default; the host line gives the value in force "+
 		"(why: docs/methodology.md)")
 	registerLockCollector(fs, &o.lockCollector, base.LockCollector)
@@ -162,8 +163,8 @@ func settingUsageError(err error, fs *pflag.FlagSet) error {
 		return usagef("the configuration's %s = %s: want %s", se.Field, se.Value, se.Want)
 	}
 	shown := se.Value
-	if sv, ok := f.Value.(*sizeValue); ok && sv.text != "" {
-		shown = sv.text
+	if sv, ok := f.Value.(*flagvalue.Size); ok && sv.Text() != "" {
+		shown = sv.Text()
 	}
 	return usagef("--%s %s: want %s", name, shown, se.Want)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/heap"
 	"github.com/gcbench/gcbench/internal/bytesize"
+	"github.com/gcbench/gcbench/internal/flagvalue"
 	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/internal/termprogress"
 	"github.com/gcbench/gcbench/report"
@@ -53,25 +54,25 @@ func parseSweepFlags(args []string, stdout io.Writer) (*sweepOptions, error) {
 	fs := newFlagSet("sweep")
 	fs.SortFlags = false
 	fs.StringVar(&o.dir, "dir", "", "directory of the points' JSON files (created if missing; required)")
-	fs.Var(newListValue(&o.grid.Workers, []int{1, 2, 4, 8, 16, 32}, boundedInt(1, workerpool.MaxWorkers), "worker counts"), "workers", "worker counts")
-	fs.Var(newListValue(&o.grid.Wakes, []workerpool.WakePolicy{workerpool.Broadcast, workerpool.Targeted}, workerpool.ParseWakePolicy,
-		"broadcast, signal, targeted or spin"), "wake", "wake policies")
-	fs.Var(newListValue(&o.grid.Backends, []workerpool.Backend{workerpool.Threads}, workerpool.ParseBackend, "native, threads or goroutines"),
+	fs.Var(flagvalue.NewList(&o.grid.Workers, []int{1, 2, 4, 8, 16, 32}, flagvalue.IntIn(1, workerpool.MaxWorkers)), "workers", "worker counts")
+	fs.Var(flagvalue.NewList(&o.grid.Wakes, []workerpool.WakePolicy{workerpool.Broadcast, workerpool.Targeted}, flagvalue.OneOf(workerpool.ParseWakePolicy,
+		workerpool.WakePolicyNames())), "wake", "wake policies")
+	fs.Var(flagvalue.NewList(&o.grid.Backends, []workerpool.Backend{workerpool.Threads}, flagvalue.OneOf(workerpool.ParseBackend, workerpool.BackendNames())),
 		"backend", "worker backends")
-	fs.Var(newListValue(&o.grid.Mutexes, []workerpool.MutexKind{workerpool.MutexPI}, workerpool.ParseMutexKind, "normal, pi or adaptive"),
+	fs.Var(flagvalue.NewList(&o.grid.Mutexes, []workerpool.MutexKind{workerpool.MutexPI}, flagvalue.OneOf(workerpool.ParseMutexKind, workerpool.MutexKindNames())),
 		"mutex", "pthread mutex kinds of the native backend's points (each native point runs once per kind)")
-	fs.Var(newListValue(&o.grid.MajorHeaps, []int64{512 << 20}, bytesize.Parse, "sizes like 512MiB").showing(bytesize.Format), "major-heap", "major heap sizes")
-	fs.Var(newListValue(&o.grid.LOSes, []int64{256 << 20}, bytesize.Parse, "sizes like 256MiB").showing(bytesize.Format), "los", "large-object space sizes")
-	fs.Var(newSizeValue(&o.base.cfg.Nursery, def.Nursery, 0), "nursery", "nursery `size` of every point")
-	fs.Var(newIntValue(&o.base.gcs, 300, 1, maxRunCollections), "gcs", "timed minor collections per mode and point")
-	fs.Var(newIntValue(&o.base.warmup, 20, 0, maxRunCollections), "warmup", "untimed collections per mode and point")
-	fs.Var(newListValue(&o.base.modes, []gcsim.Mode{gcsim.PerJob, gcsim.Batch}, gcsim.ParseMode, choices(gcsim.Modes())), "modes",
+	fs.Var(flagvalue.NewList(&o.grid.MajorHeaps, []int64{512 << 20}, bytesize.Parse).Showing(bytesize.Format), "major-heap", "major heap sizes")
+	fs.Var(flagvalue.NewList(&o.grid.LOSes, []int64{256 << 20}, bytesize.Parse).Showing(bytesize.Format), "los", "large-object space sizes")
+	fs.Var(flagvalue.NewSize(&o.base.cfg.Nursery, def.Nursery, 0), "nursery", "nursery `size` of every point")
+	fs.Var(flagvalue.NewInt(&o.base.gcs, 300, 1, maxRunCollections), "gcs", "timed minor collections per mode and point")
+	fs.Var(flagvalue.NewInt(&o.base.warmup, 20, 0, maxRunCollections), "warmup", "untimed collections per mode and point")
+	fs.Var(flagvalue.NewList(&o.base.modes, []gcsim.Mode{gcsim.PerJob, gcsim.Batch}, flagvalue.OneOf(gcsim.ParseMode, gcsim.ModeNames())), "modes",
 		"modes each point compares, in column order; report compares the last two")
 	fs.Uint64Var(&o.base.cfg.Seed, "seed", def.Seed, "seed of the mutator's random choices")
-	fs.Var(newIntValue(&o.base.gomaxprocs, 0, 0, maxRunGOMAXPROCS), "gomaxprocs", "GOMAXPROCS per point; 0 = auto, as run's")
+	fs.Var(flagvalue.NewInt(&o.base.gomaxprocs, 0, 0, maxRunGOMAXPROCS), "gomaxprocs", "GOMAXPROCS per point; 0 = auto, as run's")
 	registerLockCollector(fs, &o.base.lockCollector, false)
 	o.shardSize = 1 // before the flag, whose help shows it: every point, 0/1
-	fs.Var(&shardValue{&o.shardIndex, &o.shardSize}, "shard", "`i/n`: run only the points whose index is i modulo n (0 ≤ i < n), e.g. "+
+	fs.Var(flagvalue.NewShard(&o.shardIndex, &o.shardSize), "shard", "`i/n`: run only the points whose index is i modulo n (0 ≤ i < n), e.g. "+
 		"$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT or $JOB_COMPLETION_INDEX/N")
 	if done, err := parseFlags(fs, args, stdout, sweepUsage); done {
 		return nil, err
@@ -300,20 +301,3 @@ func runPoint(ctx context.Context, e *env, p *runOptions, path string, bar *term
 // errSavedByAnother is runPoint's when another sweep into the same
 // directory saved the same point, with the same settings, first.
 var errSavedByAnother = errors.New("saved by another sweep meanwhile")
-
-// shardValue is --shard i/n.
-type shardValue struct{ index, size *int }
-
-func (v *shardValue) Set(s string) error {
-	i, n, ok := strings.Cut(s, "/")
-	index, err1 := strconv.Atoi(strings.TrimSpace(i))
-	size, err2 := strconv.Atoi(strings.TrimSpace(n))
-	if !ok || err1 != nil || err2 != nil || size < 1 || index < 0 || index >= size {
-		return fmt.Errorf("want i/n with 0 ≤ i < n, like 0/4")
-	}
-	*v.index, *v.size = index, size
-	return nil
-}
-
-func (v *shardValue) String() string { return fmt.Sprintf("%d/%d", *v.index, *v.size) }
-func (v *shardValue) Type() string   { return "i/n" }
