@@ -42,7 +42,10 @@ func cmdPool(ctx context.Context, e *env, args []string) error {
 	if slices.Contains(opt.Backends, workerpool.Native) && !workerpool.NativeAvailable {
 		return usagef("--backends native: this build has no native backend (it needs cgo, on Linux)")
 	}
-	if procs = poolProcs(procs, opt); procs > 0 {
+	if procs == 0 {
+		procs = poolbench.Procs(opt)
+	}
+	if procs > 0 {
 		// Process-wide, and set before any pool exists; the host line and
 		// the report read it back. Restored on return, as run does.
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
@@ -79,16 +82,6 @@ func registerPoolFlags(fs *pflag.FlagSet, opt *poolbench.Options, procs *int, fo
 	fs.Var(newListValue(&opt.Wakes, []workerpool.WakePolicy{workerpool.Broadcast, workerpool.Signal, workerpool.Targeted, workerpool.Spin},
 		workerpool.ParseWakePolicy, "broadcast, signal, targeted or spin"), "wakes", "wake policies: broadcast, signal, targeted, spin")
 	fs.Var(formatValue{format}, "format", "output format: "+strings.Join(render.FormatNames(), ", "))
-}
-
-// poolProcs is the GOMAXPROCS a pool run sets, 0 for the runtime's own:
-// --gomaxprocs if given, else workers+1 when an OS-thread backend runs, so
-// that a woken worker thread never waits for a P.
-func poolProcs(flag int, opt poolbench.Options) int {
-	if flag == 0 && (slices.Contains(opt.Backends, workerpool.Threads) || slices.Contains(opt.Backends, workerpool.Native)) {
-		return opt.Workers + 1
-	}
-	return flag
 }
 
 // batchSizeValue is --batch-size: -1 (every item in one call) or a count.
