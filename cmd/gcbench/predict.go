@@ -118,13 +118,9 @@ func readPoints(ctx context.Context, o predictOptions) ([]*report.Report, error)
 	if err := checkPaths(append(stdoutPath(), outfile.Path{Name: "--html", Path: o.html}), pathsOf("point", names)); err != nil {
 		return nil, err
 	}
-	var reports []*report.Report
-	for _, n := range names {
-		r, err := readReport(ctx, n)
-		if err != nil {
-			return nil, err
-		}
-		reports = append(reports, r)
+	reports, err := readReports(ctx, names)
+	if err != nil {
+		return nil, err
 	}
 	return reports, checkablePoints(reports, names)
 }
