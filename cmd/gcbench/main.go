@@ -176,7 +176,7 @@ func onlyCancelled(err error) bool {
 			}
 		}
 		return true
-	case *keptElsewhereError: // it names where an output went: never only a stop
+	case *outfile.KeptError: // it names where an output went: never only a stop
 		return false
 	case interface{ Unwrap() error }:
 		if inner := u.Unwrap(); inner != nil {
