@@ -78,15 +78,12 @@ func summarizeTrace(w io.Writer, f render.Format, name string, r *trace.Reader) 
 func exportPerfetto(ctx context.Context, e *env, r *trace.Reader, in, out string) error {
 	var readErr error
 	err := outfile.WriteContext(ctx, out, e.temps, func(w io.Writer) error {
-		if err := trace.ExportChrome(w, r, gcsim.ChromeTracks{}); err != nil {
-			readErr = fmt.Errorf("%s: %w", in, err)
-			return readErr
-		}
-		return nil
+		readErr = trace.ExportChrome(w, r, gcsim.ChromeTracks{})
+		return readErr
 	})
 	switch {
 	case readErr != nil && errors.Is(err, readErr): // the input's fault, not the output's
-		return readErr
+		return fmt.Errorf("%s: %w", in, readErr)
 	case err != nil:
 		return fmt.Errorf("--perfetto: %w", err)
 	}
