@@ -161,7 +161,7 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*report.Re
 	if !workerpool.NativeAvailable {
 		return errors.New("predict calibrates the native backend, which this build lacks (it needs cgo on Linux)")
 	}
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), 9))) // the herd benchmark's 8 workers + 1
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), pausemodel.CalibrationProcs)))
 	head := e.stdout
 	if o.format == render.CSV {
 		head = e.stderr // CSV holds the tables' rows alone
