@@ -192,13 +192,8 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*report.Re
 // writePrediction prints the tables, then writes them with the
 // calibration's lines to --html if it is set.
 func writePrediction(ctx context.Context, e *env, o predictOptions, calibration []render.Fact, tables []*render.Table) error {
-	for i, t := range tables {
-		if i > 0 {
-			fmt.Fprintln(e.stdout)
-		}
-		if err := t.Write(e.stdout, o.format); err != nil {
-			return err
-		}
+	if err := render.WriteTables(e.stdout, o.format, tables...); err != nil {
+		return err
 	}
 	if o.html == "" {
 		return nil
