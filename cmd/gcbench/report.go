@@ -100,7 +100,7 @@ func reportInputs(args []string) (names []string, sweep bool, err error) {
 // scalingCounters are the counters the scaling table shows per mode.
 func scalingCounters() []report.ScalingCounter {
 	var out []report.ScalingCounter
-	for _, c := range []gcsim.Counter{gcsim.CounterFutileWakeups, gcsim.CounterFutexCalls} {
+	for _, c := range gcsim.ScalingCounters() {
 		out = append(out, report.ScalingCounter{Key: c.String(), Label: c.Label()})
 	}
 	return out
