@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/internal/infile"
@@ -189,12 +190,8 @@ func (o *outputFlags) check(fs *pflag.FlagSet) error {
 	if o.out != "" && !fs.Changed("format") {
 		o.format = render.FormatOfFile(o.out)
 	}
-	if o.plot != "" {
-		switch ext := formatForPlot(o.plot); ext {
-		case "png", "svg":
-		default:
-			return usagef("invalid argument %q for \"--plot\" flag: the file name must end in .png or .svg", o.plot)
-		}
+	if o.plot != "" && !slices.Contains(render.PlotFormats, formatForPlot(o.plot)) {
+		return usagef("invalid argument %q for \"--plot\" flag: the file name must end in .png or .svg", o.plot)
 	}
 	return nil
 }
