@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"runtime"
 	"slices"
 	"strconv"
@@ -54,14 +55,8 @@ func cmdPool(ctx context.Context, e *env, args []string) error {
 	opt.Progress, clearProgress = termprogress.Line(e.stderr, "pool")
 	rep, err := poolbench.Compare(ctx, opt)
 	clearProgress()
-	if fatal := protocolFailure(err, rep != nil, "the pool protocols"); fatal != nil {
-		return fatal
-	}
-	// A cancelled run still shows the repetitions it finished.
-	if format == render.JSON {
-		return joinErrors(err, writeProtocolJSON(e.stdout, "pool", rep))
-	}
-	return joinErrors(err, rep.Write(e.stdout, format, host.Describe(host.Probe()), opt.Protocols))
+	return writeProtocol(e, "pool", "the pool protocols", format, err, rep != nil, func() any { return rep },
+		func(w io.Writer) error { return rep.Write(w, format, host.Describe(host.Probe()), opt.Protocols) })
 }
 
 func registerPoolFlags(fs *pflag.FlagSet, opt *poolbench.Options, procs *int, format *render.Format) {
