@@ -151,6 +151,11 @@ func AnatomyParts() []Counter {
 	return []Counter{CounterCardPrep, CounterToFirstJob, CounterJobSpan, CounterJoinLatency, CounterNurseryReset}
 }
 
+// ScalingCounters are the counters that explain how a mode's pause
+// scales with the workers: the wake-ups that found no job, and the futex
+// calls the pool's locks and wakes made.
+func ScalingCounters() []Counter { return []Counter{CounterFutileWakeups, CounterFutexCalls} }
+
 // AnatomyCounters are the counters that explain the anatomy's parts: what
 // the collector spent dispatching, the jobs' size and balance, and what
 // the pool's locks and wakes did.

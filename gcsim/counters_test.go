@@ -73,6 +73,20 @@ func TestAnatomyPartsAddUpToThePause(t *testing.T) {
 	}
 }
 
+// TestScalingCountersArePoolCounts: the scaling table's counters are the
+// pool's futile wake-ups and futex calls, in that order.
+func TestScalingCountersArePoolCounts(t *testing.T) {
+	r := &Record{}
+	r.Pool.FutileWakeups, r.Pool.FutexCalls = 3, 7
+	var got []float64
+	for _, c := range ScalingCounters() {
+		v, ok := c.Value(r)
+		require.True(t, ok, "%v", c)
+		got = append(got, v)
+	}
+	assert.Equal(t, []float64{3, 7}, got)
+}
+
 // TestModeNames: modes print, parse and marshal by name; unknown values
 // print as Mode(n) and refuse to marshal.
 func TestModeNames(t *testing.T) {

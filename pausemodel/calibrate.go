@@ -17,8 +17,8 @@ import (
 // each cost, the median of the runs, and every run's costs so that a
 // caller can show how far they repeat. One run (calibration.once) takes about
 // a second and must not share the machine with other work. The caller
-// should run with GOMAXPROCS above the pools' workers, as gcbench run
-// does, so that woken threads are not waiting for a P.
+// should run with GOMAXPROCS at least CalibrationProcs, as gcbench
+// predict does, so that woken threads are not waiting for a P.
 //
 // It measures workerpool's Native backend with a mutex of kind k: the pool
 // the model simulates, on this host's pthreads and kernel. Without the
@@ -61,6 +61,14 @@ var costFields = []func(*Costs) *time.Duration{
 	func(c *Costs) *time.Duration { return &c.Push },
 	func(c *Costs) *time.Duration { return &c.Take },
 }
+
+// herdWorkers are the workers of the calibration's largest pools: the
+// herds of sleeping workers a broadcast wakes.
+const herdWorkers = 8
+
+// CalibrationProcs is the least GOMAXPROCS Calibrate wants: a P for each
+// worker of its largest pools and one for the enqueuer.
+const CalibrationProcs = herdWorkers + 1
 
 // calibration measures Costs on Native pools of one mutex kind.
 type calibration struct{ mutex workerpool.MutexKind }
@@ -107,7 +115,7 @@ func (cal calibration) once(ctx context.Context) (Costs, error) {
 	if err != nil {
 		return c, err
 	}
-	eight, err := cal.measureWakeCall(ctx, 8, own, own)
+	eight, err := cal.measureWakeCall(ctx, herdWorkers, own, own)
 	if err != nil {
 		return c, err
 	}
@@ -122,7 +130,7 @@ func (cal calibration) once(ctx context.Context) (Costs, error) {
 		// The woken thread became runnable when the call had woken it.
 		c.WakeToRun = max(0, w2r-c.WakeCall-c.WakePer)
 	}
-	if c.Futile, err = cal.measureFutile(ctx, 8, own); err != nil {
+	if c.Futile, err = cal.measureFutile(ctx, herdWorkers, own); err != nil {
 		return c, err
 	}
 	return c, nil

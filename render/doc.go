@@ -4,11 +4,13 @@
 // (Table), the pause anatomy, histogram, box and CDF plots as PNG or SVG
 // (WritePlot), one self-contained HTML file with inline SVG plots
 // (WriteHTML), Go benchmark format for benchstat (WriteBench),
-// HdrHistogram interval logs (WriteHDRLog), and a sweep's scaling table
-// and plots (WriteScaling, WriteScalingPlot, WriteScalingHTML).
+// HdrHistogram interval logs (WriteHDRLog), a sweep's scaling table
+// and plots (WriteScaling, WriteScalingPlot, WriteScalingHTML), and a
+// trace file's summary (TraceSummary).
 //
 // Guarantees: rendering never changes a report and takes every statistic
-// from package stats through package report (its own arithmetic is layout:
+// from package stats through package report, or a trace's from package
+// trace (its own arithmetic is layout:
 // the anatomy's differences and shares, axis ranges, a CDF's steps); the
 // same report renders to the same bytes on every machine, which the golden
 // files in testdata hold it to; every cell taken from a file (titles,

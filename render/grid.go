@@ -60,6 +60,24 @@ func (t *Table) Write(w io.Writer, f Format) error {
 	return bw.Flush()
 }
 
+// WriteTables writes tables one after another in format f (Text,
+// Markdown or CSV), a blank line between two: WriteTablesHTML's page as a
+// stream, for the results that are tables alone. It stops at the first
+// table that fails.
+func WriteTables(w io.Writer, f Format, tables ...*Table) error {
+	for i, t := range tables {
+		if i > 0 {
+			if _, err := io.WriteString(w, "\n"); err != nil {
+				return err
+			}
+		}
+		if err := t.Write(w, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (t *Table) writeText(w *bufio.Writer) {
 	if t.Title != "" {
 		fmt.Fprintln(w, oneLine(t.Title))

@@ -53,3 +53,21 @@ func TestTableReportsWriteErrors(t *testing.T) {
 type failingWriter struct{}
 
 func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+// TestWriteTablesSeparatesThem: each table as Write draws it, a blank
+// line between two (so CSV readers see one record set per paragraph), and
+// the first failure ends the stream.
+func TestWriteTablesSeparatesThem(t *testing.T) {
+	a := &Table{Header: [][]string{{"a"}}, Rows: [][]string{{"1"}}}
+	b := &Table{Header: [][]string{{"b"}}, Rows: [][]string{{"2"}}}
+	var out bytes.Buffer
+	if err := WriteTables(&out, CSV, a, b); err != nil {
+		t.Fatal(err)
+	}
+	if want := "a\n1\n\nb\n2\n"; out.String() != want {
+		t.Errorf("got %q, want %q", out.String(), want)
+	}
+	if err := WriteTables(&out, JSON, a, b); !errors.Is(err, ErrInvalidInput) {
+		t.Errorf("JSON: err = %v, want ErrInvalidInput", err)
+	}
+}

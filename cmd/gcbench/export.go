@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -71,16 +72,10 @@ func (x *exportFlags) writeScaling(ctx context.Context, e *env, s *report.Scalin
 // path relative to the report's directory, so that the two can move
 // together; "" if there is none.
 func (x *exportFlags) linkFromHTML(source string) string {
-	dir, err := filepath.Abs(filepath.Dir(x.html))
-	if err != nil {
-		return ""
-	}
-	abs, err := filepath.Abs(source)
-	if err != nil {
-		return ""
-	}
-	rel, err := filepath.Rel(dir, abs)
-	if err != nil {
+	dir, err1 := filepath.Abs(filepath.Dir(x.html))
+	abs, err2 := filepath.Abs(source)
+	rel, err3 := filepath.Rel(dir, abs)
+	if errors.Join(err1, err2, err3) != nil {
 		return ""
 	}
 	return filepath.ToSlash(rel)

@@ -140,26 +140,23 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 		return 2
 	}
 	err := cmd.run(ctx, e, rest)
-	say := func(err error) { fmt.Fprintf(e.stderr, "gcbench %s: %s\n", name, oneLine(err.Error())) }
 	var intr interrupted
+	code = 1
 	switch {
 	case errors.As(context.Cause(ctx), &intr):
-		if !onlyCancelled(err) { // what failed beside the stop (an output lost, one kept elsewhere) is said too
-			err = fmt.Errorf("%v; %w", intr, err)
-		} else {
+		code = intr.exitCode()
+		if onlyCancelled(err) {
 			err = intr
+		} else { // what failed beside the stop (an output lost, one kept elsewhere) is said too
+			err = fmt.Errorf("%v; %w", intr, err)
 		}
-		say(err)
-		return intr.exitCode()
 	case err == nil:
 		return 0
 	case errors.Is(err, errUsage):
-		say(err)
-		return 2
-	default:
-		say(err)
-		return 1
+		code = 2
 	}
+	fmt.Fprintf(e.stderr, "gcbench %s: %s\n", name, oneLine(err.Error()))
+	return code
 }
 
 // onlyCancelled reports whether err says nothing but that the command was
@@ -176,7 +173,7 @@ func onlyCancelled(err error) bool {
 			}
 		}
 		return true
-	case *keptElsewhereError: // it names where an output went: never only a stop
+	case *outfile.KeptError: // it names where an output went: never only a stop
 		return false
 	case interface{ Unwrap() error }:
 		if inner := u.Unwrap(); inner != nil {

@@ -77,11 +77,8 @@ func (e *env) saveWith(write func(string, *outfile.Set, func(io.Writer) error) e
 	if err == nil {
 		return nil
 	}
-	err = fmt.Errorf("%s %s: %w", flag, path, err)
-	if kept, kerr := outfile.KeepInTemp("gcbench", path, render); kerr == nil {
-		return &keptElsewhereError{err: err, kept: kept}
-	}
-	if binary {
+	err = outfile.KeepAfter(fmt.Errorf("%s %s: %w", flag, path, err), "gcbench", path, render)
+	if binary || errors.As(err, new(*outfile.KeptError)) {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "gcbench: %v; printing the output instead\n", err)
@@ -102,27 +99,8 @@ func (e *env) print(f render.Format, render func(io.Writer) error) error {
 		return err
 	}
 	if _, err := e.stdout.Write(b.Bytes()); err != nil {
-		err = fmt.Errorf("standard output: %w", err)
 		keep := func(w io.Writer) error { _, err := w.Write(b.Bytes()); return err }
-		if kept, kerr := outfile.KeepInTemp("gcbench", "report"+f.Ext(), keep); kerr == nil {
-			return &keptElsewhereError{err: err, kept: kept}
-		}
-		return err
+		return outfile.KeepAfter(fmt.Errorf("standard output: %w", err), "gcbench", "report"+f.Ext(), keep)
 	}
 	return nil
 }
-
-// keptElsewhereError is save's error when the output could not be put
-// where it was asked for and was saved in the file kept instead, which its
-// message names: a message the user must see even when a signal stopped
-// the command.
-type keptElsewhereError struct {
-	err  error
-	kept string
-}
-
-func (e *keptElsewhereError) Error() string {
-	return fmt.Sprintf("%v; the output is saved in %s instead", e.err, e.kept)
-}
-
-func (e *keptElsewhereError) Unwrap() error { return e.err }

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -231,7 +232,7 @@ func TestReportRefusesItsInputAsOutput(t *testing.T) {
 func TestOnlyCancelled(t *testing.T) {
 	stop := interrupted{syscall.SIGTERM}
 	lost := errors.New("--plot p.svg: disk full")
-	kept := &keptElsewhereError{err: fmt.Errorf("--out f: %w", context.Canceled), kept: "/tmp/x"}
+	kept := &outfile.KeptError{Err: fmt.Errorf("--out f: %w", context.Canceled), Path: "/tmp/x"}
 	for _, tc := range []struct {
 		err  error
 		only bool

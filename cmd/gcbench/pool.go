@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"runtime"
 	"slices"
 	"strings"
@@ -42,7 +43,10 @@ func cmdPool(ctx context.Context, e *env, args []string) error {
 	if slices.Contains(opt.Backends, workerpool.Native) && !workerpool.NativeAvailable {
 		return usagef("--backends native: this build has no native backend (it needs cgo, on Linux)")
 	}
-	if procs = poolProcs(procs, opt); procs > 0 {
+	if procs == 0 {
+		procs = poolbench.Procs(opt)
+	}
+	if procs > 0 {
 		// Process-wide, and set before any pool exists; the host line and
 		// the report read it back. Restored on return, as run does.
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
@@ -51,14 +55,8 @@ func cmdPool(ctx context.Context, e *env, args []string) error {
 	opt.Progress, clearProgress = termprogress.Line(e.stderr, "pool")
 	rep, err := poolbench.Compare(ctx, opt)
 	clearProgress()
-	if fatal := protocolFailure(err, rep != nil, "the pool protocols"); fatal != nil {
-		return fatal
-	}
-	// A cancelled run still shows the repetitions it finished.
-	if format == render.JSON {
-		return joinErrors(err, writeProtocolJSON(e.stdout, "pool", rep))
-	}
-	return joinErrors(err, rep.Write(e.stdout, format, host.Describe(host.Probe()), opt.Protocols))
+	return writeProtocol(e, "pool", "the pool protocols", format, err, rep != nil, func() any { return rep },
+		func(w io.Writer) error { return rep.Write(w, format, host.Describe(host.Probe()), opt.Protocols) })
 }
 
 func registerPoolFlags(fs *pflag.FlagSet, opt *poolbench.Options, procs *int, format *render.Format) {
@@ -78,16 +76,6 @@ func registerPoolFlags(fs *pflag.FlagSet, opt *poolbench.Options, procs *int, fo
 	fs.Var(flagvalue.NewList(&opt.Wakes, []workerpool.WakePolicy{workerpool.Broadcast, workerpool.Signal, workerpool.Targeted, workerpool.Spin},
 		flagvalue.OneOf(workerpool.ParseWakePolicy, workerpool.WakePolicyNames())), "wakes", "wake policies: broadcast, signal, targeted, spin")
 	fs.Var(formatFlag(format), "format", "output format: "+strings.Join(render.FormatNames(), ", "))
-}
-
-// poolProcs is the GOMAXPROCS a pool run sets, 0 for the runtime's own:
-// --gomaxprocs if given, else workers+1 when an OS-thread backend runs, so
-// that a woken worker thread never waits for a P.
-func poolProcs(flag int, opt poolbench.Options) int {
-	if flag == 0 && (slices.Contains(opt.Backends, workerpool.Threads) || slices.Contains(opt.Backends, workerpool.Native)) {
-		return opt.Workers + 1
-	}
-	return flag
 }
 
 // parseBatchSize reads --batch-size: -1 (every item in one call) or a

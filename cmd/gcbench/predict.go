@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/gcbench/gcbench/gcsim"
-	"github.com/gcbench/gcbench/internal/bytesize"
 	"github.com/gcbench/gcbench/internal/flagvalue"
 	"github.com/gcbench/gcbench/internal/host"
 	"github.com/gcbench/gcbench/internal/outfile"
@@ -120,13 +119,9 @@ func readPoints(ctx context.Context, o predictOptions) ([]*report.Report, error)
 	if err := checkPaths(append(stdoutPath(), outfile.Path{Name: "--html", Path: o.html}), pathsOf("point", names)); err != nil {
 		return nil, err
 	}
-	var reports []*report.Report
-	for _, n := range names {
-		r, err := readReport(ctx, n)
-		if err != nil {
-			return nil, err
-		}
-		reports = append(reports, r)
+	reports, err := readReports(ctx, names)
+	if err != nil {
+		return nil, err
 	}
 	return reports, checkablePoints(reports, names)
 }
@@ -156,6 +151,9 @@ func checkablePoints(reports []*report.Report, names []string) error {
 	return nil
 }
 
+// predict calibrates the model, checks it against reports and predicts
+// on --cores, printing each kind's calibration as it comes, then the
+// tables.
 func predict(ctx context.Context, e *env, o predictOptions, reports []*report.Report) error {
 	if !slices.ContainsFunc(reports, check.Checkable) { // before the calibration's seconds, not after
 		return fmt.Errorf("%s: no native point with perjob and batch under broadcast to check the model against "+
@@ -164,93 +162,39 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*report.Re
 	if !workerpool.NativeAvailable {
 		return errors.New("predict calibrates the native backend, which this build lacks (it needs cgo on Linux)")
 	}
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), 9))) // the herd benchmark's 8 workers + 1
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), pausemodel.CalibrationProcs)))
 	head := e.stdout
 	if o.format == render.CSV {
 		head = e.stderr // CSV holds the tables' rows alone
 	}
-	cal, err := calibrate(ctx, head, o.calibrations)
-	if err != nil {
-		return err
-	}
-	work := check.Memo(func(cfg gcsim.Config) (pausemodel.Work, error) {
-		return pausemodel.MeasureWork(ctx, cfg, o.calibrateGCs)
+	var facts []render.Fact // the calibration's, printed as they come and kept for --html
+	on := host.Describe(host.Probe())
+	cal, err := check.Calibrate(ctx, o.calibrations, func(k pausemodel.Mutex, cal check.Calibration) {
+		kind := cal.Facts(k, on)
+		fmt.Fprintf(head, "gcbench predict: calibration of the native pool, %v mutex, %s\n", k, kind[0].Value)
+		for _, f := range kind[1:] {
+			fmt.Fprintf(head, "%s: %s\n", f.Key, f.Value)
+		}
+		facts = append(facts, kind...)
 	})
-	tables, err := predictTables(o, cal, reports, work)
 	if err != nil {
 		return err
 	}
-	return writePrediction(ctx, e, o, cal.facts, tables)
-}
-
-// A calibration is the model's costs on this host for each mutex kind:
-// the median and every run, and the lines that say so above the tables.
-type calibration struct {
-	medians map[pausemodel.Mutex]pausemodel.Costs
-	runs    map[pausemodel.Mutex][]pausemodel.Costs
-	facts   []render.Fact // for --html
-}
-
-// calibrate calibrates every mutex kind n times, printing each kind's
-// lines to head as it is done: a kind takes seconds.
-func calibrate(ctx context.Context, head io.Writer, n int) (calibration, error) {
-	cal := calibration{medians: map[pausemodel.Mutex]pausemodel.Costs{}, runs: map[pausemodel.Mutex][]pausemodel.Costs{}}
-	for _, k := range check.Kinds {
-		m, all, err := pausemodel.Calibrate(ctx, n, k)
-		if err != nil {
-			return cal, fmt.Errorf("calibrating the %v mutex: %w", k, err)
-		}
-		cal.medians[k], cal.runs[k] = m, all
-		on := host.Describe(host.Probe())
-		fmt.Fprintf(head, "gcbench predict: calibration of the native pool, %v mutex, on %s, median of %d runs: %v\n",
-			k, on, len(all), m)
-		cal.facts = append(cal.facts, render.Fact{Key: fmt.Sprintf("calibration, %v mutex", k),
-			Value: fmt.Sprintf("on %s, median of %d runs: %v", on, len(all), m)})
-		if len(all) > 1 {
-			fmt.Fprintf(head, "calibration runs' range (%v): %s\n", k, pausemodel.RangeOf(all))
-			cal.facts = append(cal.facts, render.Fact{Key: fmt.Sprintf("calibration runs' range (%v)", k), Value: pausemodel.RangeOf(all).String()})
-		}
+	measure := func(cfg gcsim.Config) (pausemodel.Work, error) {
+		return pausemodel.MeasureWork(ctx, cfg, o.calibrateGCs)
 	}
-	return cal, nil
-}
-
-// predictTables checks the model against reports and predicts the
-// many-core rows: every table predict prints, in order.
-func predictTables(o predictOptions, cal calibration, reports []*report.Report, work check.WorkOf) ([]*render.Table, error) {
-	vals, err := check.Validate(cal.medians, reports, work)
+	tables, err := check.Tables(cal, reports, measure, o.predictionConfig(), o.cores)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	runErrors, err := check.RunErrors(cal.runs, reports, work)
-	if err != nil {
-		return nil, err
-	}
-	tables := []*render.Table{check.ValidationTable(vals, runErrors), check.PartsTable(vals)}
-	if gos := check.GoPoints(reports); len(gos) > 0 {
-		tables = append(tables, check.GoRuntimeTable(gos, vals))
-	}
-	heap := bytesize.Format(o.major) + " + " + bytesize.Format(o.los)
-	w, err := work(o.predictionConfig())
-	if err != nil {
-		return nil, fmt.Errorf("measuring job costs at %s: %w", heap, err)
-	}
-	many, err := check.PredictManyCores(cal.medians, cal.runs, w, o.cores)
-	if err != nil {
-		return nil, err
-	}
-	return append(tables, check.ManyCoreTable(many, heap), check.FactsTable(o.cores)), nil
+	return writePrediction(ctx, e, o, facts, tables)
 }
 
 // writePrediction prints the tables, then writes them with the
 // calibration's lines to --html if it is set.
 func writePrediction(ctx context.Context, e *env, o predictOptions, calibration []render.Fact, tables []*render.Table) error {
-	for i, t := range tables {
-		if i > 0 {
-			fmt.Fprintln(e.stdout)
-		}
-		if err := t.Write(e.stdout, o.format); err != nil {
-			return err
-		}
+	if err := render.WriteTables(e.stdout, o.format, tables...); err != nil {
+		return err
 	}
 	if o.html == "" {
 		return nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gcbench/gcbench/internal/host"
 	"github.com/gcbench/gcbench/internal/protocols"
+	"github.com/gcbench/gcbench/render"
 	"github.com/gcbench/gcbench/report"
 )
 
@@ -32,17 +33,20 @@ func writeProtocolJSON(w io.Writer, command string, report any) error {
 	return nil
 }
 
-// protocolFailure sorts a benchmark protocol's error: bad options are bad
-// usage, and a failure that measured nothing ends the command. It returns
-// nil when there is something to print: a whole result (err is nil) or the
-// repetitions finished before a cancel (the caller prints them and then
-// returns err).
-func protocolFailure(err error, measured bool, what string) error {
+// writeProtocol ends a benchmark protocol's command, whose run ended
+// with err: bad options are bad usage, and a failure that measured
+// nothing ends the command; else the result is printed, in format f, as
+// JSON (doc's document under the command's name and the host) or by text,
+// and err follows it (a cancelled run still shows the repetitions it
+// finished).
+func writeProtocol(e *env, command, what string, f render.Format, err error, measured bool, doc func() any, text func(io.Writer) error) error {
 	switch {
 	case errors.Is(err, protocols.ErrInvalidOptions):
 		return usagef("%v", err)
 	case err != nil && !measured:
 		return fmt.Errorf("running %s: %w", what, err)
+	case f == render.JSON:
+		return joinErrors(err, writeProtocolJSON(e.stdout, command, doc()))
 	}
-	return nil
+	return joinErrors(err, text(e.stdout))
 }

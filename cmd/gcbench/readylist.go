@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"runtime"
 	"strings"
 
@@ -47,14 +48,8 @@ func cmdReadylist(ctx context.Context, e *env, args []string) error {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs)) // restored after the output, whose host line records procs
 	rep, err := readylist.Compare(ctx, opt)
 	clearProgress()
-	if fatal := protocolFailure(err, rep != nil, "the ready-list protocol"); fatal != nil {
-		return fatal
-	}
-	// A cancelled run still shows the repetitions it finished.
-	if format == render.JSON {
-		return joinErrors(err, writeProtocolJSON(e.stdout, "readylist", rep))
-	}
-	return joinErrors(err, rep.Table(host.Describe(host.Probe())).Write(e.stdout, format))
+	return writeProtocol(e, "readylist", "the ready-list protocol", format, err, rep != nil, func() any { return rep },
+		func(w io.Writer) error { return rep.Table(host.Describe(host.Probe())).Write(w, format) })
 }
 
 func registerReadylistFlags(fs *pflag.FlagSet, opt *readylist.Options, procs *int, format *render.Format) {

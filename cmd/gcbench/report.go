@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/internal/infile"
@@ -61,16 +62,9 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 	if err := checkPaths(out.paths(), pathsOf("input", names)); err != nil {
 		return err
 	}
-	reports := make([]*report.Report, 0, len(names))
-	for _, name := range names {
-		if ctx.Err() != nil {
-			return context.Cause(ctx)
-		}
-		r, err := readReport(ctx, name)
-		if err != nil {
-			return err
-		}
-		reports = append(reports, r)
+	reports, err := readReports(ctx, names)
+	if err != nil {
+		return err
 	}
 	if sweep {
 		return writeScaling(ctx, e, &out, reports)
@@ -107,7 +101,7 @@ func reportInputs(args []string) (names []string, sweep bool, err error) {
 // scalingCounters are the counters the scaling table shows per mode.
 func scalingCounters() []report.ScalingCounter {
 	var out []report.ScalingCounter
-	for _, c := range []gcsim.Counter{gcsim.CounterFutileWakeups, gcsim.CounterFutexCalls} {
+	for _, c := range gcsim.ScalingCounters() {
 		out = append(out, report.ScalingCounter{Key: c.String(), Label: c.Label()})
 	}
 	return out
@@ -128,15 +122,26 @@ func writeScaling(ctx context.Context, e *env, out *outputFlags, reports []*repo
 	if out.format == render.Bench { // the points' samples, their grid values in the names
 		draw = func(w io.Writer) error { return render.WriteBench(w, reports...) }
 	}
-	if out.out == "" {
-		err = e.print(out.format, draw)
-	} else {
-		err = e.save(ctx, "--out", out.out, false, draw)
-	}
-	if out.plot != "" {
-		err = joinErrors(err, e.save(ctx, "--plot", out.plot, true, func(w io.Writer) error { return render.WriteScalingPlot(w, s, formatForPlot(out.plot)) }))
-	}
+	err = joinErrors(out.writeOut(ctx, e, draw),
+		out.writePlot(ctx, e, func(w io.Writer, f string) error { return render.WriteScalingPlot(w, s, f) }))
 	return joinErrors(err, out.exports.writeScaling(ctx, e, s, reports))
+}
+
+// readReports reads the reports in files names, in order, until a signal
+// (ctx) stops it.
+func readReports(ctx context.Context, names []string) ([]*report.Report, error) {
+	reports := make([]*report.Report, 0, len(names))
+	for _, name := range names {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		r, err := readReport(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		reports = append(reports, r)
+	}
+	return reports, nil
 }
 
 // readReport reads the report in file name; a signal (ctx) ends a wait
@@ -185,12 +190,8 @@ func (o *outputFlags) check(fs *pflag.FlagSet) error {
 	if o.out != "" && !fs.Changed("format") {
 		o.format = render.FormatOfFile(o.out)
 	}
-	if o.plot != "" {
-		switch ext := formatForPlot(o.plot); ext {
-		case "png", "svg":
-		default:
-			return usagef("invalid argument %q for \"--plot\" flag: the file name must end in .png or .svg", o.plot)
-		}
+	if o.plot != "" && !slices.Contains(render.PlotFormats, formatForPlot(o.plot)) {
+		return usagef("invalid argument %q for \"--plot\" flag: the file name must end in .png or .svg", o.plot)
 	}
 	return nil
 }
@@ -230,21 +231,29 @@ func stdoutTakesBytes() bool {
 // write renders r to --out (or stdout) and draws --plot. Each is written
 // whatever happened to the other; a failure keeps the output (see save).
 func (o *outputFlags) write(ctx context.Context, e *env, r *report.Report) error {
-	draw := func(w io.Writer) error { return render.Write(w, r, o.format) }
-	var err error
-	if o.out == "" {
-		err = e.print(o.format, draw)
-	} else {
-		err = e.save(ctx, "--out", o.out, false, draw)
-	}
+	err := o.writeOut(ctx, e, func(w io.Writer) error { return render.Write(w, r, o.format) })
 	if path := anatomyPath(o.out); o.format == render.CSV && path != "" && r.HasAnatomy() { // CSV: one table per file
 		err = joinErrors(err, e.save(ctx, "--out's anatomy", path, false, func(w io.Writer) error { return render.WriteAnatomyCSV(w, r) }))
 	}
-	if o.plot != "" {
-		perr := e.save(ctx, "--plot", o.plot, true, func(w io.Writer) error { return render.WritePlot(w, r, formatForPlot(o.plot)) })
-		err = joinErrors(err, perr)
-	}
+	err = joinErrors(err, o.writePlot(ctx, e, func(w io.Writer, f string) error { return render.WritePlot(w, r, f) }))
 	return joinErrors(err, o.exports.write(ctx, e, r))
+}
+
+// writeOut writes what draw renders to --out, or to standard output.
+func (o *outputFlags) writeOut(ctx context.Context, e *env, draw func(io.Writer) error) error {
+	if o.out == "" {
+		return e.print(o.format, draw)
+	}
+	return e.save(ctx, "--out", o.out, false, draw)
+}
+
+// writePlot writes what plot draws, in --plot's format, to --plot if it
+// is set.
+func (o *outputFlags) writePlot(ctx context.Context, e *env, plot func(w io.Writer, format string) error) error {
+	if o.plot == "" {
+		return nil
+	}
+	return e.save(ctx, "--plot", o.plot, true, func(w io.Writer) error { return plot(w, formatForPlot(o.plot)) })
 }
 
 // joinErrors joins errors on one line, as the CLI prints them; nil ones

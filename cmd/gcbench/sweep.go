@@ -288,9 +288,9 @@ func runPoint(ctx context.Context, e *env, p *runOptions, path string, bar *term
 		// Indexed Job can run one index twice): its file stays, and if it
 		// is this point with these settings, the sweep goes on.
 		if done, derr := pointDone(ctx, path, p); derr == nil && done {
-			var kept *keptElsewhereError
+			var kept *outfile.KeptError
 			if errors.As(err, &kept) {
-				os.Remove(kept.kept) // ours, just made: the point it holds is saved in --dir already
+				os.Remove(kept.Path) // ours, just made: the point it holds is saved in --dir already
 			}
 			return errSavedByAnother
 		}

@@ -55,18 +55,22 @@ func cmdTrace(ctx context.Context, e *env, args []string) error {
 	return summarizeTrace(e.stdout, format, name, r)
 }
 
-// summarizeTrace writes r's summary. Damage part-way is shown, marked,
-// after what came before it (still the trace's), and is the error (exit
-// status 1).
+// summarizeTrace writes r's summary, by gcsim's kind names. Damage
+// part-way is shown, marked, after what came before it (still the
+// trace's), and is the error (exit status 1).
 func summarizeTrace(w io.Writer, f render.Format, name string, r *trace.Reader) error {
 	s, err := trace.Summarize(r)
-	switch {
-	case errors.Is(err, trace.ErrCorrupt) && s.Events > 0:
-		return joinErrors(fmt.Errorf("%s: %w", name, err), writeTraceSummary(w, f, name, s, err))
-	case err != nil:
+	if err != nil && (!errors.Is(err, trace.ErrCorrupt) || s.Events == 0) {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	return writeTraceSummary(w, f, name, s, nil)
+	sum := render.TraceSummary{File: name, Summary: s, KindName: gcsim.TraceKindName, Corrupt: err}
+	if err != nil {
+		err = fmt.Errorf("%s: %w", name, err)
+	}
+	if f == render.JSON {
+		return joinErrors(err, writeProtocolJSON(w, "trace", sum))
+	}
+	return joinErrors(err, sum.Table().Write(w, f))
 }
 
 // exportPerfetto converts r into an output file, on gcsim's tracks; the
@@ -74,15 +78,12 @@ func summarizeTrace(w io.Writer, f render.Format, name string, r *trace.Reader) 
 func exportPerfetto(ctx context.Context, e *env, r *trace.Reader, in, out string) error {
 	var readErr error
 	err := outfile.WriteContext(ctx, out, e.temps, func(w io.Writer) error {
-		if err := trace.ExportChrome(w, r, gcsim.ChromeTracks{}); err != nil {
-			readErr = fmt.Errorf("%s: %w", in, err)
-			return readErr
-		}
-		return nil
+		readErr = trace.ExportChrome(w, r, gcsim.ChromeTracks{})
+		return readErr
 	})
 	switch {
 	case readErr != nil && errors.Is(err, readErr): // the input's fault, not the output's
-		return readErr
+		return fmt.Errorf("%s: %w", in, readErr)
 	case err != nil:
 		return fmt.Errorf("--perfetto: %w", err)
 	}
@@ -93,59 +94,4 @@ func exportPerfetto(ctx context.Context, e *env, r *trace.Reader, in, out string
 		fmt.Fprintf(e.stderr, "%s: %v: the export holds its complete blocks\n", in, cut)
 	}
 	return nil
-}
-
-// writeTraceSummary writes a trace's events per kind, by gcsim's kind
-// names, and what was lost, in format f; corrupt, if not nil, is the
-// damage the reading stopped at.
-func writeTraceSummary(w io.Writer, f render.Format, name string, s trace.Summary, corrupt error) error {
-	if f == render.JSON {
-		return writeProtocolJSON(w, "trace", traceSummaryDoc(name, s, corrupt))
-	}
-	return traceSummaryTable(name, s, corrupt).Write(w, f)
-}
-
-// traceSummaryDoc is a summary's JSON document.
-func traceSummaryDoc(name string, s trace.Summary, corrupt error) map[string]any {
-	byKind := map[string]uint64{}
-	for _, k := range s.Kinds() {
-		byKind[gcsim.TraceKindName(k)] = s.ByKind[k]
-	}
-	doc := map[string]any{
-		"file": name, "version": s.Header.Version, "start": s.Header.Start,
-		"events": s.Events, "lost": s.Lost, "by_kind": byKind, "writers": s.Writers,
-		"first_ns": s.First.Nanoseconds(), "last_ns": s.Last.Nanoseconds(), "payload_bytes": s.Payload,
-		"truncated": s.Truncated, "truncated_at": s.TruncatedAt,
-	}
-	if corrupt != nil {
-		doc["corrupt"] = corrupt.Error()
-	}
-	return doc
-}
-
-// traceSummaryTable is a summary as a table: a row per kind, then the
-// totals; its facts say when the counts are a lower bound.
-func traceSummaryTable(name string, s trace.Summary, corrupt error) *render.Table {
-	var rows [][]string
-	for _, k := range s.Kinds() {
-		rows = append(rows, []string{gcsim.TraceKindName(k), fmt.Sprint(s.ByKind[k])})
-	}
-	rows = append(rows, []string{"total read", fmt.Sprint(s.Events)}, []string{"lost", fmt.Sprint(s.Lost)})
-	title := fmt.Sprintf("%s: trace format v%d, session started %s, %d writers, events span %v, %.2f%% lost",
-		name, s.Header.Version, s.Header.Start.UTC().Format("2006-01-02 15:04:05Z"), len(s.Writers), s.Last-s.First, s.LostShare())
-	t := &render.Table{Title: title, Header: [][]string{{"kind", "events"}}, Rows: rows}
-	if s.Truncated {
-		t.Facts = append(t.Facts, render.Fact{Key: "TRUNCATED", Value: truncationNote(s.TruncatedAt), Warning: true})
-	}
-	if corrupt != nil {
-		t.Facts = append(t.Facts, render.Fact{Key: "CORRUPT", Value: corrupt.Error() +
-			"; the counts cover the events before the damage, and lost is a lower bound", Warning: true})
-	}
-	return t
-}
-
-// truncationNote says what the counts of a trace cut at byte at mean.
-func truncationNote(at int64) string {
-	return fmt.Sprintf("the trace ends at byte %d without its end block (its session did not finish); "+
-		"the counts cover its complete blocks, and lost is a lower bound", at)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"runtime"
 	"strings"
 	"time"
@@ -61,14 +62,9 @@ func cmdTraceStress(ctx context.Context, e *env, args []string) error {
 
 	res, err := tracestress.Compare(ctx, opt)
 	clearProgress()
-	if fatal := protocolFailure(err, res != nil && len(res.Runs) > 0, "the stress protocol"); fatal != nil {
-		return fatal
-	}
-	// A cancelled run still shows the iterations it finished.
-	if x.format == render.JSON {
-		return joinErrors(err, writeProtocolJSON(e.stdout, "trace-stress", res.Document()))
-	}
-	return joinErrors(err, res.Write(e.stdout, x.format, host.Describe(host.Probe()), bytesize.Format))
+	measured := res != nil && len(res.Runs) > 0
+	return writeProtocol(e, "trace-stress", "the stress protocol", x.format, err, measured, func() any { return res.Document() },
+		func(w io.Writer) error { return res.Write(w, x.format, host.Describe(host.Probe()), bytesize.Format) })
 }
 
 // checkStressArgs refuses what the flags' own bounds cannot: an argument,

@@ -1,6 +1,7 @@
 package outfile
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -28,3 +29,30 @@ func KeepInTemp(prefix, path string, write func(io.Writer) error) (string, error
 	}
 	return f.Name(), nil
 }
+
+// KeepAfter keeps what write produces in the temporary directory
+// (KeepInTemp) after failed, the failure to put it at path: it returns a
+// *KeptError that wraps failed and names the file kept, or failed itself
+// if the output could not be kept either.
+func KeepAfter(failed error, prefix, path string, write func(io.Writer) error) error {
+	kept, err := KeepInTemp(prefix, path, write)
+	if err != nil {
+		return failed
+	}
+	return &KeptError{Err: failed, Path: kept}
+}
+
+// A KeptError is an output that could not be put where it was asked for
+// (Err says why) and was kept in the file Path instead. Its message names
+// that file: a user must learn where the result went, even when the
+// failure was only a cancellation.
+type KeptError struct {
+	Err  error
+	Path string
+}
+
+func (e *KeptError) Error() string {
+	return fmt.Sprintf("%v; the output is saved in %s instead", e.Err, e.Path)
+}
+
+func (e *KeptError) Unwrap() error { return e.Err }

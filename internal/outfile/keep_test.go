@@ -49,3 +49,29 @@ func TestKeepInTempFitsALongName(t *testing.T) {
 		t.Errorf("kept in %s", name)
 	}
 }
+
+// TestKeepAfterNamesTheFileKept: the failure is kept in the error, which
+// names the file holding the output; an output that cannot be kept
+// either leaves the failure as it was.
+func TestKeepAfterNamesTheFileKept(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	failed := errors.New("--out /full/r.json: no space left on device")
+	err := KeepAfter(failed, "gcbench", "/full/r.json", func(w io.Writer) error {
+		_, err := io.WriteString(w, "{}")
+		return err
+	})
+	var kept *KeptError
+	if !errors.As(err, &kept) || !errors.Is(err, failed) {
+		t.Fatalf("err = %v, want a *KeptError wrapping the failure", err)
+	}
+	if b, rerr := os.ReadFile(kept.Path); rerr != nil || string(b) != "{}" {
+		t.Errorf("kept %q, %v", b, rerr)
+	}
+	if want := failed.Error() + "; the output is saved in " + kept.Path + " instead"; err.Error() != want {
+		t.Errorf("message %q, want %q", err, want)
+	}
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
+	if err := KeepAfter(failed, "gcbench", "r.json", func(io.Writer) error { return nil }); err != failed {
+		t.Errorf("nowhere to keep it: err = %v, want the failure itself", err)
+	}
+}

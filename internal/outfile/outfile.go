@@ -24,7 +24,9 @@
 //     replaced file keeps its mode.
 //
 // Check and Distinct let a program refuse bad output paths before it does
-// hours of work rather than after.
+// hours of work rather than after; KeepAfter keeps an output that could
+// not be put in place after the work in the temporary directory, and its
+// error says where.
 package outfile
 
 import (

@@ -2,10 +2,11 @@
 // sweep points of workerpool's Native backend, and renders that check and
 // the model's many-core predictions as tables of package render. It holds the
 // check's statistics (mean absolute error, measurement floor, breakdown by
-// part and by regime, futile wake-ups) and its orchestration (job costs
-// measured once per heap, the check under each calibration run's costs,
-// the many-core predictions side by side) so that the CLI only parses
-// flags, reads points, calibrates and prints.
+// part and by regime, futile wake-ups) and its orchestration (Calibrate:
+// each mutex kind calibrated in turn; Tables: job costs measured once per
+// heap, the check under each calibration run's costs, the many-core
+// predictions side by side) so that the CLI only parses flags, reads
+// points and prints.
 package check
 
 import (
@@ -148,24 +149,7 @@ func Checkable(r *report.Report) bool {
 // backends, and those the check does not cover, are left out.
 func Validate(costs map[pausemodel.Mutex]pausemodel.Costs, reports []*report.Report, work WorkOf) ([]Validation, error) {
 	var out []Validation
-	// Repeats of a point on one host have the same prediction: simulate
-	// each once.
-	type predicted struct {
-		pause time.Duration
-		res   pausemodel.Result
-	}
-	memo := map[string]predicted{}
-	predict := func(c pausemodel.Costs, w pausemodel.Work, heap string, cores, workers int, proto pausemodel.Protocol, k pausemodel.Mutex) (time.Duration, pausemodel.Result, error) {
-		key := fmt.Sprint(c, heap, cores, workers, proto, k)
-		if p, ok := memo[key]; ok {
-			return p.pause, p.res, nil
-		}
-		pause, res, err := pausemodel.Predict(c, w, cores, workers, proto, k)
-		if err == nil {
-			memo[key] = predicted{pause, res}
-		}
-		return pause, res, err
-	}
+	pr := predictor{}
 	for _, r := range reports {
 		p, ok := ReadPoint(r)
 		if !ok || p.Backend != "native" {
@@ -180,36 +164,71 @@ func Validate(costs map[pausemodel.Mutex]pausemodel.Costs, reports []*report.Rep
 			return nil, fmt.Errorf("%s: measuring its heap's job costs: %w", r.Source, err)
 		}
 		for _, run := range r.Runs {
-			per, batch := run.Mode("perjob"), run.Mode("batch")
-			if per == nil || batch == nil || run.Host.Cores < 1 || run.Host.Cores > 4096 {
-				continue
-			}
-			heap := heapKey(p.Config)
-			perPause, perRes, err := predict(c, w, heap, run.Host.Cores, p.Config.Workers, pausemodel.PerJob, p.Mutex)
+			v, ok, err := pr.validate(p, run, c, w)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", r.Source, err)
 			}
-			pause, res, err := predict(c, w, heap, run.Host.Cores, p.Config.Workers, pausemodel.Batch, p.Mutex)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", r.Source, err)
+			if ok {
+				v.Raw = r.Config
+				out = append(out, v)
 			}
-			v := Validation{Point: p, Raw: r.Config, Host: run.Host.Label(), Cores: run.Host.Cores,
-				MeasuredPerJob: per.Summary.Mean, MeasuredBatch: batch.Summary.Mean, MeasuredFutile: per.CounterMeans[gcsim.CounterFutileWakeups.String()],
-				PredictedPerJob: micros(perPause), PredictedBatch: micros(pause), PredictedFutile: perRes.FutileWakeups}
-			for i, part := range Parts {
-				v.MeasuredParts[i] = math.NaN()
-				a, okA := per.CounterMeans[part.Key]
-				b, okB := batch.CounterMeans[part.Key]
-				if okA && okB {
-					v.MeasuredParts[i] = a - b
-				}
-				v.PredictedParts[i] = micros(part.Of(perRes)) - micros(part.Of(res))
-			}
-			out = append(out, v)
 		}
 	}
 	Sort(out)
 	return out, nil
+}
+
+// A predictor predicts points' collections, each distinct one once:
+// repeats of a point on one host have the same prediction.
+type predictor map[string]prediction
+
+type prediction struct {
+	pause time.Duration
+	res   pausemodel.Result
+}
+
+// predict is pausemodel.Predict of p's collection at cores in mode proto.
+func (pr predictor) predict(c pausemodel.Costs, w pausemodel.Work, p Point, cores int, proto pausemodel.Protocol) (prediction, error) {
+	key := fmt.Sprint(c, heapKey(p.Config), cores, p.Config.Workers, proto, p.Mutex)
+	if got, ok := pr[key]; ok {
+		return got, nil
+	}
+	pause, res, err := pausemodel.Predict(c, w, cores, p.Config.Workers, proto, p.Mutex)
+	if err == nil {
+		pr[key] = prediction{pause, res}
+	}
+	return prediction{pause, res}, err
+}
+
+// validate sets run, one measurement of point p, beside its prediction
+// with costs c and job costs w; ok is false for a run the check cannot
+// use (without perjob or batch, or on an implausible core count).
+func (pr predictor) validate(p Point, run report.Run, c pausemodel.Costs, w pausemodel.Work) (v Validation, ok bool, err error) {
+	per, batch := run.Mode("perjob"), run.Mode("batch")
+	if per == nil || batch == nil || run.Host.Cores < 1 || run.Host.Cores > 4096 {
+		return Validation{}, false, nil
+	}
+	predPer, err := pr.predict(c, w, p, run.Host.Cores, pausemodel.PerJob)
+	if err != nil {
+		return Validation{}, false, err
+	}
+	predBatch, err := pr.predict(c, w, p, run.Host.Cores, pausemodel.Batch)
+	if err != nil {
+		return Validation{}, false, err
+	}
+	v = Validation{Point: p, Host: run.Host.Label(), Cores: run.Host.Cores,
+		MeasuredPerJob: per.Summary.Mean, MeasuredBatch: batch.Summary.Mean, MeasuredFutile: per.CounterMeans[gcsim.CounterFutileWakeups.String()],
+		PredictedPerJob: micros(predPer.pause), PredictedBatch: micros(predBatch.pause), PredictedFutile: predPer.res.FutileWakeups}
+	for i, part := range Parts {
+		v.MeasuredParts[i] = math.NaN()
+		a, okA := per.CounterMeans[part.Key]
+		b, okB := batch.CounterMeans[part.Key]
+		if okA && okB {
+			v.MeasuredParts[i] = a - b
+		}
+		v.PredictedParts[i] = micros(part.Of(predPer.res)) - micros(part.Of(predBatch.res))
+	}
+	return v, true, nil
 }
 
 func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }

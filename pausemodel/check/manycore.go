@@ -71,79 +71,106 @@ func (p ManyCore) Narrow() bool { return slices.Max(p.Ratios)-slices.Min(p.Ratio
 // cores: a PI herd there is tens of thousands of wake-ups per
 // collection.)
 func PredictManyCore(median pausemodel.Costs, runs []pausemodel.Costs, w pausemodel.Work, cores int, k pausemodel.Mutex) (ManyCore, error) {
-	js := w.Jobs(cores)
-	p := ManyCore{Cores: cores, Mutex: k, Jobs: len(js)}
-	ratioOf := func(c pausemodel.Costs) (float64, error) {
-		s := pausemodel.Shape{Cores: cores, Workers: cores, Mutex: k, Jobs: js}
-		s.Protocol = pausemodel.PerJob
-		per, err := pausemodel.Simulate(c, s)
-		if err != nil {
-			return 0, fmt.Errorf("predicting %d cores: %w", cores, err)
-		}
-		s.Protocol = pausemodel.Batch
-		batch, err := pausemodel.Simulate(c, s)
-		if err != nil {
-			return 0, fmt.Errorf("predicting %d cores: %w", cores, err)
-		}
-		p.Futile = append(p.Futile, per.FutileWakeups)
-		// The parts outside dispatch are the same in both modes.
-		r := float64(w.Outside+batch.Dispatch) / float64(w.Outside+per.Dispatch)
-		p.Ratios = append(p.Ratios, r)
-		return r, nil
-	}
-	grid := make([][]float64, len(GridWakeToRun))
-	for i, w2r := range GridWakeToRun {
-		for _, idle := range GridWakeIdle {
-			c := median
-			c.WakeToRun, c.WakeIdle = w2r, idle
-			r, err := ratioOf(c)
-			if err != nil {
-				return p, err
-			}
-			grid[i] = append(grid[i], r)
-		}
+	p := ManyCore{Cores: cores, Mutex: k}
+	sim := manyCoreSim{p: &p, w: w, shape: pausemodel.Shape{Cores: cores, Workers: cores, Mutex: k, Jobs: w.Jobs(cores)}}
+	p.Jobs = len(sim.shape.Jobs)
+	grid, err := sim.grid(median)
+	if err != nil {
+		return p, err
 	}
 	p.Base = grid[baseWakeToRun][baseWakeIdle]
-	swing := func(xs []float64) float64 { return slices.Max(xs) - slices.Min(xs) }
-	consider := func(name string, s float64) {
-		if s > p.Swing || p.Decides == "" {
-			p.Decides, p.Swing = name, s
-		}
-	}
-	var s float64
-	for j := range GridWakeIdle {
-		var xs []float64
-		for i := range GridWakeToRun {
-			xs = append(xs, grid[i][j])
-		}
-		s += swing(xs) / float64(len(GridWakeIdle))
-	}
-	consider("wake-to-run", s)
-	s = 0
-	for i := range GridWakeToRun {
-		s += swing(grid[i]) / float64(len(GridWakeToRun))
-	}
-	consider("waking an idle CPU", s)
+	toRun, idle := gridSwings(grid)
+	p.consider("wake-to-run", toRun)
+	p.consider("waking an idle CPU", idle)
+	spread := pausemodel.RangeOf(append([]pausemodel.Costs{median}, runs...))
+	base := median
+	base.WakeToRun, base.WakeIdle = GridWakeToRun[baseWakeToRun], GridWakeIdle[baseWakeIdle]
 	for _, f := range calibratedFields {
-		lo, hi := *f.of(&median), *f.of(&median)
-		for i := range runs {
-			lo, hi = min(lo, *f.of(&runs[i])), max(hi, *f.of(&runs[i]))
-		}
 		xs := []float64{p.Base}
-		for _, d := range []time.Duration{lo, hi} {
-			c := median
-			c.WakeToRun, c.WakeIdle = GridWakeToRun[baseWakeToRun], GridWakeIdle[baseWakeIdle]
+		for _, d := range []time.Duration{*f.of(&spread.Lo), *f.of(&spread.Hi)} {
+			c := base
 			*f.of(&c) = d
-			r, err := ratioOf(c)
+			r, err := sim.ratio(c)
 			if err != nil {
 				return p, err
 			}
 			xs = append(xs, r)
 		}
-		consider(f.name, swing(xs))
+		p.consider(f.name, swing(xs))
 	}
 	return p, nil
 }
+
+// consider makes the cost called name the one that decides p's ratio if
+// its swing s is the widest yet.
+func (p *ManyCore) consider(name string, s float64) {
+	if s > p.Swing || p.Decides == "" {
+		p.Decides, p.Swing = name, s
+	}
+}
+
+// A manyCoreSim simulates collections of one shape for a ManyCore,
+// recording each one's ratio and futile wake-ups in it.
+type manyCoreSim struct {
+	p     *ManyCore
+	w     pausemodel.Work
+	shape pausemodel.Shape
+}
+
+// ratio is batch/perjob of one collection each at costs c. The parts
+// outside dispatch are the same in both modes.
+func (m manyCoreSim) ratio(c pausemodel.Costs) (float64, error) {
+	s := m.shape
+	s.Protocol = pausemodel.PerJob
+	per, err := pausemodel.Simulate(c, s)
+	if err != nil {
+		return 0, fmt.Errorf("predicting %d cores: %w", s.Cores, err)
+	}
+	s.Protocol = pausemodel.Batch
+	batch, err := pausemodel.Simulate(c, s)
+	if err != nil {
+		return 0, fmt.Errorf("predicting %d cores: %w", s.Cores, err)
+	}
+	r := float64(m.w.Outside+batch.Dispatch) / float64(m.w.Outside+per.Dispatch)
+	m.p.Futile, m.p.Ratios = append(m.p.Futile, per.FutileWakeups), append(m.p.Ratios, r)
+	return r, nil
+}
+
+// grid is the ratio at median with each combination of the grid's costs:
+// grid[i][j] at GridWakeToRun[i] and GridWakeIdle[j].
+func (m manyCoreSim) grid(median pausemodel.Costs) ([][]float64, error) {
+	grid := make([][]float64, len(GridWakeToRun))
+	for i, w2r := range GridWakeToRun {
+		for _, idle := range GridWakeIdle {
+			c := median
+			c.WakeToRun, c.WakeIdle = w2r, idle
+			r, err := m.ratio(c)
+			if err != nil {
+				return nil, err
+			}
+			grid[i] = append(grid[i], r)
+		}
+	}
+	return grid, nil
+}
+
+// gridSwings is how far each of the grid's two costs moves the ratio: its
+// swing along the cost's axis, the mean over the other cost's values.
+func gridSwings(grid [][]float64) (wakeToRun, idle float64) {
+	for j := range GridWakeIdle {
+		var xs []float64
+		for i := range GridWakeToRun {
+			xs = append(xs, grid[i][j])
+		}
+		wakeToRun += swing(xs) / float64(len(GridWakeIdle))
+	}
+	for i := range GridWakeToRun {
+		idle += swing(grid[i]) / float64(len(GridWakeToRun))
+	}
+	return wakeToRun, idle
+}
+
+func swing(xs []float64) float64 { return slices.Max(xs) - slices.Min(xs) }
 
 // PredictManyCores is PredictManyCore for every core count of cores and
 // every mutex kind of Kinds, at medians[kind] with runs[kind]'s spread, in

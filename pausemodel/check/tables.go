@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gcbench/gcbench/gcsim"
+	"github.com/gcbench/gcbench/internal/bytesize"
 	"github.com/gcbench/gcbench/render"
 	"github.com/gcbench/gcbench/report"
 )
@@ -32,6 +33,39 @@ func Range(xs []float64, prec int) string {
 		return lo
 	}
 	return lo + "–" + hi
+}
+
+// Tables checks the model against reports with cal (Validate with its
+// medians, RunErrors with each run) and predicts at each core count of
+// cores, with workers = cores, for the jobs of heap's collections
+// (PredictManyCores): every table of a check, in the order a reader takes
+// them — ValidationTable, PartsTable, GoRuntimeTable if reports have
+// points of the Go backends, ManyCoreTable and FactsTable. measure gives
+// a heap's job costs; Tables calls it once per heap (Memo).
+func Tables(cal Calibration, reports []*report.Report, measure WorkOf, heap gcsim.Config, cores []int) ([]*render.Table, error) {
+	work := Memo(measure)
+	vals, err := Validate(cal.Medians, reports, work)
+	if err != nil {
+		return nil, err
+	}
+	runErrors, err := RunErrors(cal.Runs, reports, work)
+	if err != nil {
+		return nil, err
+	}
+	tables := []*render.Table{ValidationTable(vals, runErrors), PartsTable(vals)}
+	if gos := GoPoints(reports); len(gos) > 0 {
+		tables = append(tables, GoRuntimeTable(gos, vals))
+	}
+	label := bytesize.Format(heap.MajorHeap) + " + " + bytesize.Format(heap.LOS)
+	w, err := work(heap)
+	if err != nil {
+		return nil, fmt.Errorf("measuring job costs at %s: %w", label, err)
+	}
+	many, err := PredictManyCores(cal.Medians, cal.Runs, w, cores)
+	if err != nil {
+		return nil, err
+	}
+	return append(tables, ManyCoreTable(many, label), FactsTable(cores)), nil
 }
 
 // ValidationTable is the check: each native point's measured and

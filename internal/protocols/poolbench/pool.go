@@ -289,6 +289,11 @@ type Options struct {
 	Progress func(done, total int)
 }
 
+// defaultBackends are the backends of Options' zero Backends.
+func defaultBackends() []workerpool.Backend {
+	return []workerpool.Backend{workerpool.Goroutines, workerpool.Threads}
+}
+
 // Defaults for Options' zero fields.
 const (
 	DefaultItems       = 10_000_000
@@ -320,7 +325,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.BatchSize = 0
 	}
 	if len(o.Backends) == 0 {
-		o.Backends = []workerpool.Backend{workerpool.Goroutines, workerpool.Threads}
+		o.Backends = defaultBackends()
 	}
 	if len(o.Wakes) == 0 {
 		o.Wakes = []workerpool.WakePolicy{workerpool.Broadcast, workerpool.Signal, workerpool.Targeted, workerpool.Spin}
