@@ -1,5 +1,15 @@
 package gcsim
 
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/gcbench/gcbench/heap"
+	"github.com/gcbench/gcbench/report"
+	"github.com/gcbench/gcbench/workerpool"
+)
+
 // KeyGOMAXPROCS and KeyLockCollector are the keys of Experiment's settings
 // for the host's side of a run.
 const (
@@ -26,6 +36,13 @@ type Experiment struct {
 	LockCollector bool
 }
 
+// DefaultExperiment is the seed experiment: DefaultConfig, compared in
+// Serial, PerJob and Batch, 1500 timed and 50 warm-up collections per
+// mode, GOMAXPROCS chosen automatically, the collections on any thread.
+func DefaultExperiment() Experiment {
+	return Experiment{Config: DefaultConfig(), Modes: []Mode{Serial, PerJob, Batch}, GCs: 1500, Warmup: 50}
+}
+
 // Options returns the CompareOptions of e (without Progress).
 func (e Experiment) Options() CompareOptions {
 	return CompareOptions{Modes: e.Modes, GCs: e.GCs, Warmup: e.Warmup}
@@ -47,4 +64,84 @@ func (e *Experiment) fields() []field {
 		field{KeyGOMAXPROCS, &e.GOMAXPROCS, "a whole number (0: automatic)"},
 		field{KeyLockCollector, &e.LockCollector, wantBool},
 	)
+}
+
+// ReportConfig returns e's settings as a report shows them, in the order
+// of e's JSON: each setting's key and its value as text — a size as
+// bytesize spells it ("2.5GiB"), an enumeration by name, the modes joined
+// by commas (report.ConfigModes' form), a number, true or false. Reports
+// showed a few settings otherwise before they saved typed ones, and a new
+// report must merge with an older one of the same experiment, so these
+// keep that form: GOMAXPROCS 0 shows as "auto", Mutex only on the Native
+// backend, LockCollector as collector=locked-thread and only when set,
+// and Roots and the mutator not at all (they are in the typed settings).
+func (e Experiment) ReportConfig() report.Config {
+	var c report.Config
+	for _, f := range e.fields() {
+		if p, ok := e.shown(f); ok {
+			c = append(c, p)
+		}
+	}
+	return c
+}
+
+// The pair ReportConfig shows for LockCollector when it is set.
+const (
+	configCollector = "collector"
+	lockedCollector = "locked-thread"
+)
+
+// shown is the pair ReportConfig shows for e's setting f, ok false for
+// one it does not show.
+func (e Experiment) shown(f field) (report.Pair, bool) {
+	p := report.Pair{Key: f.key, Value: text(f.v)}
+	switch f.key {
+	case heap.KeyRoots, KeyMutator:
+		return p, false
+	case KeyMutex:
+		return p, e.Config.Backend == workerpool.Native
+	case KeyGOMAXPROCS:
+		if e.GOMAXPROCS == 0 {
+			p.Value = "auto"
+		}
+	case KeyLockCollector:
+		return report.Pair{Key: configCollector, Value: lockedCollector}, e.LockCollector
+	}
+	return p, true
+}
+
+// text is the value of a field (a pointer) as text: its String, its
+// number or true/false, or a list's elements joined by commas.
+func text(v any) string {
+	if modes, ok := v.(*[]Mode); ok {
+		names := make([]string, len(*modes))
+		for i, m := range *modes {
+			names[i] = m.String()
+		}
+		return strings.Join(names, ",")
+	}
+	return fmt.Sprint(reflect.ValueOf(v).Elem()) // fmt uses the value's String method if it has one
+}
+
+// diff returns the first of e's settings, in field order, whose value
+// differs in o, with both values as text; a mutator setting by its path
+// ("mutator.lifetime"). ok is false when e and o are the same experiment
+// (Config.Trace is no setting).
+func (e Experiment) diff(o Experiment) (key, mine, theirs string, ok bool) {
+	return diffFields("", e.fields(), o.fields())
+}
+
+func diffFields(prefix string, a, b []field) (key, va, vb string, ok bool) {
+	for i := range a {
+		x, y := reflect.ValueOf(a[i].v).Elem().Interface(), reflect.ValueOf(b[i].v).Elem().Interface()
+		if reflect.DeepEqual(x, y) {
+			continue
+		}
+		if mx, isMutator := x.(MutatorConfig); isMutator {
+			my := y.(MutatorConfig)
+			return diffFields(prefix+a[i].key+".", mx.fields(), my.fields())
+		}
+		return prefix + a[i].key, text(a[i].v), text(b[i].v), true
+	}
+	return "", "", "", false
 }

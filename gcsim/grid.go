@@ -1,6 +1,8 @@
 package gcsim
 
-import "github.com/gcbench/gcbench/workerpool"
+import (
+	"github.com/gcbench/gcbench/workerpool"
+)
 
 // A Grid is a sweep's axes: every combination of one value of each is
 // one configuration to compare the modes on.

@@ -277,7 +277,7 @@ func TestLineBreaksInFileTextStayInTheirLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := report.NewReport("pause\nx", map[string]string{"k": "a\n\n# b"}, run)
+	r := report.NewReport("pause\nx", report.Config{{Key: "k", Value: "a\n\n# b"}}, run)
 	text := string(render(t, r, Text))
 	for _, line := range strings.Split(text, "\n") {
 		if line == "d" || strings.HasPrefix(line, "d ") || strings.HasPrefix(line, "x") || line == "1" {

@@ -138,18 +138,26 @@ func (o predictOptions) predictionConfig() gcsim.Config {
 	return cfg
 }
 
-// checkablePoints refuses points saved before typed settings, which the
-// check cannot read, and points made with and without --lock-collector
-// together: one check would pool two measured systems.
+// checkablePoints refuses points whose experiment cannot be read: saved
+// before typed settings, or with settings this gcbench does not know; and
+// points made with and without --lock-collector together: one check would
+// pool two measured systems.
 func checkablePoints(reports []*report.Report, names []string) error {
+	var first gcsim.Experiment
 	for i, r := range reports {
-		if !check.HasSettings(r) {
+		e, err := gcsim.ReadExperiment(r)
+		switch {
+		case errors.Is(err, gcsim.ErrNoSettings):
 			return usagef("%s: a point of schema %s, saved without typed settings: sweep it again with this gcbench "+
 				"(gcbench sweep, with the settings its configuration lists)", names[i], r.Schema)
+		case err != nil:
+			return usagef("%s: %v", names[i], err)
+		case i == 0:
+			first = e
 		}
-		if got, first := r.Config[configCollector], reports[0].Config[configCollector]; got != first {
-			return usagef("--dir: %s was made with collector=%q, %s with %q: check points made with and without "+
-				"--lock-collector apart", names[0], first, names[i], got)
+		if e.LockCollector != first.LockCollector {
+			return usagef("--dir: %s was made with lock_collector=%v, %s with %v: check points made with and without "+
+				"--lock-collector apart", names[0], first.LockCollector, names[i], e.LockCollector)
 		}
 	}
 	return nil
