@@ -1,8 +1,11 @@
 package gcsim
 
 import (
+	"context"
 	"fmt"
 	"reflect"
+	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/gcbench/gcbench/heap"
@@ -28,8 +31,7 @@ type Experiment struct {
 	Modes       []Mode
 	GCs, Warmup int
 	// GOMAXPROCS is the value the front end set for the run; 0 is its
-	// automatic choice (Workers+1 when Threads or Native workers run, see
-	// the package documentation).
+	// automatic choice (Procs).
 	GOMAXPROCS int
 	// LockCollector runs the collections on one OS thread, as SGen's
 	// collector is one thread.
@@ -46,6 +48,35 @@ func DefaultExperiment() Experiment {
 // Options returns the CompareOptions of e (without Progress).
 func (e Experiment) Options() CompareOptions {
 	return CompareOptions{Modes: e.Modes, GCs: e.GCs, Warmup: e.Warmup}
+}
+
+// Run runs e's comparison — Compare of e.Config with e.Options and
+// progress as its Progress — on one OS thread locked for it when
+// LockCollector is set, and returns what Compare does. It leaves
+// GOMAXPROCS, which is the process's, to the caller (Procs).
+func (e Experiment) Run(ctx context.Context, progress func(mode Mode, done, total int)) (*Result, error) {
+	if e.LockCollector {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
+	opt := e.Options()
+	opt.Progress = progress
+	return Compare(ctx, e.Config, opt)
+}
+
+// Procs is the GOMAXPROCS e runs at: e.GOMAXPROCS if set, else, when a
+// mode other than Serial runs on the Threads or Native backend, Workers+1
+// (such a worker needs a P while it runs; at fewer, the pool measures the
+// Go runtime's P hand-off rather than the kernel's wakes:
+// docs/methodology.md), else the runtime's current value.
+func (e Experiment) Procs() int {
+	if e.GOMAXPROCS > 0 {
+		return e.GOMAXPROCS
+	}
+	if e.Config.Backend != workerpool.Goroutines && slices.ContainsFunc(e.Modes, func(m Mode) bool { return m != Serial }) {
+		return e.Config.Workers + 1
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 // MarshalJSON encodes e's settings as one object, in a fixed order.

@@ -181,7 +181,8 @@ func cmdRun(ctx context.Context, e *env, args []string) (err error) {
 			return err
 		}
 	}
-	res, started, err := o.compare(ctx, func(m gcsim.Mode, done, total int) { bar.Update(indexOf(o.Modes, m), done, total) })
+	started := time.Now() // as the report records it
+	res, err := o.Run(ctx, func(m gcsim.Mode, done, total int) { bar.Update(slices.Index(o.Modes, m), done, total) })
 	bar.Finish()
 	partial := partialReason(ctx, err, res, o.GCs)
 	measured := err == nil || partial != ""
@@ -226,53 +227,16 @@ const maxRunCollections = 1 << 40
 // plus the collecting goroutine's.
 const maxRunGOMAXPROCS = workerpool.MaxWorkers + 1
 
-// setProcs sets GOMAXPROCS to procs's value for o.Modes and returns what
-// restores the previous one; a caller defers it past the report, whose
-// host records the value in force.
+// setProcs sets GOMAXPROCS to the experiment's (gcsim.Experiment.Procs)
+// and returns what restores the previous one; a caller defers it past the
+// report, whose host records the value in force.
 func (o *runOptions) setProcs() (restore func()) {
-	prev, n := runtime.GOMAXPROCS(0), o.procs(o.Modes)
+	prev, n := runtime.GOMAXPROCS(0), o.Procs()
 	if n == prev {
 		return func() {}
 	}
 	runtime.GOMAXPROCS(n)
 	return func() { runtime.GOMAXPROCS(prev) }
-}
-
-// compare runs o's comparison of its modes, on an OS thread of its own
-// under --lock-collector, calling progress after every recorded
-// collection; started is when it began, as the report records it.
-func (o *runOptions) compare(ctx context.Context, progress func(m gcsim.Mode, done, total int)) (res *gcsim.Result, started time.Time, err error) {
-	opt := o.Options()
-	opt.Progress = progress
-	started = time.Now()
-	release := o.lockThread()
-	defer release()
-	res, err = gcsim.Compare(ctx, o.Config, opt)
-	return res, started, err
-}
-
-// procs is the GOMAXPROCS the run uses: --gomaxprocs, or in auto mode
-// workers+1 when Threads or Native workers run (gcsim's package
-// documentation explains why: at GOMAXPROCS = cores the Threads backend
-// measures the Go runtime's P hand-off rather than kernel wakes, and each
-// Native callback needs a P), else the current value.
-func (o *runOptions) procs(modes []gcsim.Mode) int {
-	if o.GOMAXPROCS > 0 {
-		return o.GOMAXPROCS
-	}
-	if o.Config.Backend != workerpool.Goroutines && slices.ContainsFunc(modes, func(m gcsim.Mode) bool { return m != gcsim.Serial }) {
-		return o.Config.Workers + 1
-	}
-	return runtime.GOMAXPROCS(0)
-}
-
-func indexOf(modes []gcsim.Mode, m gcsim.Mode) int {
-	for i, x := range modes {
-		if x == m {
-			return i
-		}
-	}
-	return -1
 }
 
 // startTrace starts a trace session streaming into an output file for
@@ -327,16 +291,6 @@ func startCPUProfile(ctx context.Context, path string, temps *outfile.Set) (stop
 func registerLockCollector(fs *pflag.FlagSet, lock *bool, def bool) {
 	fs.BoolVar(lock, "lock-collector", def, "run the collections on one OS thread, as SGen's collector is one thread "+
 		"(runtime.LockOSThread; what it changes: docs/methodology.md)")
-}
-
-// lockThread locks the calling goroutine, which runs the collections, to
-// its OS thread if --lock-collector asks it, and returns the unlock.
-func (o *runOptions) lockThread() (release func()) {
-	if !o.LockCollector {
-		return func() {}
-	}
-	runtime.LockOSThread()
-	return runtime.UnlockOSThread
 }
 
 func (o *runOptions) modeNames() []string {

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/heap"
@@ -141,14 +142,7 @@ func (o *sweepOptions) points() []*runOptions {
 }
 
 // name is a point's file name (without .json): what varies in a grid.
-func (o *runOptions) name() string {
-	c := o.Config
-	backend := c.Backend.String()
-	if c.Backend == workerpool.Native {
-		backend += "-" + c.Mutex.String()
-	}
-	return fmt.Sprintf("workers%d-%s-%s-major%s-los%s", c.Workers, c.Wake, backend, bytesize.Format(c.MajorHeap), bytesize.Format(c.LOS))
-}
+func (o *runOptions) name() string { return o.Config.PointName() }
 
 // cmdSweep is `gcbench sweep`.
 func cmdSweep(ctx context.Context, e *env, args []string) error {
@@ -256,7 +250,8 @@ func pointDone(ctx context.Context, path string, p *runOptions) (bool, error) {
 // path.
 func runPoint(ctx context.Context, e *env, p *runOptions, path string, bar *termprogress.Series) error {
 	defer p.setProcs()()
-	res, started, err := p.compare(ctx, func(m gcsim.Mode, done, total int) { bar.Update(indexOf(p.Modes, m), done) })
+	started := time.Now()
+	res, err := p.Run(ctx, func(m gcsim.Mode, done, total int) { bar.Update(slices.Index(p.Modes, m), done) })
 	bar.Next()
 	if err != nil {
 		return err // an interrupted point is not saved: resuming runs it again
