@@ -125,20 +125,17 @@ const (
 // shown is the pair ReportConfig shows for e's setting f, ok false for
 // one it does not show.
 func (e Experiment) shown(f field) (report.Pair, bool) {
-	p := report.Pair{Key: f.key, Value: text(f.v)}
 	switch f.key {
 	case heap.KeyRoots, KeyMutator:
-		return p, false
-	case KeyMutex:
-		return p, e.Config.Backend == workerpool.Native
-	case KeyGOMAXPROCS:
-		if e.GOMAXPROCS == 0 {
-			p.Value = "auto"
-		}
+		return report.Pair{}, false
 	case KeyLockCollector:
 		return report.Pair{Key: configCollector, Value: lockedCollector}, e.LockCollector
+	case KeyGOMAXPROCS:
+		if e.GOMAXPROCS == 0 {
+			return report.Pair{Key: f.key, Value: "auto"}, true
+		}
 	}
-	return p, true
+	return report.Pair{Key: f.key, Value: text(f.v)}, f.key != KeyMutex || e.Config.Backend == workerpool.Native
 }
 
 // text is the value of a field (a pointer) as text: its String, its

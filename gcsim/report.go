@@ -11,11 +11,6 @@ import (
 	"github.com/gcbench/gcbench/report"
 )
 
-// A comparison's report (package report) is the experiment's: Report
-// builds it from the Experiment and its Result, and ReadExperiment reads
-// the Experiment back from it, so that a front end can rerun it or tell
-// whether a saved report is of the experiment it is about to run.
-
 // reportTitle is what a comparison's samples are.
 const reportTitle = "minor-collection pause"
 
