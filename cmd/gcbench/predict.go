@@ -138,12 +138,12 @@ func (o predictOptions) predictionConfig() gcsim.Config {
 	return cfg
 }
 
-// checkablePoints refuses points whose experiment cannot be read: saved
-// before typed settings, or with settings this gcbench does not know; and
-// points made with and without --lock-collector together: one check would
-// pool two measured systems.
+// checkablePoints refuses points saved before typed settings, which the
+// check cannot read, and points made with and without --lock-collector
+// together: one check would pool two measured systems. A point whose
+// settings do not read is left to the check, which leaves it out.
 func checkablePoints(reports []*report.Report, names []string) error {
-	var first gcsim.Experiment
+	first, locked := -1, false
 	for i, r := range reports {
 		e, err := gcsim.ReadExperiment(r)
 		switch {
@@ -151,13 +151,11 @@ func checkablePoints(reports []*report.Report, names []string) error {
 			return usagef("%s: a point of schema %s, saved without typed settings: sweep it again with this gcbench "+
 				"(gcbench sweep, with the settings its configuration lists)", names[i], r.Schema)
 		case err != nil:
-			return usagef("%s: %v", names[i], err)
-		case i == 0:
-			first = e
-		}
-		if e.LockCollector != first.LockCollector {
+		case first < 0:
+			first, locked = i, e.LockCollector
+		case e.LockCollector != locked:
 			return usagef("--dir: %s was made with lock_collector=%v, %s with %v: check points made with and without "+
-				"--lock-collector apart", names[0], first.LockCollector, names[i], e.LockCollector)
+				"--lock-collector apart", names[first], locked, names[i], e.LockCollector)
 		}
 	}
 	return nil
