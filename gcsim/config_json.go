@@ -85,7 +85,9 @@ func (m *MutatorConfig) fields() []field {
 // size is a byte count that encodes as bytesize spells it.
 type size int64
 
-func (s size) MarshalText() ([]byte, error) { return []byte(bytesize.Format(int64(s))), nil }
+func (s size) String() string { return bytesize.Format(int64(s)) }
+
+func (s size) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 func (s *size) UnmarshalText(text []byte) error {
 	n, err := bytesize.Parse(string(text))

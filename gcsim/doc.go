@@ -23,7 +23,11 @@
 // Compare is the entry point (ExampleCompare); a Sim (New, Mutate,
 // Collect) runs one collection at a time, and Config.Trace records its
 // collections and jobs into a trace.Session (ExampleConfig_trace); a
-// Grid lists a sweep's configurations, one Compare each.
+// Grid lists a sweep's configurations, one Compare each. An Experiment is
+// a comparison whole, as a front end runs it (Run, Procs) and a report
+// (package report) keeps it: Experiment.Report makes the report of its
+// Result, showing its settings as reports always have (ReportConfig), and
+// ReadExperiment reads the typed settings back, strictly.
 // DefaultConfig is the seed experiment on SGen's own pool where the build
 // has it (DefaultBackend). How gcbench measures with it, and why the
 // backends differ: docs/methodology.md in the module's repository.

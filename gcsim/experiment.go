@@ -1,5 +1,18 @@
 package gcsim
 
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/gcbench/gcbench/heap"
+	"github.com/gcbench/gcbench/report"
+	"github.com/gcbench/gcbench/workerpool"
+)
+
 // KeyGOMAXPROCS and KeyLockCollector are the keys of Experiment's settings
 // for the host's side of a run.
 const (
@@ -18,17 +31,52 @@ type Experiment struct {
 	Modes       []Mode
 	GCs, Warmup int
 	// GOMAXPROCS is the value the front end set for the run; 0 is its
-	// automatic choice (Workers+1 when Threads or Native workers run, see
-	// the package documentation).
+	// automatic choice (Procs).
 	GOMAXPROCS int
 	// LockCollector runs the collections on one OS thread, as SGen's
 	// collector is one thread.
 	LockCollector bool
 }
 
+// DefaultExperiment is the seed experiment: DefaultConfig, compared in
+// Serial, PerJob and Batch, 1500 timed and 50 warm-up collections per
+// mode, GOMAXPROCS chosen automatically, the collections on any thread.
+func DefaultExperiment() Experiment {
+	return Experiment{Config: DefaultConfig(), Modes: []Mode{Serial, PerJob, Batch}, GCs: 1500, Warmup: 50}
+}
+
 // Options returns the CompareOptions of e (without Progress).
 func (e Experiment) Options() CompareOptions {
 	return CompareOptions{Modes: e.Modes, GCs: e.GCs, Warmup: e.Warmup}
+}
+
+// Run runs e's comparison — Compare of e.Config with e.Options and
+// progress as its Progress — on one OS thread locked for it when
+// LockCollector is set, and returns what Compare does. It leaves
+// GOMAXPROCS, which is the process's, to the caller (Procs).
+func (e Experiment) Run(ctx context.Context, progress func(mode Mode, done, total int)) (*Result, error) {
+	if e.LockCollector {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
+	opt := e.Options()
+	opt.Progress = progress
+	return Compare(ctx, e.Config, opt)
+}
+
+// Procs is the GOMAXPROCS e runs at: e.GOMAXPROCS if set, else, when a
+// mode other than Serial runs on the Threads or Native backend, Workers+1
+// (such a worker needs a P while it runs; at fewer, the pool measures the
+// Go runtime's P hand-off rather than the kernel's wakes:
+// docs/methodology.md), else the runtime's current value.
+func (e Experiment) Procs() int {
+	if e.GOMAXPROCS > 0 {
+		return e.GOMAXPROCS
+	}
+	if e.Config.Backend != workerpool.Goroutines && slices.ContainsFunc(e.Modes, func(m Mode) bool { return m != Serial }) {
+		return e.Config.Workers + 1
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 // MarshalJSON encodes e's settings as one object, in a fixed order.
@@ -47,4 +95,81 @@ func (e *Experiment) fields() []field {
 		field{KeyGOMAXPROCS, &e.GOMAXPROCS, "a whole number (0: automatic)"},
 		field{KeyLockCollector, &e.LockCollector, wantBool},
 	)
+}
+
+// ReportConfig returns e's settings as a report shows them, in the order
+// of e's JSON: each setting's key and its value as text — a size as
+// bytesize spells it ("2.5GiB"), an enumeration by name, the modes joined
+// by commas (report.ConfigModes' form), a number, true or false. Reports
+// showed a few settings otherwise before they saved typed ones, and a new
+// report must merge with an older one of the same experiment, so these
+// keep that form: GOMAXPROCS 0 shows as "auto", Mutex only on the Native
+// backend, LockCollector as collector=locked-thread and only when set,
+// and Roots and the mutator not at all (they are in the typed settings).
+func (e Experiment) ReportConfig() report.Config {
+	var c report.Config
+	for _, f := range e.fields() {
+		if p, ok := e.shown(f); ok {
+			c = append(c, p)
+		}
+	}
+	return c
+}
+
+// The pair ReportConfig shows for LockCollector when it is set.
+const (
+	configCollector = "collector"
+	lockedCollector = "locked-thread"
+)
+
+// shown is the pair ReportConfig shows for e's setting f, ok false for
+// one it does not show.
+func (e Experiment) shown(f field) (report.Pair, bool) {
+	switch f.key {
+	case heap.KeyRoots, KeyMutator:
+		return report.Pair{}, false
+	case KeyLockCollector:
+		return report.Pair{Key: configCollector, Value: lockedCollector}, e.LockCollector
+	case KeyGOMAXPROCS:
+		if e.GOMAXPROCS == 0 {
+			return report.Pair{Key: f.key, Value: "auto"}, true
+		}
+	}
+	return report.Pair{Key: f.key, Value: text(f.v)}, f.key != KeyMutex || e.Config.Backend == workerpool.Native
+}
+
+// text is the value of a field (a pointer) as text: its String, its
+// number or true/false, or a list's elements joined by commas.
+func text(v any) string {
+	if modes, ok := v.(*[]Mode); ok {
+		names := make([]string, len(*modes))
+		for i, m := range *modes {
+			names[i] = m.String()
+		}
+		return strings.Join(names, ",")
+	}
+	return fmt.Sprint(reflect.ValueOf(v).Elem()) // fmt uses the value's String method if it has one
+}
+
+// diff returns the first of e's settings, in field order, whose value
+// differs in o, with both values as text; a mutator setting by its path
+// ("mutator.lifetime"). ok is false when e and o are the same experiment
+// (Config.Trace is no setting).
+func (e Experiment) diff(o Experiment) (key, mine, theirs string, ok bool) {
+	return diffFields("", e.fields(), o.fields())
+}
+
+func diffFields(prefix string, a, b []field) (key, va, vb string, ok bool) {
+	for i := range a {
+		x, y := reflect.ValueOf(a[i].v).Elem().Interface(), reflect.ValueOf(b[i].v).Elem().Interface()
+		if reflect.DeepEqual(x, y) {
+			continue
+		}
+		if mx, isMutator := x.(MutatorConfig); isMutator {
+			my := y.(MutatorConfig)
+			return diffFields(prefix+a[i].key+".", mx.fields(), my.fields())
+		}
+		return prefix + a[i].key, text(a[i].v), text(b[i].v), true
+	}
+	return "", "", "", false
 }

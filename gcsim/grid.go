@@ -1,6 +1,11 @@
 package gcsim
 
-import "github.com/gcbench/gcbench/workerpool"
+import (
+	"fmt"
+
+	"github.com/gcbench/gcbench/internal/bytesize"
+	"github.com/gcbench/gcbench/workerpool"
+)
 
 // A Grid is a sweep's axes: every combination of one value of each is
 // one configuration to compare the modes on.
@@ -46,4 +51,16 @@ func (g Grid) mutexes(backend workerpool.Backend) []workerpool.MutexKind {
 		return g.Mutexes
 	}
 	return []workerpool.MutexKind{workerpool.MutexNormal}
+}
+
+// PointName names c as a point of a Grid by its values on the grid's
+// axes, for example "workers8-broadcast-native-pi-major2.5GiB-los1GiB"
+// (the mutex kind only on the Native backend): distinct configurations of
+// one Configs have distinct names, fit for file names.
+func (c Config) PointName() string {
+	backend := c.Backend.String()
+	if c.Backend == workerpool.Native {
+		backend += "-" + c.Mutex.String()
+	}
+	return fmt.Sprintf("workers%d-%s-%s-major%s-los%s", c.Workers, c.Wake, backend, bytesize.Format(c.MajorHeap), bytesize.Format(c.LOS))
 }

@@ -41,3 +41,29 @@ func TestGridConfigsOrderAndMutexes(t *testing.T) {
 		}
 	}
 }
+
+// TestPointNamesAreDistinct: every configuration of a grid has a name of
+// its own, made of its values on the axes.
+func TestPointNamesAreDistinct(t *testing.T) {
+	g := Grid{MajorHeaps: []int64{64 << 20, 2560 << 20}, LOSes: []int64{16 << 20, 1 << 30},
+		Backends: []workerpool.Backend{workerpool.Threads, workerpool.Native, workerpool.Goroutines},
+		Mutexes:  []workerpool.MutexKind{workerpool.MutexPI, workerpool.MutexNormal},
+		Wakes:    []workerpool.WakePolicy{workerpool.Broadcast, workerpool.Targeted}, Workers: []int{1, 16}}
+	seen := map[string]bool{}
+	for _, c := range g.Configs(DefaultConfig()) {
+		name := c.PointName()
+		if seen[name] {
+			t.Errorf("two configurations named %s", name)
+		}
+		seen[name] = true
+	}
+	c := DefaultConfig()
+	c.Workers, c.Wake, c.Backend, c.Mutex, c.MajorHeap, c.LOS = 8, workerpool.Broadcast, workerpool.Native, workerpool.MutexPI, 2560<<20, 1<<30
+	if got := c.PointName(); got != "workers8-broadcast-native-pi-major2.5GiB-los1GiB" {
+		t.Errorf("PointName = %q", got)
+	}
+	c.Backend = workerpool.Threads
+	if got := c.PointName(); got != "workers8-broadcast-threads-major2.5GiB-los1GiB" {
+		t.Errorf("PointName = %q (no mutex off the Native backend)", got)
+	}
+}

@@ -43,7 +43,7 @@ func anatomyReport(t *testing.T) *report.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := report.NewReport("minor-collection pause", map[string]string{"workers": "8"}, run)
+	r := report.NewReport("minor-collection pause", report.Config{{Key: "workers", Value: "8"}}, run)
 	r.Anatomy = testAnatomy
 	return r
 }

@@ -54,33 +54,33 @@ func WriteBench(w io.Writer, reports ...*report.Report) error {
 	}
 	slices.SortStableFunc(entries, func(a, b entry) int {
 		for _, k := range keys {
-			if c := report.CompareValues(a.r.Config[k], b.r.Config[k]); c != 0 {
+			if c := report.CompareValues(a.r.Config.Value(k), b.r.Config.Value(k)); c != 0 {
 				return c
 			}
 		}
 		return 0
 	})
 	bw := bufio.NewWriter(w)
-	var prev map[string]string // the configuration in force, as written
+	var prev report.Config // the configuration in force, as written
 	for i, e := range entries {
 		cfg := benchConfig(e.r, e.run, keys, len(hosts) > 1)
-		if !maps.Equal(cfg, prev) {
+		if !slices.Equal(cfg, prev) {
 			if i > 0 {
 				bw.WriteString("\n")
 			}
-			for _, k := range slices.Sorted(maps.Keys(prev)) {
-				if _, ok := cfg[k]; !ok {
-					fmt.Fprintf(bw, "%s:\n", k) // an empty value ends a key
+			for _, kv := range prev {
+				if _, ok := cfg.Get(kv.Key); !ok {
+					fmt.Fprintf(bw, "%s:\n", kv.Key) // an empty value ends a key
 				}
 			}
-			for _, k := range benchConfigOrder(cfg) {
-				fmt.Fprintf(bw, "%s: %s\n", k, cfg[k])
+			for _, kv := range cfg {
+				fmt.Fprintf(bw, "%s: %s\n", kv.Key, kv.Value)
 			}
 			prev = cfg
 		}
 		var suffix strings.Builder
 		for _, k := range keys {
-			fmt.Fprintf(&suffix, "/%s=%s", benchNameValue(benchKey(k)), benchNameValue(e.r.Config[k]))
+			fmt.Fprintf(&suffix, "/%s=%s", benchNameValue(benchKey(k)), benchNameValue(e.r.Config.Value(k)))
 		}
 		for _, m := range e.run.Modes {
 			name := BenchName + "/mode=" + benchNameValue(m.Name) + suffix.String()
@@ -101,16 +101,16 @@ func WriteBench(w io.Writer, reports ...*report.Report) error {
 func benchNameKeys(reports []*report.Report) []string {
 	values := map[string]map[string]bool{}
 	for _, r := range reports {
-		for k, v := range r.Config {
-			if values[k] == nil {
-				values[k] = map[string]bool{}
+		for _, kv := range r.Config {
+			if values[kv.Key] == nil {
+				values[kv.Key] = map[string]bool{}
 			}
-			values[k][v] = true
+			values[kv.Key][kv.Value] = true
 		}
 	}
 	var keys []string
 	for _, k := range slices.Sorted(maps.Keys(values)) {
-		missing := slices.ContainsFunc(reports, func(r *report.Report) bool { _, ok := r.Config[k]; return !ok })
+		missing := slices.ContainsFunc(reports, func(r *report.Report) bool { _, ok := r.Config.Get(k); return !ok })
 		if k != report.ScalingX && (len(values[k]) > 1 || missing) {
 			keys = append(keys, k)
 		}
@@ -121,51 +121,41 @@ func benchNameKeys(reports []*report.Report) []string {
 	return keys
 }
 
-// benchConfig is the file configuration of one run's lines: the host's
-// and the report's configuration but the keys in the name; the host's
-// name too if several hosts ran the reports.
-func benchConfig(r *report.Report, run *report.Run, nameKeys []string, several bool) map[string]string {
-	cfg := map[string]string{}
-	set := func(k, v string) {
-		if v = strings.TrimSpace(oneLine(v)); v != "" { // an empty value would delete the key
-			cfg[benchKey(k)] = v
-		}
-	}
-	for k, v := range r.Config {
-		if !slices.Contains(nameKeys, k) {
-			set(k, v)
-		}
-	}
+// benchConfig is the file configuration of one run's lines, in the
+// order go test prints its own: goos, goarch, cpu, then the report's
+// configuration but the keys in the name, in the report's order, then the
+// host's GOMAXPROCS, the host's name if several hosts ran the reports, and
+// whether the run is partial. These facts of the run are the format's
+// own keys: a configuration key spelled as one of them is left out.
+func benchConfig(r *report.Report, run *report.Run, nameKeys []string, several bool) report.Config {
 	h := run.Host
-	set("goos", h.OS)
-	set("goarch", h.Arch)
-	set("cpu", h.CPUModel)
+	own := report.Config{{Key: "goos", Value: h.OS}, {Key: "goarch", Value: h.Arch}, {Key: "cpu", Value: h.CPUModel},
+		{Key: "host-gomaxprocs"}, {Key: "host"}, {Key: "partial", Value: run.Partial}}
 	if h.GOMAXPROCS > 0 {
-		set("host-gomaxprocs", strconv.Itoa(h.GOMAXPROCS))
+		own[3].Value = strconv.Itoa(h.GOMAXPROCS)
 	}
 	if several {
-		set("host", h.Label())
+		own[4].Value = h.Label()
 	}
-	set("partial", run.Partial)
+	var cfg report.Config
+	add := func(kv report.Pair) {
+		k, v := benchKey(kv.Key), strings.TrimSpace(oneLine(kv.Value))
+		if _, dup := cfg.Get(k); !dup && v != "" { // an empty value would delete the key
+			cfg = append(cfg, report.Pair{Key: k, Value: v})
+		}
+	}
+	for _, kv := range own[:3] {
+		add(kv)
+	}
+	for _, kv := range r.Config {
+		if _, taken := own.Get(benchKey(kv.Key)); !taken && !slices.Contains(nameKeys, kv.Key) {
+			add(kv)
+		}
+	}
+	for _, kv := range own[3:] {
+		add(kv)
+	}
 	return cfg
-}
-
-// benchConfigOrder lists cfg's keys as go test prints its own: goos,
-// goarch, cpu first, then the rest sorted.
-func benchConfigOrder(cfg map[string]string) []string {
-	first := []string{"goos", "goarch", "cpu"}
-	var keys []string
-	for _, k := range first {
-		if _, ok := cfg[k]; ok {
-			keys = append(keys, k)
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(cfg)) {
-		if !slices.Contains(first, k) {
-			keys = append(keys, k)
-		}
-	}
-	return keys
 }
 
 // benchKey makes k a configuration key of the format: it must begin with

@@ -79,7 +79,7 @@ func TestBenchFormatReadsBack(t *testing.T) {
 func TestBenchFormatOfASweep(t *testing.T) {
 	a, b, c := point(t, "8", "targeted", 0.9), point(t, "2", "targeted", 1), point(t, "2", "broadcast", 0.8)
 	b.Runs[0].Partial = "interrupted"
-	c.Config["only_here"] = "x y"
+	c.Config = append(c.Config, report.Pair{Key: "only_here", Value: "x y"})
 	var out bytes.Buffer
 	if err := WriteBench(&out, a, b, c); err != nil {
 		t.Fatal(err)

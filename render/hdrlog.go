@@ -61,7 +61,7 @@ func WriteHDRLog(w io.Writer, r *report.Report, every int) error {
 		" gcbench: " + oneLine(r.Title) + "; values in nanoseconds, " +
 			fmt.Sprintf("%d significant digits, one histogram per %d collections of a mode, tagged with the mode", HDRSignificantDigits, every),
 		" interval times spread each run's elapsed time evenly over its collections (gcbench records no time per collection)",
-		" config: " + strings.Join(configPairs(r), " "),
+		" config: " + r.Config.String(),
 	}
 	labels := runLabels(r)
 	for _, run := range r.Runs {

@@ -250,7 +250,7 @@ func inlineSVG(doc, title string) (template.HTML, error) {
 // htmlFacts are the preamble of a report: configuration, hosts, partial
 // runs, when each run started and its run-wide facts.
 func htmlFacts(r *report.Report) []Fact {
-	facts := []Fact{{Key: "config", Value: strings.Join(configPairs(r), " "), Verbatim: true}}
+	facts := []Fact{{Key: "config", Value: r.Config.String(), Verbatim: true}}
 	for _, run := range r.Runs {
 		facts = append(facts, Fact{Key: "host", Value: describeHost(run)})
 		if !run.Started.IsZero() {
@@ -379,8 +379,8 @@ func WriteScalingHTML(w io.Writer, s *report.Scaling, points []*report.Report, h
 }
 
 // pointID identifies a sweep point: its configuration and host.
-func pointID(config map[string]string, host string) string {
-	return host + "\x00" + strings.Join(report.ConfigPairs(config), " ")
+func pointID(config report.Config, host string) string {
+	return host + "\x00" + config.Sorted().String()
 }
 
 func writeHTMLPage(w io.Writer, page htmlPage) error {

@@ -66,7 +66,7 @@ func TestHTMLReportHoldsTheTextOutput(t *testing.T) {
 func TestHTMLEscapesFileText(t *testing.T) {
 	r := fixtureReport(t)
 	r.Runs[0].Modes[0].Name = `<script>alert(1)</script>`
-	r.Config["x"] = `"><img src=x onerror=alert(1)>`
+	r.Config = append(r.Config, report.Pair{Key: "x", Value: `"><img src=x onerror=alert(1)>`})
 	r.Title = "<b>pause</b>"
 	var b bytes.Buffer
 	if err := WriteHTML(&b, r); err != nil {
@@ -97,7 +97,7 @@ func TestScalingHTMLLinksEachPoint(t *testing.T) {
 	page := b.String()
 	for i, p := range s.Points {
 		id := []string{"point-1", "point-2", "point-3"}[i]
-		if !strings.Contains(page, `<th scope="row"><a href="#`+id+`">`+p.Config["wake"]+`</a></th>`) {
+		if !strings.Contains(page, `<th scope="row"><a href="#`+id+`">`+p.Config.Value("wake")+`</a></th>`) {
 			t.Errorf("row %d does not link to #%s", i+1, id)
 		}
 		if !strings.Contains(page, `<div id="`+id+`">`) {

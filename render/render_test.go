@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gcbench/gcbench/report"
+	"github.com/gcbench/gcbench/report/reporttest"
 	"github.com/gcbench/gcbench/stats"
 )
 
@@ -277,7 +278,7 @@ func TestLineBreaksInFileTextStayInTheirLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := report.NewReport("pause\nx", map[string]string{"k": "a\n\n# b"}, run)
+	r := report.NewReport("pause\nx", report.Config{{Key: "k", Value: "a\n\n# b"}}, run)
 	text := string(render(t, r, Text))
 	for _, line := range strings.Split(text, "\n") {
 		if line == "d" || strings.HasPrefix(line, "d ") || strings.HasPrefix(line, "x") || line == "1" {
@@ -368,5 +369,30 @@ func TestMergedAnatomyNamesTheHosts(t *testing.T) {
 	}
 	if notes := strings.Join(tab.Notes, "\n"); !strings.Contains(notes, "on bench-b add up to") {
 		t.Errorf("notes %q: the warning should name bench-b", notes)
+	}
+}
+
+// TestConfigShowsInItsOrder: every renderer that shows the configuration
+// shows its pairs in the report's order, not sorted.
+func TestConfigShowsInItsOrder(t *testing.T) {
+	r := fixtureReport(t)
+	r.Config = report.Config{{Key: "major_heap", Value: "2.5GiB"}, {Key: "workers", Value: "2"}, {Key: "gcs", Value: "200"}}
+	line := "major_heap=2.5GiB workers=2 gcs=200"
+	for _, f := range []Format{Text, Markdown} {
+		if out := string(render(t, r, f)); !strings.Contains(out, line) {
+			t.Errorf("%v: no %q in\n%.300s", f, line, out)
+		}
+	}
+	var page bytes.Buffer
+	if err := WriteHTML(&page, r); err != nil || !strings.Contains(page.String(), line) {
+		t.Errorf("HTML: %v, or no %q", err, line)
+	}
+	var hdr bytes.Buffer
+	if err := WriteHDRLog(&hdr, r, 100); err != nil || !strings.Contains(hdr.String(), line) {
+		t.Errorf("HDR log: %v, or no %q", err, line)
+	}
+	bench := string(render(t, r, Bench))
+	if !strings.Contains(bench, "cpu: "+reporttest.Machine.CPUModel+"\nmajor_heap: 2.5GiB\ngcs: 200\nhost-gomaxprocs: 2\n") {
+		t.Errorf("bench: the configuration's keys are not in its order after goos, goarch and cpu:\n%.300s", bench)
 	}
 }

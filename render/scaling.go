@@ -44,7 +44,7 @@ func ScalingTable(s *report.Scaling) *Table {
 		s.New, s.Base, s.New, stats.BootstrapResamples))
 	for _, p := range s.Points {
 		if p.Partial != "" {
-			t.Notes = append(t.Notes, fmt.Sprintf("PARTIAL: %s on %s: %s", strings.Join(report.ConfigPairs(p.Config), " "), p.Host, p.Partial))
+			t.Notes = append(t.Notes, fmt.Sprintf("PARTIAL: %s on %s: %s", p.Config, p.Host, p.Partial))
 		}
 	}
 	if hosts := s.Hosts(); len(hosts) > 1 && !slices.Contains(s.Keys, report.HostKey) {
@@ -56,10 +56,9 @@ func ScalingTable(s *report.Scaling) *Table {
 // fixedConfig lists the key=value pairs every point shares.
 func fixedConfig(s *report.Scaling) []string {
 	var out []string
-	for _, pair := range report.ConfigPairs(s.Points[0].Config) {
-		k, _, _ := strings.Cut(pair, "=")
-		if !slices.Contains(s.Keys, k) {
-			out = append(out, pair)
+	for _, kv := range s.Points[0].Config {
+		if !slices.Contains(s.Keys, kv.Key) {
+			out = append(out, kv.Key+"="+kv.Value)
 		}
 	}
 	return out

@@ -32,8 +32,8 @@ func point(t *testing.T, workers, wake string, ratio float64) *report.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return report.NewReport("minor-collection pause", map[string]string{"workers": workers, "wake": wake, "gcs": "50",
-		report.ConfigModes: "perjob,batch"}, run)
+	return report.NewReport("minor-collection pause", report.Config{{Key: "gcs", Value: "50"}, {Key: report.ConfigModes, Value: "perjob,batch"},
+		{Key: "wake", Value: wake}, {Key: "workers", Value: workers}}, run)
 }
 
 func TestScaling(t *testing.T) {
@@ -48,7 +48,7 @@ func TestScaling(t *testing.T) {
 	}
 	var order []string
 	for _, p := range s.Points {
-		order = append(order, p.Config["wake"]+"/"+p.Config["workers"])
+		order = append(order, p.Config.Value("wake")+"/"+p.Config.Value("workers"))
 	}
 	if got := strings.Join(order, " "); got != "broadcast/2 broadcast/8 broadcast/16 targeted/2 targeted/8" {
 		t.Errorf("rows in order %q: want by wake, then workers as numbers", got)

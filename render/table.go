@@ -3,8 +3,6 @@ package render
 import (
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -191,7 +189,7 @@ func WriteMarkdown(w io.Writer, r *report.Report) error {
 // into the one heading per column).
 func humanTable(r *report.Report, hostLine bool) *Table {
 	cols := columns(r)
-	t := &Table{Title: "gcbench: " + r.Title, Facts: []Fact{{Key: "config", Value: strings.Join(configPairs(r), " "), Verbatim: true}}}
+	t := &Table{Title: "gcbench: " + r.Title, Facts: []Fact{{Key: "config", Value: r.Config.String(), Verbatim: true}}}
 	for _, run := range r.Runs {
 		t.Facts = append(t.Facts, Fact{Key: "host", Value: describeHost(run)})
 		if run.Partial != "" {
@@ -224,14 +222,6 @@ func headerLine(cols []column, part int, first string) []string {
 		line = append(line, [...]string{h, t, bt}[part])
 	}
 	return line
-}
-
-func configPairs(r *report.Report) []string {
-	var cfg []string
-	for _, k := range slices.Sorted(maps.Keys(r.Config)) {
-		cfg = append(cfg, k+"="+r.Config[k])
-	}
-	return cfg
 }
 
 func describeHost(r report.Run) string {

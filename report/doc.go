@@ -1,5 +1,7 @@
 // Package report is the schema of gcbench's results: a Report holds what
-// was run (its configuration), and for each machine it ran on a Run with
+// was run (its configuration: key/value pairs in the order tables show
+// them, and the typed settings of their owner, carried as raw JSON), and
+// for each machine it ran on a Run with
 // the host, the pause samples per mode (µs), their summaries, counter means
 // and comparisons, and optionally the pause anatomy. It reads and writes
 // reports as JSON, merges runs of one configuration from several machines

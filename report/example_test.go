@@ -22,7 +22,7 @@ func ExampleNewRun() {
 	median, _ := c.ImprovementOf(stats.Median)
 	fmt.Printf("%s vs %s: median %+.1f%%, significant: %v\n", c.New, c.Base, median, c.Significant)
 
-	rep := report.NewReport("pause", map[string]string{"workers": "2"}, run)
+	rep := report.NewReport("pause", report.Config{{Key: "workers", Value: "2"}}, run)
 	if err := render.Write(os.Stdout, rep, render.CSV); err != nil {
 		fmt.Println(err)
 	}

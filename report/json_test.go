@@ -86,7 +86,7 @@ func TestReadJSONRejects(t *testing.T) {
 
 func TestMergeRequiresSameConfiguration(t *testing.T) {
 	a, b := reporttest.Report(t), reporttest.Report(t)
-	b.Config["gcs"] = "100"
+	b.Config[0] = report.Pair{Key: "gcs", Value: "100"}
 	_, err := report.Merge(a, b)
 	if !errors.Is(err, report.ErrConfigMismatch) || !strings.Contains(err.Error(), "gcs") {
 		t.Errorf("Merge = %v, want ErrConfigMismatch naming gcs", err)
@@ -155,5 +155,59 @@ func TestSettingsTravelAndV1StillReads(t *testing.T) {
 	other.Settings = json.RawMessage(`{"workers":3,"gcs":200}`)
 	if _, err := report.Merge(back, other); !errors.Is(err, report.ErrConfigMismatch) {
 		t.Errorf("merging other settings: err = %v, want ErrConfigMismatch", err)
+	}
+}
+
+// TestConfigKeepsItsOrder: a report's configuration reads back in the
+// order it was written; reports of either schema written before the order
+// mattered have their keys sorted, so they show as they did; the same
+// pairs in another order are the same configuration; and a key given
+// twice or a value that is not text is refused.
+func TestConfigKeepsItsOrder(t *testing.T) {
+	doc := func(schema, config string) string {
+		return `{"schema":"` + schema + `","unit":"µs","config":` + config + `,"runs":[{"modes":[{"name":"a","pauses_us":[1]}]}]}`
+	}
+	sorted := `{"gcs":"200","major_heap":"2.5GiB","workers":"2"}`
+	ordered := `{"major_heap":"2.5GiB","workers":"2","gcs":"200"}`
+	for _, tt := range []struct{ name, in, want string }{
+		{"version 1", doc(report.SchemaV1, sorted), "gcs=200 major_heap=2.5GiB workers=2"},
+		{"version 2 as written before the order mattered", doc(report.Schema, sorted), "gcs=200 major_heap=2.5GiB workers=2"},
+		{"version 2 in its owner's order", doc(report.Schema, ordered), "major_heap=2.5GiB workers=2 gcs=200"},
+		{"no configuration", doc(report.Schema, "null"), ""},
+	} {
+		r, err := report.ReadJSON(strings.NewReader(tt.in))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got := r.Config.String(); got != tt.want {
+			t.Errorf("%s: config %q, want %q", tt.name, got, tt.want)
+		}
+		var buf bytes.Buffer
+		if err := r.WriteJSON(&buf); err != nil {
+			t.Fatal(err)
+		}
+		if back, err := report.ReadJSON(&buf); err != nil || back.Config.String() != tt.want {
+			t.Errorf("%s: written and read again: %q, %v", tt.name, back.Config, err)
+		}
+	}
+
+	old, _ := report.ReadJSON(strings.NewReader(doc(report.Schema, sorted)))
+	now, _ := report.ReadJSON(strings.NewReader(doc(report.Schema, ordered)))
+	now.Runs[0].Host.Hostname = "elsewhere"
+	if m, err := report.Merge(now, old); err != nil || m.Config.String() != now.Config.String() {
+		t.Errorf("merging the same pairs in two orders: %v, %v (want the first's order)", m, err)
+	}
+
+	for name, config := range map[string]string{
+		"a key twice":      `{"gcs":"200","gcs":"300"}`,
+		"a number":         `{"gcs":200}`,
+		"not an object":    `["gcs","200"]`,
+		"a nested object":  `{"mutator":{"lifetime":"8"}}`,
+		"a string, alone":  `"gcs=200"`,
+		"a truncated pair": `{"gcs"}`,
+	} {
+		if _, err := report.ReadJSON(strings.NewReader(doc(report.Schema, config))); !errors.Is(err, report.ErrSchema) {
+			t.Errorf("%s: err = %v, want ErrSchema", name, err)
+		}
 	}
 }

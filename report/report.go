@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -60,10 +59,10 @@ type Report struct {
 	// Unit is the unit of pauses and of every summary statistic: always
 	// Unit ("µs"); improvements are percentages, p-values probabilities.
 	Unit string `json:"unit"`
-	// Config holds the experiment's settings as name → value, as tables
-	// show them and group by; reports merge only when their Configs are
-	// equal.
-	Config map[string]string `json:"config"`
+	// Config holds the experiment's settings as key/value pairs, in the
+	// order tables show them; reports group by them and merge only when
+	// their Configs are equal (Config.Equal: the same pairs, in any order).
+	Config Config `json:"config"`
 	// Settings holds the same settings typed, as their owner encodes them
 	// (gcsim.Experiment for gcbench run), for a program to read back
 	// without parsing Config's text; this package only carries them. It is
@@ -264,14 +263,15 @@ func (r Run) ModeNames() []string {
 	return names
 }
 
-// NewReport returns a Report of one run.
-func NewReport(title string, config map[string]string, run Run) *Report {
-	return &Report{Schema: Schema, Title: title, Unit: Unit, Config: maps.Clone(config), Runs: []Run{run}}
+// NewReport returns a Report of one run; config is copied.
+func NewReport(title string, config Config, run Run) *Report {
+	return &Report{Schema: Schema, Title: title, Unit: Unit, Config: slices.Clone(config), Runs: []Run{run}}
 }
 
 // Merge combines reports of the same configuration (equal Config, equal
 // Title) into one whose Runs are theirs in argument order, so renderers
-// show one column group per host. It returns an error wrapping
+// show one column group per host, and whose Config is the first report's,
+// in its order. It returns an error wrapping
 // ErrConfigMismatch naming the first difference otherwise (an anatomy that
 // differs is one), ErrDuplicateRun
 // if a run appears twice (the same file given twice, or a copy), and
@@ -281,7 +281,7 @@ func Merge(reports ...*Report) (*Report, error) {
 		return nil, fmt.Errorf("%w: nothing to merge", ErrInvalidInput)
 	}
 	first := reports[0]
-	out := &Report{Schema: Schema, Title: first.Title, Unit: Unit, Config: maps.Clone(first.Config), Settings: first.Settings,
+	out := &Report{Schema: Schema, Title: first.Title, Unit: Unit, Config: slices.Clone(first.Config), Settings: first.Settings,
 		Anatomy: first.Anatomy}
 	for i, r := range reports {
 		if r.Title != first.Title {
@@ -289,7 +289,7 @@ func Merge(reports ...*Report) (*Report, error) {
 		}
 		if k, ok := FirstDifference(first.Config, r.Config); ok {
 			return nil, fmt.Errorf("%w: %s has %s=%q, %s %s=%q",
-				ErrConfigMismatch, r.name(i), k, r.Config[k], first.name(0), k, first.Config[k])
+				ErrConfigMismatch, r.name(i), k, r.Config.Value(k), first.name(0), k, first.Config.Value(k))
 		}
 		if !sameSettings(first.Settings, r.Settings) {
 			return nil, fmt.Errorf("%w: %s has other settings than %s (their typed settings differ)",
@@ -337,28 +337,6 @@ func (r Run) sameAs(o Run) bool {
 		}
 	}
 	return true
-}
-
-// FirstDifference returns the alphabetically first key whose value
-// differs between the configurations a and b, a key only one of them has
-// among them; ok is false when they are equal. Merge refuses reports by
-// it, and gcbench sweep a saved point of another configuration.
-func FirstDifference(a, b map[string]string) (string, bool) {
-	keys := slices.Sorted(maps.Keys(a))
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		va, oka := a[k]
-		vb, okb := b[k]
-		if oka != okb || va != vb {
-			return k, true
-		}
-	}
-	return "", false
 }
 
 // WriteJSON writes r as indented JSON.
@@ -435,7 +413,7 @@ func (r *Report) checkAnatomy() error {
 
 // checkModes enforces ConfigModes.
 func (r *Report) checkModes() error {
-	want, ok := r.Config[ConfigModes]
+	want, ok := r.Config.Get(ConfigModes)
 	if !ok {
 		return nil
 	}

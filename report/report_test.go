@@ -63,23 +63,27 @@ func TestNewRunCopiesInputs(t *testing.T) {
 }
 
 // TestFirstDifferenceIsAlphabeticalAndCountsAbsentKeys: a key only one
-// configuration has is a difference, found from either side.
+// configuration has is a difference, found from either side; the pairs'
+// order is none.
 func TestFirstDifferenceIsAlphabeticalAndCountsAbsentKeys(t *testing.T) {
-	a := map[string]string{"b": "1", "d": "2"}
+	a := report.Config{{Key: "d", Value: "2"}, {Key: "b", Value: "1"}}
 	for _, c := range []struct {
-		b    map[string]string
+		b    report.Config
 		want string
 		ok   bool
 	}{
-		{map[string]string{"b": "1", "d": "2"}, "", false},
-		{map[string]string{"b": "1", "d": "3"}, "d", true},
-		{map[string]string{"b": "1", "d": "3", "a": "x"}, "a", true},
-		{map[string]string{"d": "2"}, "b", true},
-		{map[string]string{"b": "1", "c": "", "d": "2"}, "c", true},
+		{report.Config{{Key: "b", Value: "1"}, {Key: "d", Value: "2"}}, "", false},
+		{report.Config{{Key: "b", Value: "1"}, {Key: "d", Value: "3"}}, "d", true},
+		{report.Config{{Key: "b", Value: "1"}, {Key: "d", Value: "3"}, {Key: "a", Value: "x"}}, "a", true},
+		{report.Config{{Key: "d", Value: "2"}}, "b", true},
+		{report.Config{{Key: "b", Value: "1"}, {Key: "c"}, {Key: "d", Value: "2"}}, "c", true},
 	} {
-		for _, pair := range [][2]map[string]string{{a, c.b}, {c.b, a}} {
+		for _, pair := range [][2]report.Config{{a, c.b}, {c.b, a}} {
 			if k, ok := report.FirstDifference(pair[0], pair[1]); k != c.want || ok != c.ok {
 				t.Errorf("report.FirstDifference(%v, %v) = %q, %v; want %q, %v", pair[0], pair[1], k, ok, c.want, c.ok)
+			}
+			if eq := pair[0].Equal(pair[1]); eq == c.ok {
+				t.Errorf("(%v).Equal(%v) = %v", pair[0], pair[1], eq)
 			}
 		}
 	}

@@ -43,7 +43,7 @@ type ScalingCounter struct {
 
 // A ScalingPoint is one row of a Scaling.
 type ScalingPoint struct {
-	Config     map[string]string  `json:"config"`
+	Config     Config             `json:"config"`
 	Host       string             `json:"host"`
 	Partial    string             `json:"partial,omitempty"`
 	TrimMean10 stats.Ratio        `json:"trimmean10_ratio"`
@@ -79,10 +79,9 @@ func NewScalingContext(ctx context.Context, reports []*Report, base, new string,
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", r.name(i), err)
 			}
-			id := p.Host + "\x00" + strings.Join(ConfigPairs(p.Config), " ")
+			id := p.Host + "\x00" + p.Config.Sorted().String()
 			if seen[id] {
-				return nil, fmt.Errorf("%w: %s repeats a point (%s on %s)", ErrDuplicateRun, r.name(i),
-					strings.Join(ConfigPairs(p.Config), " "), p.Host)
+				return nil, fmt.Errorf("%w: %s repeats a point (%s on %s)", ErrDuplicateRun, r.name(i), p.Config, p.Host)
 			}
 			seen[id] = true
 			s.Points = append(s.Points, p)
@@ -103,7 +102,7 @@ func NewScalingContext(ctx context.Context, reports []*Report, base, new string,
 	return s, nil
 }
 
-func scalingPoint(ctx context.Context, config map[string]string, run Run, base, new string, counters []ScalingCounter) (ScalingPoint, error) {
+func scalingPoint(ctx context.Context, config Config, run Run, base, new string, counters []ScalingCounter) (ScalingPoint, error) {
 	bm, nm := run.Mode(base), run.Mode(new)
 	if bm == nil || nm == nil {
 		return ScalingPoint{}, fmt.Errorf("%w: the run on %s has modes %s, not both %s and %s",
@@ -149,7 +148,7 @@ func (p ScalingPoint) Value(key string) string {
 	if key == HostKey {
 		return p.Host
 	}
-	return p.Config[key]
+	return p.Config.Value(key)
 }
 
 // varyingKeys lists the configuration keys (and the host) whose values
@@ -163,8 +162,8 @@ func varyingKeys(points []ScalingPoint) []string {
 		values[k][v] = true
 	}
 	for _, p := range points {
-		for k, v := range p.Config {
-			add(k, v)
+		for _, kv := range p.Config {
+			add(kv.Key, kv.Value)
 		}
 		add(HostKey, p.Host)
 	}
@@ -188,7 +187,7 @@ func varyingKeys(points []ScalingPoint) []string {
 func configOnTwoHosts(points []ScalingPoint) bool {
 	host := map[string]string{}
 	for _, p := range points {
-		id := strings.Join(ConfigPairs(p.Config), " ")
+		id := p.Config.Sorted().String()
 		if h, ok := host[id]; ok && h != p.Host {
 			return true
 		}
@@ -214,7 +213,7 @@ func missingSomewhere(points []ScalingPoint, k string) bool {
 		return false
 	}
 	for _, p := range points {
-		if _, ok := p.Config[k]; !ok {
+		if _, ok := p.Config.Get(k); !ok {
 			return true
 		}
 	}
@@ -237,13 +236,4 @@ func CompareValues(a, b string) int {
 		return cmp.Compare(x, y)
 	}
 	return strings.Compare(a, b)
-}
-
-// ConfigPairs returns config as "key=value" pairs sorted by key.
-func ConfigPairs(config map[string]string) []string {
-	var pairs []string
-	for _, k := range slices.Sorted(maps.Keys(config)) {
-		pairs = append(pairs, k+"="+config[k])
-	}
-	return pairs
 }

@@ -136,16 +136,22 @@ func (o predictOptions) predictionConfig() gcsim.Config {
 
 // checkablePoints refuses points saved before typed settings, which the
 // check cannot read, and points made with and without --lock-collector
-// together: one check would pool two measured systems.
+// together: one check would pool two measured systems. A point whose
+// settings do not read is left to the check, which leaves it out.
 func checkablePoints(reports []*report.Report, names []string) error {
+	first, locked := -1, false
 	for i, r := range reports {
-		if !check.HasSettings(r) {
+		e, err := gcsim.ReadExperiment(r)
+		switch {
+		case errors.Is(err, gcsim.ErrNoSettings):
 			return usagef("%s: a point of schema %s, saved without typed settings: sweep it again with this gcbench "+
 				"(gcbench sweep, with the settings its configuration lists)", names[i], r.Schema)
-		}
-		if got, first := r.Config[configCollector], reports[0].Config[configCollector]; got != first {
-			return usagef("--dir: %s was made with collector=%q, %s with %q: check points made with and without "+
-				"--lock-collector apart", names[0], first, names[i], got)
+		case err != nil:
+		case first < 0:
+			first, locked = i, e.LockCollector
+		case e.LockCollector != locked:
+			return usagef("--dir: %s was made with lock_collector=%v, %s with %v: check points made with and without "+
+				"--lock-collector apart", names[first], locked, names[i], e.LockCollector)
 		}
 	}
 	return nil

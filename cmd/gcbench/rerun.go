@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
+	"errors"
 	"io"
 
 	"github.com/gcbench/gcbench/gcsim"
-	"github.com/gcbench/gcbench/report"
 	"github.com/gcbench/gcbench/workerpool"
 	"github.com/spf13/pflag"
 )
@@ -18,17 +16,12 @@ import (
 // beside --config overrides that one setting and nothing else, and
 // settings no flag sets (the mutator's) come from the file alone.
 
-// defaultExperiment is what run does with no flags: the seed experiment.
-func defaultExperiment() gcsim.Experiment {
-	return gcsim.Experiment{Config: gcsim.DefaultConfig(), Modes: []gcsim.Mode{gcsim.Serial, gcsim.PerJob, gcsim.Batch}, GCs: 1500, Warmup: 50}
-}
-
 // runDefaults returns the flags' defaults: the file --config names in
-// args, if any, else defaultExperiment.
+// args, if any, else the seed experiment.
 func runDefaults(ctx context.Context, args []string) (gcsim.Experiment, string, error) {
 	name := configArg(args)
 	if name == "" {
-		return defaultExperiment(), "", nil
+		return gcsim.DefaultExperiment(), "", nil
 	}
 	e, err := loadExperiment(ctx, name)
 	return e, name, err
@@ -57,49 +50,22 @@ func configArg(args []string) string {
 }
 
 // loadExperiment reads the experiment saved in the report in file name,
-// strictly: an unknown key or a bad value is an error naming the file and
-// the key, and a report saved before typed settings says how to make one.
+// strictly (gcsim.ReadExperiment): an unknown key or a bad value is an
+// error naming the file and the key, and a report saved before typed
+// settings says how to make one.
 func loadExperiment(ctx context.Context, name string) (gcsim.Experiment, error) {
 	r, err := readReport(ctx, name)
 	if err != nil {
 		return gcsim.Experiment{}, usagef("--config %v", err) // names the file
 	}
-	if len(r.Settings) == 0 {
+	e, err := gcsim.ReadExperiment(r)
+	switch {
+	case errors.Is(err, gcsim.ErrNoSettings):
 		return gcsim.Experiment{}, usagef("--config %s: a report of schema %s has no saved settings to rerun: "+
 			"regenerate it with this gcbench (gcbench run --format json, with the settings its configuration lists)",
 			name, r.Schema)
-	}
-	e, err := savedExperiment(r)
-	if err != nil {
+	case err != nil:
 		return gcsim.Experiment{}, usagef("--config %s: %v", name, err)
 	}
 	return e, nil
-}
-
-// savedExperiment decodes a report's Settings onto defaultExperiment,
-// strictly, and validates the simulation: every error names the key.
-func savedExperiment(r *report.Report) (gcsim.Experiment, error) {
-	e := defaultExperiment()
-	if err := json.Unmarshal(r.Settings, &e); err != nil {
-		return gcsim.Experiment{}, err
-	}
-	if err := e.Config.Validate(); err != nil {
-		return gcsim.Experiment{}, err
-	}
-	return e, nil
-}
-
-// experiment is the run's settings as the report saves them.
-func (o *runOptions) experiment() gcsim.Experiment {
-	return gcsim.Experiment{Config: o.cfg, Modes: o.modes, GCs: o.gcs, Warmup: o.warmup,
-		GOMAXPROCS: o.gomaxprocs, LockCollector: o.lockCollector}
-}
-
-// settings encodes the run's experiment for the report's Settings.
-func (o *runOptions) settings() (json.RawMessage, error) {
-	b, err := json.Marshal(o.experiment())
-	if err != nil {
-		return nil, fmt.Errorf("saving the configuration: %w", err)
-	}
-	return b, nil
 }

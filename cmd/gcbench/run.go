@@ -9,18 +9,14 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/heap"
-	"github.com/gcbench/gcbench/internal/bytesize"
 	"github.com/gcbench/gcbench/internal/flagvalue"
 	"github.com/gcbench/gcbench/internal/host"
 	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/internal/termprogress"
-	"github.com/gcbench/gcbench/report"
 	"github.com/gcbench/gcbench/setting"
 	"github.com/gcbench/gcbench/trace"
 	"github.com/gcbench/gcbench/workerpool"
@@ -42,18 +38,13 @@ Sizes take a unit: 2.5GiB, 2560MiB, 4MiB (binary) or 1GB, 500MB (decimal).
 flags:
 `
 
-// runOptions are run's parsed flags.
+// runOptions are run's parsed flags: the experiment, and what run does
+// with it.
 type runOptions struct {
-	cfg        gcsim.Config
-	gcs        int
-	warmup     int
-	modes      []gcsim.Mode
+	gcsim.Experiment
 	cpuprofile string
 	trace      string
-	gomaxprocs int
-	// lockCollector runs the collections on one OS thread (lockThread).
-	lockCollector bool
-	output        outputFlags
+	output     outputFlags
 }
 
 // parseRunFlags parses run's arguments. It returns (nil, nil) after
@@ -64,34 +55,34 @@ func parseRunFlags(ctx context.Context, args []string, stdout io.Writer) (*runOp
 		return nil, err
 	}
 	def := base.Config
-	o := &runOptions{cfg: def}
+	o := &runOptions{Experiment: base}
 	fs := newFlagSet("run")
 	fs.SortFlags = false
 	fs.String("config", config, "rerun the experiment saved in report `FILE.json` (gcbench run --format json): its settings "+
 		"become the flags' defaults, so a flag given beside it overrides that setting alone")
-	fs.Var(flagvalue.NewSize(&o.cfg.MajorHeap, def.MajorHeap, 0), "major-heap", "major heap `size`: old objects in 16 KiB blocks")
-	fs.Var(flagvalue.NewSize(&o.cfg.LOS, def.LOS, 0), "los", "large-object space `size`: objects over 8000 bytes")
-	fs.Var(flagvalue.NewSize(&o.cfg.Nursery, def.Nursery, 0), "nursery", "nursery `size`: what the mutator fills between two minor collections")
-	fs.Var(flagvalue.NewInt(&o.cfg.Workers, def.Workers, 1, workerpool.MaxWorkers), "workers", "collector workers, one per CPU unless set")
-	fs.Var(flagvalue.NewInt(&o.gcs, base.GCs, 1, maxRunCollections), "gcs", "timed minor collections per mode")
-	fs.Var(flagvalue.NewInt(&o.warmup, base.Warmup, 0, maxRunCollections), "warmup", "untimed collections per mode before timing starts")
-	fs.Var(flagvalue.NewList(&o.modes, base.Modes, flagvalue.OneOf(gcsim.ParseMode, gcsim.ModeNames())), "modes",
+	fs.Var(flagvalue.NewSize(&o.Config.MajorHeap, def.MajorHeap, 0), "major-heap", "major heap `size`: old objects in 16 KiB blocks")
+	fs.Var(flagvalue.NewSize(&o.Config.LOS, def.LOS, 0), "los", "large-object space `size`: objects over 8000 bytes")
+	fs.Var(flagvalue.NewSize(&o.Config.Nursery, def.Nursery, 0), "nursery", "nursery `size`: what the mutator fills between two minor collections")
+	fs.Var(flagvalue.NewInt(&o.Config.Workers, def.Workers, 1, workerpool.MaxWorkers), "workers", "collector workers, one per CPU unless set")
+	fs.Var(flagvalue.NewInt(&o.GCs, base.GCs, 1, maxRunCollections), "gcs", "timed minor collections per mode")
+	fs.Var(flagvalue.NewInt(&o.Warmup, base.Warmup, 0, maxRunCollections), "warmup", "untimed collections per mode before timing starts")
+	fs.Var(flagvalue.NewList(&o.Modes, base.Modes, flagvalue.OneOf(gcsim.ParseMode, gcsim.ModeNames())), "modes",
 		"modes to compare, in column order; the last is compared with each earlier one "+
 			"(serial: jobs run inline; perjob: one enqueue and wake per job, then Start; batch: one enqueue and wake for all, "+
 			"then Start, which wakes again, as SGen's fix did; startbatch: the batch and Start under one lock, one wake)")
-	fs.Var(flagvalue.NewEnum(&o.cfg.Backend, def.Backend, workerpool.ParseBackend, workerpool.BackendNames()), "backend",
+	fs.Var(flagvalue.NewEnum(&o.Config.Backend, def.Backend, workerpool.ParseBackend, workerpool.BackendNames()), "backend",
 		"worker backend: native (SGen's pool in C on pthreads; needs a cgo build), threads (Go-locked OS threads "+
 			"parked on futexes) or goroutines")
-	fs.Var(flagvalue.NewEnum(&o.cfg.Mutex, mutexDefault(def), workerpool.ParseMutexKind, workerpool.MutexKindNames()), "mutex",
+	fs.Var(flagvalue.NewEnum(&o.Config.Mutex, mutexDefault(def), workerpool.ParseMutexKind, workerpool.MutexKindNames()), "mutex",
 		"the native backend's pthread mutex: pi (PTHREAD_PRIO_INHERIT, mono's on Linux), normal or adaptive")
-	fs.Var(flagvalue.NewEnum(&o.cfg.Wake, def.Wake, workerpool.ParseWakePolicy, workerpool.WakePolicyNames()), "wake",
+	fs.Var(flagvalue.NewEnum(&o.Config.Wake, def.Wake, workerpool.ParseWakePolicy, workerpool.WakePolicyNames()), "wake",
 		"wake policy of the pool modes: broadcast, signal, targeted or spin")
-	fs.Uint64Var(&o.cfg.Seed, "seed", def.Seed, "seed of the mutator's random choices (same seed, same heap)")
-	fs.Var(flagvalue.NewInt(&o.gomaxprocs, base.GOMAXPROCS, 0, maxRunGOMAXPROCS), "gomaxprocs", "GOMAXPROCS during the run; 0 = auto: workers+1 when --backend is threads or native and "+
+	fs.Uint64Var(&o.Config.Seed, "seed", def.Seed, "seed of the mutator's random choices (same seed, same heap)")
+	fs.Var(flagvalue.NewInt(&o.GOMAXPROCS, base.GOMAXPROCS, 0, maxRunGOMAXPROCS), "gomaxprocs", "GOMAXPROCS during the run; 0 = auto: workers+1 when --backend is threads or native and "+
 		"a pool mode runs, else the runtime's default; the host line gives the value in force "+
 		"(why: docs/methodology.md)")
-	registerLockCollector(fs, &o.lockCollector, base.LockCollector)
-	fs.BoolVar(&o.cfg.Verify, "verify", def.Verify, "run the heap verifier after every collection (slow; checks, does not time)")
+	registerLockCollector(fs, &o.LockCollector, base.LockCollector)
+	fs.BoolVar(&o.Config.Verify, "verify", def.Verify, "run the heap verifier after every collection (slow; checks, does not time)")
 	o.output.register(fs)
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof FILE)")
 	fs.StringVar(&o.trace, "trace", "", "write an event trace of the run to `FILE`: collections, jobs per worker, enqueues, wakes "+
@@ -109,10 +100,10 @@ func parseRunFlags(ctx context.Context, args []string, stdout io.Writer) (*runOp
 }
 
 func (o *runOptions) validate(fs *pflag.FlagSet) error {
-	if err := checkMutex(fs, o.cfg.Backend, &o.cfg.Mutex); err != nil {
+	if err := checkMutex(fs, o.Config.Backend, &o.Config.Mutex); err != nil {
 		return err
 	}
-	if err := checkConfig(o.cfg, fs); err != nil {
+	if err := checkConfig(o.Config, fs); err != nil {
 		return err
 	}
 	if err := o.output.check(fs); err != nil {
@@ -183,28 +174,29 @@ func cmdRun(ctx context.Context, e *env, args []string) (err error) {
 		defer func() { err = joinErrors(err, stop()) }()
 	}
 	defer o.setProcs()()                                           // after the report, whose host records the value in force
-	bar := termprogress.OnTerminal(e.stderr, o.modeNames(), o.gcs) // nil, a no-op, off a terminal
+	bar := termprogress.OnTerminal(e.stderr, o.modeNames(), o.GCs) // nil, a no-op, off a terminal
 	facts := map[string]float64{}
 	var finishTrace func(keep bool) error
 	if o.trace != "" {
-		if o.cfg.Trace, finishTrace, err = startTrace(ctx, o.trace, e.temps); err != nil {
+		if o.Config.Trace, finishTrace, err = startTrace(ctx, o.trace, e.temps); err != nil {
 			return err
 		}
 	}
-	res, started, err := o.compare(ctx, func(m gcsim.Mode, done, total int) { bar.Update(indexOf(o.modes, m), done, total) })
+	started := time.Now() // as the report records it
+	res, err := o.Run(ctx, func(m gcsim.Mode, done, total int) { bar.Update(slices.Index(o.Modes, m), done, total) })
 	bar.Finish()
-	partial := partialReason(ctx, err, res, o.gcs)
+	partial := partialReason(ctx, err, res, o.GCs)
 	measured := err == nil || partial != ""
 	if finishTrace != nil {
 		// A trace of a run that measured something is kept, closed with
 		// its end block; one of a run that failed or measured nothing is not.
 		err = joinErrors(err, finishTrace(measured))
-		maps.Copy(facts, gcsim.TraceFacts(o.cfg.Trace.Stats()))
+		maps.Copy(facts, gcsim.TraceFacts(o.Config.Trace.Stats()))
 	}
 	if !measured {
 		return err
 	}
-	report, rerr := o.report(res, started, facts, partial)
+	report, rerr := o.Report(res, gcsim.ReportOptions{Host: host.Probe(), Started: started, Facts: facts, Partial: partial})
 	if rerr != nil {
 		return joinErrors(err, rerr)
 	}
@@ -236,52 +228,16 @@ const maxRunCollections = 1 << 40
 // plus the collecting goroutine's.
 const maxRunGOMAXPROCS = workerpool.MaxWorkers + 1
 
-// setProcs sets GOMAXPROCS to procs's value for o.modes and returns what
-// restores the previous one; a caller defers it past the report, whose
-// host records the value in force.
+// setProcs sets GOMAXPROCS to the experiment's (gcsim.Experiment.Procs)
+// and returns what restores the previous one; a caller defers it past the
+// report, whose host records the value in force.
 func (o *runOptions) setProcs() (restore func()) {
-	prev, n := runtime.GOMAXPROCS(0), o.procs(o.modes)
+	prev, n := runtime.GOMAXPROCS(0), o.Procs()
 	if n == prev {
 		return func() {}
 	}
 	runtime.GOMAXPROCS(n)
 	return func() { runtime.GOMAXPROCS(prev) }
-}
-
-// compare runs o's comparison of its modes, on an OS thread of its own
-// under --lock-collector, calling progress after every recorded
-// collection; started is when it began, as the report records it.
-func (o *runOptions) compare(ctx context.Context, progress func(m gcsim.Mode, done, total int)) (res *gcsim.Result, started time.Time, err error) {
-	opt := gcsim.CompareOptions{Modes: o.modes, GCs: o.gcs, Warmup: o.warmup, Progress: progress}
-	started = time.Now()
-	release := o.lockThread()
-	defer release()
-	res, err = gcsim.Compare(ctx, o.cfg, opt)
-	return res, started, err
-}
-
-// procs is the GOMAXPROCS the run uses: --gomaxprocs, or in auto mode
-// workers+1 when Threads or Native workers run (gcsim's package
-// documentation explains why: at GOMAXPROCS = cores the Threads backend
-// measures the Go runtime's P hand-off rather than kernel wakes, and each
-// Native callback needs a P), else the current value.
-func (o *runOptions) procs(modes []gcsim.Mode) int {
-	if o.gomaxprocs > 0 {
-		return o.gomaxprocs
-	}
-	if o.cfg.Backend != workerpool.Goroutines && slices.ContainsFunc(modes, func(m gcsim.Mode) bool { return m != gcsim.Serial }) {
-		return o.cfg.Workers + 1
-	}
-	return runtime.GOMAXPROCS(0)
-}
-
-func indexOf(modes []gcsim.Mode, m gcsim.Mode) int {
-	for i, x := range modes {
-		if x == m {
-			return i
-		}
-	}
-	return -1
 }
 
 // startTrace starts a trace session streaming into an output file for
@@ -332,123 +288,16 @@ func startCPUProfile(ctx context.Context, path string, temps *outfile.Set) (stop
 	}, nil
 }
 
-// report converts gcsim's records into a report.
-// A non-empty partial says why the run stopped early.
-func (o *runOptions) report(res *gcsim.Result, started time.Time, facts map[string]float64, partial string) (*report.Report, error) {
-	inputs := make([]report.ModeInput, len(res.Modes))
-	for i, mr := range res.Modes {
-		inputs[i] = modeInput(mr)
-	}
-	run, err := report.NewRun(host.Probe(), inputs)
-	if err != nil {
-		return nil, err
-	}
-	run.Partial = partial
-	run.Started = started.UTC().Truncate(time.Second)
-	run.Elapsed = report.Duration(res.Elapsed.Round(time.Millisecond))
-	run.Facts = res.Facts(o.warmup)
-	maps.Copy(run.Facts, facts)
-	r := report.NewReport("minor-collection pause", o.config(), run)
-	if r.Settings, err = o.settings(); err != nil {
-		return nil, err
-	}
-	r.Anatomy = pauseAnatomy()
-	return r, nil
-}
-
-// config is the experiment's configuration as the report records it; two
-// runs merge only if these agree.
-func (o *runOptions) config() map[string]string {
-	cfg := o.cfg
-	c := map[string]string{
-		heap.KeyMajorHeap: bytesize.Format(cfg.MajorHeap), heap.KeyLOS: bytesize.Format(cfg.LOS),
-		heap.KeyNursery: bytesize.Format(cfg.Nursery), gcsim.KeyWorkers: strconv.Itoa(cfg.Workers),
-		gcsim.KeyGCs: strconv.Itoa(o.gcs), gcsim.KeyWarmup: strconv.Itoa(o.warmup), report.ConfigModes: strings.Join(o.modeNames(), ","),
-		gcsim.KeyBackend: cfg.Backend.String(), gcsim.KeyWake: cfg.Wake.String(), gcsim.KeySeed: strconv.FormatUint(cfg.Seed, 10),
-		gcsim.KeyVerify: strconv.FormatBool(cfg.Verify), gcsim.KeyGOMAXPROCS: o.gomaxprocsSetting(),
-	}
-	if cfg.Backend == workerpool.Native { // only there: earlier reports' configurations stay as they were
-		c[gcsim.KeyMutex] = cfg.Mutex.String()
-	}
-	if o.lockCollector { // recorded only when set, so that earlier reports keep their configuration
-		c[configCollector] = lockedCollector
-	}
-	return c
-}
-
-// configCollector is the displayed configuration's key for how the
-// collections ran, lockedCollector its value for a run with
-// --lock-collector (absent otherwise).
-const (
-	configCollector = "collector"
-	lockedCollector = "locked-thread"
-)
-
 // registerLockCollector adds --lock-collector, shared by run and sweep.
 func registerLockCollector(fs *pflag.FlagSet, lock *bool, def bool) {
 	fs.BoolVar(lock, "lock-collector", def, "run the collections on one OS thread, as SGen's collector is one thread "+
 		"(runtime.LockOSThread; what it changes: docs/methodology.md)")
 }
 
-// lockThread locks the calling goroutine, which runs the collections, to
-// its OS thread if --lock-collector asks it, and returns the unlock.
-func (o *runOptions) lockThread() (release func()) {
-	if !o.lockCollector {
-		return func() {}
-	}
-	runtime.LockOSThread()
-	return runtime.UnlockOSThread
-}
-
 func (o *runOptions) modeNames() []string {
-	names := make([]string, len(o.modes))
-	for i, m := range o.modes {
+	names := make([]string, len(o.Modes))
+	for i, m := range o.Modes {
 		names[i] = m.String()
 	}
 	return names
-}
-
-// pauseAnatomy is gcsim's anatomy of a pause (its parts and the counters
-// that explain them) as the report draws it.
-func pauseAnatomy() *report.Anatomy {
-	rows := func(cs []gcsim.Counter) []report.AnatomyRow {
-		out := make([]report.AnatomyRow, len(cs))
-		for i, c := range cs {
-			out[i] = report.AnatomyRow{Key: c.String(), Label: c.Label()}
-		}
-		return out
-	}
-	return &report.Anatomy{Parts: rows(gcsim.AnatomyParts()), Counters: rows(gcsim.AnatomyCounters())}
-}
-
-// modeInput turns one mode's records into pause samples (µs), gcsim's
-// per-collection counters, and the indices of samples the host's Go
-// collector overlapped. A counter a record did not count is absent (shown
-// as n/a, not as 0).
-func modeInput(mr gcsim.ModeResult) report.ModeInput {
-	counters := gcsim.Counters()
-	in := report.ModeInput{Name: mr.Mode.String(), Pauses: make([]float64, len(mr.Records)),
-		Counters: make(map[string][]float64, len(counters))}
-	for i := range mr.Records {
-		r := &mr.Records[i]
-		in.Pauses[i] = float64(r.Pause) / float64(time.Microsecond)
-		if r.HostGCs > 0 {
-			in.Disturbed = append(in.Disturbed, i)
-		}
-		for _, c := range counters {
-			if v, ok := c.Value(r); ok {
-				in.Counters[c.String()] = append(in.Counters[c.String()], v)
-			}
-		}
-	}
-	return in
-}
-
-// gomaxprocsSetting is --gomaxprocs as the configuration records it: what
-// was asked for ("auto" or a number); the host records the value in force.
-func (o *runOptions) gomaxprocsSetting() string {
-	if o.gomaxprocs == 0 {
-		return "auto"
-	}
-	return strconv.Itoa(o.gomaxprocs)
 }

@@ -8,18 +8,17 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
-	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/heap"
 	"github.com/gcbench/gcbench/internal/bytesize"
 	"github.com/gcbench/gcbench/internal/flagvalue"
+	"github.com/gcbench/gcbench/internal/host"
 	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/internal/termprogress"
-	"github.com/gcbench/gcbench/report"
 	"github.com/gcbench/gcbench/workerpool"
 	"github.com/spf13/pflag"
 )
@@ -50,7 +49,7 @@ type sweepOptions struct {
 
 func parseSweepFlags(args []string, stdout io.Writer) (*sweepOptions, error) {
 	def := gcsim.DefaultConfig()
-	o := &sweepOptions{base: runOptions{cfg: def}}
+	o := &sweepOptions{base: runOptions{Experiment: gcsim.Experiment{Config: def}}}
 	fs := newFlagSet("sweep")
 	fs.SortFlags = false
 	fs.StringVar(&o.dir, "dir", "", "directory of the points' JSON files (created if missing; required)")
@@ -63,14 +62,14 @@ func parseSweepFlags(args []string, stdout io.Writer) (*sweepOptions, error) {
 		"mutex", "pthread mutex kinds of the native backend's points (each native point runs once per kind)")
 	fs.Var(flagvalue.NewList(&o.grid.MajorHeaps, []int64{512 << 20}, bytesize.Parse).Showing(bytesize.Format), "major-heap", "major heap sizes")
 	fs.Var(flagvalue.NewList(&o.grid.LOSes, []int64{256 << 20}, bytesize.Parse).Showing(bytesize.Format), "los", "large-object space sizes")
-	fs.Var(flagvalue.NewSize(&o.base.cfg.Nursery, def.Nursery, 0), "nursery", "nursery `size` of every point")
-	fs.Var(flagvalue.NewInt(&o.base.gcs, 300, 1, maxRunCollections), "gcs", "timed minor collections per mode and point")
-	fs.Var(flagvalue.NewInt(&o.base.warmup, 20, 0, maxRunCollections), "warmup", "untimed collections per mode and point")
-	fs.Var(flagvalue.NewList(&o.base.modes, []gcsim.Mode{gcsim.PerJob, gcsim.Batch}, flagvalue.OneOf(gcsim.ParseMode, gcsim.ModeNames())), "modes",
+	fs.Var(flagvalue.NewSize(&o.base.Config.Nursery, def.Nursery, 0), "nursery", "nursery `size` of every point")
+	fs.Var(flagvalue.NewInt(&o.base.GCs, 300, 1, maxRunCollections), "gcs", "timed minor collections per mode and point")
+	fs.Var(flagvalue.NewInt(&o.base.Warmup, 20, 0, maxRunCollections), "warmup", "untimed collections per mode and point")
+	fs.Var(flagvalue.NewList(&o.base.Modes, []gcsim.Mode{gcsim.PerJob, gcsim.Batch}, flagvalue.OneOf(gcsim.ParseMode, gcsim.ModeNames())), "modes",
 		"modes each point compares, in column order; report compares the last two")
-	fs.Uint64Var(&o.base.cfg.Seed, "seed", def.Seed, "seed of the mutator's random choices")
-	fs.Var(flagvalue.NewInt(&o.base.gomaxprocs, 0, 0, maxRunGOMAXPROCS), "gomaxprocs", "GOMAXPROCS per point; 0 = auto, as run's")
-	registerLockCollector(fs, &o.base.lockCollector, false)
+	fs.Uint64Var(&o.base.Config.Seed, "seed", def.Seed, "seed of the mutator's random choices")
+	fs.Var(flagvalue.NewInt(&o.base.GOMAXPROCS, 0, 0, maxRunGOMAXPROCS), "gomaxprocs", "GOMAXPROCS per point; 0 = auto, as run's")
+	registerLockCollector(fs, &o.base.LockCollector, false)
 	o.shardSize = 1 // before the flag, whose help shows it: every point, 0/1
 	fs.Var(flagvalue.NewShard(&o.shardIndex, &o.shardSize), "shard", "`i/n`: run only the points whose index is i modulo n (0 ≤ i < n), e.g. "+
 		"$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT or $JOB_COMPLETION_INDEX/N")
@@ -89,14 +88,14 @@ func (o *sweepOptions) validate(fs *pflag.FlagSet) error {
 	if o.dir == "" {
 		return usagef("--dir is required: the directory the points are saved in")
 	}
-	if len(o.base.modes) < 2 {
+	if len(o.base.Modes) < 2 {
 		return usagef("--modes %s: a sweep compares at least two modes", strings.Join(o.base.modeNames(), ","))
 	}
 	if fs.Changed("mutex") && !slices.Contains(o.grid.Backends, workerpool.Native) {
 		return usagef("--mutex: only the native backend has mutex kinds, and --backend has no native")
 	}
 	for _, p := range o.points() {
-		if err := checkConfig(p.cfg, fs); err != nil {
+		if err := checkConfig(p.Config, fs); err != nil {
 			return usagef("point %s: %v", p.name(), err)
 		}
 	}
@@ -133,24 +132,17 @@ func checkPoints(dir string, todo, done []*runOptions) error {
 // grid's configurations, in gcsim.Grid.Configs's fixed order.
 func (o *sweepOptions) points() []*runOptions {
 	var out []*runOptions
-	for _, cfg := range o.grid.Configs(o.base.cfg) {
+	for _, cfg := range o.grid.Configs(o.base.Config) {
 		p := o.base
-		p.modes = append([]gcsim.Mode(nil), o.base.modes...)
-		p.cfg = cfg
+		p.Modes = slices.Clone(o.base.Modes)
+		p.Config = cfg
 		out = append(out, &p)
 	}
 	return out
 }
 
 // name is a point's file name (without .json): what varies in a grid.
-func (o *runOptions) name() string {
-	c := o.cfg
-	backend := c.Backend.String()
-	if c.Backend == workerpool.Native {
-		backend += "-" + c.Mutex.String()
-	}
-	return fmt.Sprintf("workers%d-%s-%s-major%s-los%s", c.Workers, c.Wake, backend, bytesize.Format(c.MajorHeap), bytesize.Format(c.LOS))
-}
+func (o *runOptions) name() string { return o.Config.PointName() }
 
 // cmdSweep is `gcbench sweep`.
 func cmdSweep(ctx context.Context, e *env, args []string) error {
@@ -198,7 +190,7 @@ func (o *sweepOptions) path(p *runOptions) string { return filepath.Join(o.dir, 
 // is reported and the sweep goes on, then fails naming the failed points;
 // any other error, a stop among them, ends it.
 func (o *sweepOptions) run(ctx context.Context, e *env, todo []*runOptions) error {
-	bar := termprogress.SeriesOnTerminal(e.stderr, "sweep", len(todo)*len(o.base.modes)*o.base.gcs) // nil, a no-op, off a terminal
+	bar := termprogress.SeriesOnTerminal(e.stderr, "sweep", len(todo)*len(o.base.Modes)*o.base.GCs) // nil, a no-op, off a terminal
 	defer bar.Finish()
 	var failed []string
 	for i, p := range todo {
@@ -231,12 +223,12 @@ func pointFailed(err error) bool {
 	return errors.Is(err, heap.ErrMajorHeapFull) || errors.Is(err, heap.ErrVerify)
 }
 
-// pointDone reports whether path holds a saved point of p's
-// configuration; a file that is not one, or one of another configuration
-// (by the settings shown, then by the typed settings when it has them), is
-// an error: the sweep never overwrites what it cannot account for.
+// pointDone reports whether path holds a saved point of p's experiment
+// (gcsim.Experiment.DiffReport: by its typed settings, or a version-1
+// point's shown ones); a file that is not one, or one of another
+// experiment, is an error: the sweep never overwrites what it cannot
+// account for.
 func pointDone(ctx context.Context, path string, p *runOptions) (bool, error) {
-	config := p.config()
 	r, err := readReport(ctx, path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -244,41 +236,27 @@ func pointDone(ctx context.Context, path string, p *runOptions) (bool, error) {
 	case err != nil:
 		return false, fmt.Errorf("%w (move it away, or sweep into another --dir)", err)
 	}
-	if k, ok := report.FirstDifference(r.Config, config); ok { // a setting the file has and this sweep lacks differs too
-		return false, fmt.Errorf("%s was made with %s=%s, this sweep asks %s: sweep into another --dir",
-			path, k, settingOf(r.Config, k), settingOf(config, k))
-	}
-	if len(r.Settings) == 0 { // a version-1 point: its shown settings are all it has
-		return true, nil
-	}
-	saved, err := savedExperiment(r)
-	if err != nil {
+	d, err := p.DiffReport(r)
+	switch {
+	case err != nil:
 		return false, fmt.Errorf("%s: %w (move it away, or sweep into another --dir)", path, err)
-	}
-	if !reflect.DeepEqual(saved, p.experiment()) {
-		return false, fmt.Errorf("%s was made with other settings than this sweep asks (%s): sweep into another --dir", path, r.Settings)
+	case d != nil:
+		return false, fmt.Errorf("%s was made with %s=%s, this sweep asks %s: sweep into another --dir", path, d.Key, d.Report, d.Experiment)
 	}
 	return true, nil
-}
-
-// settingOf is config's value for k, quoted, or "(unset)".
-func settingOf(config map[string]string, k string) string {
-	if v, ok := config[k]; ok {
-		return strconv.Quote(v)
-	}
-	return "(unset)"
 }
 
 // runPoint runs one point as `gcbench run` would and saves its report to
 // path.
 func runPoint(ctx context.Context, e *env, p *runOptions, path string, bar *termprogress.Series) error {
 	defer p.setProcs()()
-	res, started, err := p.compare(ctx, func(m gcsim.Mode, done, total int) { bar.Update(indexOf(p.modes, m), done) })
+	started := time.Now()
+	res, err := p.Run(ctx, func(m gcsim.Mode, done, total int) { bar.Update(slices.Index(p.Modes, m), done) })
 	bar.Next()
 	if err != nil {
 		return err // an interrupted point is not saved: resuming runs it again
 	}
-	report, err := p.report(res, started, map[string]float64{}, "")
+	report, err := p.Report(res, gcsim.ReportOptions{Host: host.Probe(), Started: started})
 	if err != nil {
 		return err
 	}

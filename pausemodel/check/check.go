@@ -11,7 +11,6 @@ package check
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -43,14 +42,13 @@ type Point struct {
 }
 
 // ReadPoint reads a sweep point's configuration from its typed settings
-// (report.Report.Settings, a gcsim.Experiment); ok is false for points the
-// check does not cover: no perjob or no batch, a wake policy other than
-// broadcast, a mutex kind the model lacks, settings it cannot read (among
-// them a version-1 report's, which has none: HasSettings tells those
-// apart).
+// (gcsim.ReadExperiment); ok is false for points the check does not
+// cover: no perjob or no batch, a wake policy other than broadcast, a
+// mutex kind the model lacks, settings it cannot read (among them a
+// version-1 report's, which has none).
 func ReadPoint(r *report.Report) (Point, bool) {
-	e := gcsim.Experiment{Config: gcsim.DefaultConfig()}
-	if !HasSettings(r) || json.Unmarshal(r.Settings, &e) != nil {
+	e, err := gcsim.ReadExperiment(r)
+	if err != nil {
 		return Point{}, false
 	}
 	p := Point{Config: e.Config, Backend: e.Config.Backend.String()}
@@ -64,20 +62,15 @@ func ReadPoint(r *report.Report) (Point, bool) {
 		}
 		p.Mutex = k
 	}
-	return p, e.Config.Validate() == nil
+	return p, true
 }
-
-// HasSettings reports whether r carries the typed settings ReadPoint
-// reads: a point saved before them (report.SchemaV1) does not, and must
-// be measured again.
-func HasSettings(r *report.Report) bool { return len(r.Settings) > 0 }
 
 // A Validation is one native sweep point checked: measured and predicted
 // mean pauses (µs) of perjob and batch.
 type Validation struct {
 	Point
-	Raw             map[string]string // the point's configuration as saved
-	Host            string            // the machine that measured it (report.Host.Label)
+	Raw             report.Config // the point's configuration as saved
+	Host            string        // the machine that measured it (report.Host.Label)
 	Cores           int
 	MeasuredPerJob  float64
 	MeasuredBatch   float64
@@ -265,7 +258,8 @@ func MeanAbsError(vals []Validation) (mae, rel float64) {
 // everything but when it ran, on the same machine.
 func key(v Validation) string {
 	c := v.Raw
-	return fmt.Sprint(v.Host, v.Cores, v.Backend, v.Mutex, c["wake"], c["workers"], c["major_heap"], c["los"], c["nursery"], c["seed"], c["collector"])
+	return fmt.Sprint(v.Host, v.Cores, v.Backend, v.Mutex, c.Value("wake"), c.Value("workers"), c.Value("major_heap"), c.Value("los"),
+		c.Value("nursery"), c.Value("seed"), c.Value("collector"))
 }
 
 // Floor is the measurement floor: the error, in MeanAbsError's terms, that

@@ -43,8 +43,10 @@ func Inputs() []report.ModeInput {
 var Machine = report.Host{Hostname: "bench-a", CPUModel: "Example CPU @ 2.00GHz", Cores: 2, GOMAXPROCS: 2,
 	GoVersion: "go1.26.0", OS: "linux", Arch: "amd64"}
 
-// Config is the fixture's configuration.
-var Config = map[string]string{"major_heap": "2.5 GiB", "los": "1 GiB", "gcs": "200", "workers": "2"}
+// Config is the fixture's configuration, its pairs sorted by key as the
+// golden files show them.
+var Config = report.Config{{Key: "gcs", Value: "200"}, {Key: "los", Value: "1 GiB"}, {Key: "major_heap", Value: "2.5 GiB"},
+	{Key: "workers", Value: "2"}}
 
 // Report is a report of one run of Inputs on Machine, with a fixed
 // start, elapsed time and facts.
