@@ -97,8 +97,10 @@ func (e *Experiment) fields() []field {
 	)
 }
 
-// ReportConfig returns e's settings as a report shows them, in the order
-// of e's JSON: each setting's key and its value as text — a size as
+// ReportConfig returns e's settings as a report shows them, sorted by key
+// (the order reports have always shown, which their readers — the
+// README, the results pages, scripts that grep a config line — expect):
+// each setting's key and its value as text — a size as
 // bytesize spells it ("2.5GiB"), an enumeration by name, the modes joined
 // by commas (report.ConfigModes' form), a number, true or false. Reports
 // showed a few settings otherwise before they saved typed ones, and a new
@@ -113,6 +115,7 @@ func (e Experiment) ReportConfig() report.Config {
 			c = append(c, p)
 		}
 	}
+	slices.SortFunc(c, func(a, b report.Pair) int { return strings.Compare(a.Key, b.Key) })
 	return c
 }
 

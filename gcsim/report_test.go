@@ -39,8 +39,8 @@ func TestReportOfAComparison(t *testing.T) {
 
 	assert.Equal(t, report.Schema, r.Schema)
 	assert.Equal(t, "minor-collection pause", r.Title)
-	assert.Equal(t, "major_heap=16MiB los=8MiB nursery=256KiB workers=2 backend=goroutines wake=broadcast seed=1 verify=false "+
-		"modes=perjob,batch gcs=3 warmup=1 gomaxprocs=auto", r.Config.String())
+	assert.Equal(t, "backend=goroutines gcs=3 gomaxprocs=auto los=8MiB major_heap=16MiB modes=perjob,batch nursery=256KiB "+
+		"seed=1 verify=false wake=broadcast warmup=1 workers=2", r.Config.String())
 	run := r.Runs[0]
 	assert.Equal(t, host, run.Host)
 	assert.Equal(t, time.Date(2026, 1, 2, 2, 4, 5, 0, time.UTC), run.Started)
@@ -102,7 +102,7 @@ func shownBefore(e gcsim.Experiment) map[string]string {
 }
 
 // TestReportConfigShowsWhatReportsShowed: the shown configuration has the
-// values reports had before, in the experiment's field order.
+// values reports had before, sorted by key as they were.
 func TestReportConfigShowsWhatReportsShowed(t *testing.T) {
 	native := gcsim.DefaultExperiment()
 	native.Config.Backend, native.Config.Mutex, native.Config.Workers = workerpool.Native, workerpool.MutexPI, 8
@@ -113,10 +113,10 @@ func TestReportConfigShowsWhatReportsShowed(t *testing.T) {
 		e    gcsim.Experiment
 		want string
 	}{
-		"native, default GOMAXPROCS": {native, "major_heap=2.5GiB los=1GiB nursery=4MiB workers=8 backend=native wake=broadcast mutex=pi " +
-			"seed=1 verify=false modes=serial,perjob,batch gcs=1500 warmup=50 gomaxprocs=auto"},
-		"threads, locked": {threads, "major_heap=16MiB los=8MiB nursery=256KiB workers=2 backend=threads wake=targeted " +
-			"seed=9223372036854775808 verify=true modes=perjob,batch gcs=3 warmup=1 gomaxprocs=9 collector=locked-thread"},
+		"native, default GOMAXPROCS": {native, "backend=native gcs=1500 gomaxprocs=auto los=1GiB major_heap=2.5GiB " +
+			"modes=serial,perjob,batch mutex=pi nursery=4MiB seed=1 verify=false wake=broadcast warmup=50 workers=8"},
+		"threads, locked": {threads, "backend=threads collector=locked-thread gcs=3 gomaxprocs=9 los=8MiB major_heap=16MiB " +
+			"modes=perjob,batch nursery=256KiB seed=9223372036854775808 verify=true wake=targeted warmup=1 workers=2"},
 	} {
 		c := tc.e.ReportConfig()
 		assert.Equal(t, tc.want, c.String(), name)
