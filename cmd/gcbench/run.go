@@ -172,7 +172,7 @@ func cmdRun(ctx context.Context, e *env, args []string) (err error) {
 		defer func() { err = joinErrors(err, stop()) }()
 	}
 	defer o.setProcs()()                                           // after the report, whose host records the value in force
-	bar := termprogress.OnTerminal(e.stderr, o.modeNames(), o.GCs) // nil, a no-op, off a terminal
+	bar := termprogress.OnTerminal(e.stderr, o.ModeNames(), o.GCs) // nil, a no-op, off a terminal
 	facts := map[string]float64{}
 	var finishTrace func(keep bool) error
 	if o.trace != "" {
@@ -291,12 +291,4 @@ func startCPUProfile(ctx context.Context, path string, temps *outfile.Set) (stop
 func registerLockCollector(fs *pflag.FlagSet, lock *bool, def bool) {
 	fs.BoolVar(lock, "lock-collector", def, "run the collections on one OS thread, as SGen's collector is one thread "+
 		"(runtime.LockOSThread; what it changes: docs/methodology.md)")
-}
-
-func (o *runOptions) modeNames() []string {
-	names := make([]string, len(o.Modes))
-	for i, m := range o.Modes {
-		names[i] = m.String()
-	}
-	return names
 }

@@ -87,7 +87,7 @@ func (o *sweepOptions) validate(fs *pflag.FlagSet) error {
 		return usagef("--dir is required: the directory the points are saved in")
 	}
 	if len(o.base.Modes) < 2 {
-		return usagef("--modes %s: a sweep compares at least two modes", strings.Join(o.base.modeNames(), ","))
+		return usagef("--modes %s: a sweep compares at least two modes", strings.Join(o.base.ModeNames(), ","))
 	}
 	if fs.Changed("mutex") && !slices.Contains(o.grid.Backends, workerpool.Native) {
 		return usagef("--mutex: only the native backend has mutex kinds, and --backend has no native")
