@@ -79,6 +79,16 @@ func (e Experiment) Procs() int {
 	return runtime.GOMAXPROCS(0)
 }
 
+// ModeNames are the names of e's modes, in column order: the modes of the
+// runs of its report.
+func (e Experiment) ModeNames() []string {
+	names := make([]string, len(e.Modes))
+	for i, m := range e.Modes {
+		names[i] = m.String()
+	}
+	return names
+}
+
 // MarshalJSON encodes e's settings as one object, in a fixed order.
 func (e Experiment) MarshalJSON() ([]byte, error) { return marshalFields(e.fields()) }
 
@@ -145,11 +155,7 @@ func (e Experiment) shown(f field) (report.Pair, bool) {
 // number or true/false, or a list's elements joined by commas.
 func text(v any) string {
 	if modes, ok := v.(*[]Mode); ok {
-		names := make([]string, len(*modes))
-		for i, m := range *modes {
-			names[i] = m.String()
-		}
-		return strings.Join(names, ",")
+		return strings.Join(Experiment{Modes: *modes}.ModeNames(), ",")
 	}
 	return fmt.Sprint(reflect.ValueOf(v).Elem()) // fmt uses the value's String method if it has one
 }

@@ -13,6 +13,12 @@ import (
 	"github.com/gcbench/gcbench/workerpool"
 )
 
+// TestExperimentModeNames: an experiment names its modes in column order.
+func TestExperimentModeNames(t *testing.T) {
+	assert.Equal(t, []string{"perjob", "batch"}, smallExperiment().ModeNames())
+	assert.Empty(t, gcsim.Experiment{}.ModeNames())
+}
+
 // TestRunLocksTheCollectorThread: with LockCollector, every collection
 // of the run is made on one OS thread.
 func TestRunLocksTheCollectorThread(t *testing.T) {

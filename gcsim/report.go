@@ -69,14 +69,20 @@ func (e Experiment) Report(res *Result, o ReportOptions) (*report.Report, error)
 // reportAnatomy is the anatomy of a pause (its parts and the counters
 // that explain them) as a report draws it.
 func reportAnatomy() *report.Anatomy {
-	rows := func(cs []Counter) []report.AnatomyRow {
-		out := make([]report.AnatomyRow, len(cs))
-		for i, c := range cs {
-			out[i] = report.AnatomyRow{Key: c.String(), Label: c.Label()}
-		}
-		return out
+	return &report.Anatomy{Parts: reportRows(AnatomyParts()), Counters: reportRows(AnatomyCounters())}
+}
+
+// ReportScalingCounters are ScalingCounters as report.NewScaling takes
+// them: each counter's key in a report's counter means, and its label.
+func ReportScalingCounters() []report.ScalingCounter { return reportRows(ScalingCounters()) }
+
+// reportRows names counters as a report does: by key, with their labels.
+func reportRows(cs []Counter) []report.AnatomyRow {
+	out := make([]report.AnatomyRow, len(cs))
+	for i, c := range cs {
+		out[i] = report.AnatomyRow{Key: c.String(), Label: c.Label()}
 	}
-	return &report.Anatomy{Parts: rows(AnatomyParts()), Counters: rows(AnatomyCounters())}
+	return out
 }
 
 // modeInput turns one mode's records into pause samples (µs), the

@@ -70,6 +70,17 @@ func TestReportOfAComparison(t *testing.T) {
 	assert.ErrorIs(t, err, report.ErrInvalidInput, "a result of other modes")
 }
 
+// TestReportScalingCounters: the scaling table's counters are
+// ScalingCounters, in order, by the keys and labels a report gives them.
+func TestReportScalingCounters(t *testing.T) {
+	var want []report.ScalingCounter
+	for _, c := range gcsim.ScalingCounters() {
+		want = append(want, report.ScalingCounter{Key: c.String(), Label: c.Label()})
+	}
+	assert.Equal(t, want, gcsim.ReportScalingCounters())
+	assert.Equal(t, "pool_futile_wakeups", want[0].Key, "the key scaling tables saved as JSON have")
+}
+
 // shownBefore is the configuration reports showed before gcsim made it
 // (gcbench's run wrote each key itself): ReportConfig must show the same
 // values, so that new reports merge with older ones.

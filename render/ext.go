@@ -2,6 +2,7 @@ package render
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -35,4 +36,14 @@ func FormatOfFile(name string) Format {
 		return Markdown
 	}
 	return Text
+}
+
+// PlotFormatOfFile is the plot format a file name's extension asks for,
+// in any case: one of PlotFormats ("png", "svg"), or "" if it names none.
+func PlotFormatOfFile(name string) string {
+	f := strings.ToLower(strings.TrimPrefix(filepath.Ext(name), "."))
+	if !slices.Contains(PlotFormats, f) {
+		return ""
+	}
+	return f
 }

@@ -22,3 +22,11 @@ func TestFormatOfFile(t *testing.T) {
 		}
 	}
 }
+
+func TestPlotFormatOfFile(t *testing.T) {
+	for in, want := range map[string]string{"p.PNG": "png", "dir.v2/p.svg": "svg", "p.gif": "", "p": "", "png": ""} {
+		if got := PlotFormatOfFile(in); got != want {
+			t.Errorf("PlotFormatOfFile(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

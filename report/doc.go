@@ -4,16 +4,18 @@
 // for each machine it ran on a Run with
 // the host, the pause samples per mode (µs), their summaries, counter means
 // and comparisons, and optionally the pause anatomy. It reads and writes
-// reports as JSON, merges runs of one configuration from several machines
-// (Merge), and sets two modes against each other across a sweep's points
-// (NewScaling).
+// reports as JSON (ReadFile: a report file, named in its errors), merges
+// runs of one configuration from several machines (Merge), and sets two
+// modes against each other across a sweep's points (NewScaling).
 //
 // Guarantees: a Report's derived numbers always follow from its samples —
 // NewRun computes them, and ReadJSON recomputes them rather than trusting
 // a file, so an edited or truncated file cannot produce inconsistent
 // tables; ReadJSON accepts exactly one document of Schema and refuses
 // non-finite or out-of-range samples with an error wrapping ErrSchema or
-// ErrInvalidInput. It is pure (no goroutines, flags or clocks) and imports
-// of gcbench only package stats, which computes every statistic. Package
-// render draws reports (ExampleNewRun).
+// ErrInvalidInput. It is pure (no goroutines, flags or clocks) but for
+// ReadFile and ReadFiles, which open files through internal/infile so that
+// a stop ends a wait on a FIFO; of gcbench it imports only that and
+// package stats, which computes every statistic. Package render draws
+// reports (ExampleNewRun).
 package report

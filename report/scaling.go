@@ -35,11 +35,10 @@ type Scaling struct {
 // ScalingSchema marks a Scaling's JSON.
 const ScalingSchema = "gcbench/scaling/v1"
 
-// A ScalingCounter is a counter the scaling table shows for both modes.
-type ScalingCounter struct {
-	Key   string `json:"key"`   // its name in Mode.CounterMeans
-	Label string `json:"label"` // its column heading
-}
+// A ScalingCounter is a counter the scaling table shows for both modes:
+// as an anatomy's row, its key in Mode.CounterMeans and its label (the
+// column heading), so that the counters' owner names both alike.
+type ScalingCounter = AnatomyRow
 
 // A ScalingPoint is one row of a Scaling.
 type ScalingPoint struct {

@@ -11,7 +11,7 @@ import (
 // which it refuses).
 func TestEveryShownDefaultIsAccepted(t *testing.T) {
 	shown := regexp.MustCompile(`^\s+(?:-\w, )?--([a-z-]+) \S+ .*\(default "?([^"()]+)"?\)$`)
-	for name := range commands {
+	for name := range commands() {
 		stdout, stderr, code := runBinary(t, name, "--help")
 		if code != 0 {
 			t.Fatalf("%s --help: exit %d: %s", name, code, stderr)

@@ -1,15 +1,13 @@
 package main
 
 import (
-	"path/filepath"
-	"strings"
-
 	"github.com/gcbench/gcbench/internal/flagvalue"
 	"github.com/gcbench/gcbench/render"
 )
 
 // The renderings a command writes: --format, which names one of render's
-// formats, and --plot, whose file's extension names the plot's.
+// formats (--plot's file's extension names the plot's:
+// render.PlotFormatOfFile).
 
 // formatFlag is the --format of a command that writes tables: one of
 // render's table formats, in *p (its default, as the flag finds it).
@@ -21,10 +19,4 @@ func formatFlag(p *render.Format) *flagvalue.Value[render.Format] {
 // bench.
 func reportFormatFlag(p *render.Format) *flagvalue.Value[render.Format] {
 	return flagvalue.New(p, *p, "format", flagvalue.OneOf(render.ParseReportFormat, render.ReportFormatNames()))
-}
-
-// formatForPlot returns the plot format a file name asks for ("png",
-// "svg"), lower case, or its extension if it is neither.
-func formatForPlot(name string) string {
-	return strings.ToLower(strings.TrimPrefix(filepath.Ext(name), "."))
 }

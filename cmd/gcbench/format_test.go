@@ -27,9 +27,3 @@ func TestFormatFlags(t *testing.T) {
 	assert.Equal(t, "bench", v.String())
 	assert.EqualError(t, v.Set("yaml"), "want text, markdown, csv, json or bench")
 }
-
-func TestFormatForPlot(t *testing.T) {
-	for in, want := range map[string]string{"p.PNG": "png", "dir.v2/p.svg": "svg", "p.gif": "gif", "p": ""} {
-		assert.Equal(t, want, formatForPlot(in), in)
-	}
-}

@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -24,24 +25,14 @@ func printCommands(w io.Writer) {
 	printCommandList(w)
 }
 
-// runHelpTail ends run's --help: the command list (set in init, as the
-// list refers to the commands, which parse their flags with parseFlags).
-var runHelpTail func(io.Writer)
-
-func init() { runHelpTail = printCommandList }
-
 // printCommandList prints the commands with their summaries, wrapped to
 // helpColumns; run's --help ends with it, so `gcbench --help` names them.
 func printCommandList(w io.Writer) {
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	cmds := commands()
 	fmt.Fprintln(w, "commands:")
 	const indent = 2 + 13 + 1
-	for _, n := range names {
-		lines := wrapWords(commands[n].summary, helpColumns-indent)
+	for _, n := range slices.Sorted(maps.Keys(cmds)) {
+		lines := wrapWords(cmds[n].summary, helpColumns-indent)
 		fmt.Fprintf(w, "  %-13s %s\n", n, lines[0])
 		for _, l := range lines[1:] {
 			fmt.Fprintf(w, "%*s%s\n", indent, "", l)
@@ -88,12 +79,24 @@ func parseFlags(fs *pflag.FlagSet, args []string, stdout io.Writer, usage string
 		return false, nil
 	case errors.Is(err, pflag.ErrHelp):
 		fmt.Fprint(stdout, usage, fs.FlagUsagesWrapped(helpColumns))
-		if fs.Name() == "run" && runHelpTail != nil { // what a bare `gcbench --help` prints: say what else there is
+		if fs.Name() == "run" { // what a bare `gcbench --help` prints: say what else there is
 			fmt.Fprintln(stdout)
-			runHelpTail(stdout)
+			printCommandList(stdout)
 		}
 		return true, nil
 	default:
 		return true, usagef("%v", err)
 	}
+}
+
+// parseOnlyFlags is parseFlags for a command that takes flags alone: an
+// argument after them is bad usage.
+func parseOnlyFlags(fs *pflag.FlagSet, args []string, stdout io.Writer, usage string) (done bool, err error) {
+	if done, err := parseFlags(fs, args, stdout, usage); done {
+		return true, err
+	}
+	if fs.NArg() > 0 {
+		return true, usagef("unexpected argument %q (%s takes only flags)", fs.Arg(0), fs.Name())
+	}
+	return false, nil
 }

@@ -1,8 +1,9 @@
 package main
 
 import (
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -31,11 +32,7 @@ func unwrapHelp(s string) string {
 // help`) keeps within helpColumns, and `gcbench --help`, the first thing a
 // newcomer types, ends with every command.
 func TestHelpFitsAndListsCommands(t *testing.T) {
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(commands()))
 	runs := [][]string{{"--help"}, {"help"}}
 	for _, n := range names {
 		runs = append(runs, []string{n, "--help"})

@@ -38,18 +38,21 @@ type env struct {
 	temps          *outfile.Set
 }
 
-// commands is the subcommand table. "run" is also what a bare `gcbench`
-// (or `gcbench --flag…`) runs.
-var commands = map[string]command{
-	"run":          {summary: "compare minor-collection pauses across dispatch modes (the default command)", run: cmdRun},
-	"sweep":        {summary: "run over a grid of workers, wake policies, backends and heap sizes, a JSON file per point (resumable, shardable)", run: cmdSweep},
-	"predict":      {summary: "predict perjob, batch and startbatch pauses on more cores, with a model checked first against sweep points (--dir)", run: cmdPredict},
-	"report":       {summary: "re-render or merge saved JSON results (FILE.json...)", run: cmdReport},
-	"readylist":    {summary: "stress-epoll protocol: lock-free MPSC list vs mutex list, events/ms", run: cmdReadylist},
-	"pool":         {summary: "DedicatedThreadPool protocols: pool throughput and latency vs a goroutine per item", run: cmdPool},
-	"trace":        {summary: "summarize a trace file (events per kind, lost) or convert it: --perfetto OUT.json", run: cmdTrace},
-	"trace-stress": {summary: "EventPipe stress protocol: lockless vs locked buffer reservation", run: cmdTraceStress},
-	"version":      {summary: "print the version, the Go toolchain, and whether the native backend is built in", run: cmdVersion},
+// commands returns the subcommand table. "run" is also what a bare
+// `gcbench` (or `gcbench --flag…`) runs. A function, not a variable: run's
+// --help lists the table, which holds run.
+func commands() map[string]command {
+	return map[string]command{
+		"run":          {summary: "compare minor-collection pauses across dispatch modes (the default command)", run: cmdRun},
+		"sweep":        {summary: "run over a grid of workers, wake policies, backends and heap sizes, a JSON file per point (resumable, shardable)", run: cmdSweep},
+		"predict":      {summary: "predict perjob, batch and startbatch pauses on more cores, with a model checked first against sweep points (--dir)", run: cmdPredict},
+		"report":       {summary: "re-render or merge saved JSON results (FILE.json...)", run: cmdReport},
+		"readylist":    {summary: "stress-epoll protocol: lock-free MPSC list vs mutex list, events/ms", run: cmdReadylist},
+		"pool":         {summary: "DedicatedThreadPool protocols: pool throughput and latency vs a goroutine per item", run: cmdPool},
+		"trace":        {summary: "summarize a trace file (events per kind, lost) or convert it: --perfetto OUT.json", run: cmdTrace},
+		"trace-stress": {summary: "EventPipe stress protocol: lockless vs locked buffer reservation", run: cmdTraceStress},
+		"version":      {summary: "print the version, the Go toolchain, and whether the native backend is built in", run: cmdVersion},
+	}
 }
 
 // errUsage marks errors caused by what the user typed: exit status 2.
@@ -134,7 +137,7 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 		printCommands(e.stdout)
 		return 0
 	}
-	cmd, ok := commands[name]
+	cmd, ok := commands()[name]
 	if !ok {
 		fmt.Fprintf(e.stderr, "gcbench: unknown command %q (try 'gcbench help')\n", name)
 		return 2

@@ -115,5 +115,5 @@ func TestVersionSaysWhetherNativeIsBuiltIn(t *testing.T) {
 	assert.Contains(t, stdout, runtime.Version())
 	_, stderr, code = runBinary(t, "version", "extra")
 	assert.Equal(t, 2, code)
-	assert.Equal(t, "gcbench version: unexpected argument \"extra\" (version takes none)\n", stderr)
+	assert.Equal(t, "gcbench version: unexpected argument \"extra\" (version takes only flags)\n", stderr)
 }

@@ -34,11 +34,8 @@ func cmdPool(ctx context.Context, e *env, args []string) error {
 	var procs int
 	var format render.Format
 	registerPoolFlags(fs, &opt, &procs, &format)
-	if done, err := parseFlags(fs, args, e.stdout, poolUsage); done {
+	if done, err := parseOnlyFlags(fs, args, e.stdout, poolUsage); done {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
 	}
 	if slices.Contains(opt.Backends, workerpool.Native) && !workerpool.NativeAvailable {
 		return usagef("--backends native: this build has no native backend (it needs cgo, on Linux)")
@@ -70,11 +67,13 @@ func registerPoolFlags(fs *pflag.FlagSet, opt *poolbench.Options, procs *int, fo
 		"GOMAXPROCS for the run (0: workers+1 when the threads or native backend runs, else the runtime's default; why: docs/methodology.md)")
 	fs.Var(flagvalue.New(&opt.BatchSize, poolbench.DefaultBatchSize, "int", parseBatchSize), "batch-size", "items per EnqueueBatch call in the throughput protocol (-1: all in one call)")
 	fs.Var(flagvalue.NewList(&opt.Protocols, []poolbench.Protocol{poolbench.Throughput, poolbench.Latency},
-		flagvalue.OneOf(poolbench.ParseProtocol, poolbench.ProtocolNames())), "protocols", "protocols to run: throughput, latency")
+		flagvalue.OneOf(poolbench.ParseProtocol, poolbench.ProtocolNames())), "protocols",
+		"protocols to run: "+strings.Join(poolbench.ProtocolNames(), ", "))
 	fs.Var(flagvalue.NewList(&opt.Backends, []workerpool.Backend{workerpool.Goroutines, workerpool.Threads},
 		flagvalue.OneOf(workerpool.ParseBackend, workerpool.BackendNames())), "backends", "pool backends: goroutines, threads, native (SGen's pool in C; needs a cgo build; no spin)")
 	fs.Var(flagvalue.NewList(&opt.Wakes, []workerpool.WakePolicy{workerpool.Broadcast, workerpool.Signal, workerpool.Targeted, workerpool.Spin},
-		flagvalue.OneOf(workerpool.ParseWakePolicy, workerpool.WakePolicyNames())), "wakes", "wake policies: broadcast, signal, targeted, spin")
+		flagvalue.OneOf(workerpool.ParseWakePolicy, workerpool.WakePolicyNames())), "wakes",
+		"wake policies: "+strings.Join(workerpool.WakePolicyNames(), ", "))
 	fs.Var(formatFlag(format), "format", "output format: "+strings.Join(render.FormatNames(), ", "))
 }
 
@@ -87,7 +86,3 @@ func parseBatchSize(s string) (int, error) {
 	}
 	return n, nil
 }
-
-// maxGOMAXPROCS bounds --gomaxprocs: one P per pool worker plus one for
-// the submitting goroutine is the most a pool run can use.
-const maxGOMAXPROCS = workerpool.MaxWorkers + 1

@@ -61,7 +61,7 @@ type predictOptions struct {
 func cmdPredict(ctx context.Context, e *env, args []string) error {
 	o, fs := predictOptions{}, newFlagSet("predict")
 	o.define(fs)
-	if done, err := parseFlags(fs, args, e.stdout, predictUsage); done {
+	if done, err := parseOnlyFlags(fs, args, e.stdout, predictUsage); done {
 		return err
 	}
 	if err := o.check(fs); err != nil {
@@ -93,9 +93,6 @@ func (o *predictOptions) define(fs *pflag.FlagSet) {
 // before the calibration's seconds, a heap gcsim would refuse, or this
 // machine cannot hold.
 func (o predictOptions) check(fs *pflag.FlagSet) error {
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
-	}
 	if len(o.dirs) == 0 {
 		return usagef("--dir is required: the sweep points that check the model")
 	}
@@ -119,11 +116,17 @@ func readPoints(ctx context.Context, o predictOptions) ([]*report.Report, error)
 	if err := checkPaths(append(stdoutPath(), outfile.Path{Name: "--html", Path: o.html}), pathsOf("point", names)); err != nil {
 		return nil, err
 	}
-	reports, err := readReports(ctx, names)
+	reports, err := report.ReadFiles(ctx, names)
 	if err != nil {
 		return nil, err
 	}
-	return reports, checkablePoints(reports, names)
+	switch err := check.Poolable(reports); {
+	case errors.Is(err, gcsim.ErrNoSettings):
+		return nil, usagef("%v: sweep it again with this gcbench (gcbench sweep, with the settings its configuration lists)", err)
+	case err != nil:
+		return nil, usagef("--dir: %v; check points made with and without --lock-collector apart", err)
+	}
+	return reports, nil
 }
 
 // predictionConfig is the simulation whose jobs the predictions use: the
@@ -132,29 +135,6 @@ func (o predictOptions) predictionConfig() gcsim.Config {
 	cfg := gcsim.DefaultConfig()
 	cfg.MajorHeap, cfg.LOS = o.major, o.los
 	return cfg
-}
-
-// checkablePoints refuses points saved before typed settings, which the
-// check cannot read, and points made with and without --lock-collector
-// together: one check would pool two measured systems. A point whose
-// settings do not read is left to the check, which leaves it out.
-func checkablePoints(reports []*report.Report, names []string) error {
-	first, locked := -1, false
-	for i, r := range reports {
-		e, err := gcsim.ReadExperiment(r)
-		switch {
-		case errors.Is(err, gcsim.ErrNoSettings):
-			return usagef("%s: a point of schema %s, saved without typed settings: sweep it again with this gcbench "+
-				"(gcbench sweep, with the settings its configuration lists)", names[i], r.Schema)
-		case err != nil:
-		case first < 0:
-			first, locked = i, e.LockCollector
-		case e.LockCollector != locked:
-			return usagef("--dir: %s was made with lock_collector=%v, %s with %v: check points made with and without "+
-				"--lock-collector apart", names[first], locked, names[i], e.LockCollector)
-		}
-	}
-	return nil
 }
 
 // predict calibrates the model, checks it against reports and predicts

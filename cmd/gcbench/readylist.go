@@ -34,11 +34,8 @@ func cmdReadylist(ctx context.Context, e *env, args []string) error {
 	var procs int
 	var format render.Format
 	registerReadylistFlags(fs, &opt, &procs, &format)
-	if done, err := parseFlags(fs, args, e.stdout, readylistUsage); done {
+	if done, err := parseOnlyFlags(fs, args, e.stdout, readylistUsage); done {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
 	}
 	var clearProgress func()
 	opt.Progress, clearProgress = termprogress.Line(e.stderr, "readylist")

@@ -6,10 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/gcbench/gcbench/gcsim"
-	"github.com/gcbench/gcbench/internal/infile"
 	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/render"
 	"github.com/gcbench/gcbench/report"
@@ -62,7 +60,7 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 	if err := checkPaths(out.paths(), pathsOf("input", names)); err != nil {
 		return err
 	}
-	reports, err := readReports(ctx, names)
+	reports, err := report.ReadFiles(ctx, names)
 	if err != nil {
 		return err
 	}
@@ -98,15 +96,6 @@ func reportInputs(args []string) (names []string, sweep bool, err error) {
 	return names, sweep, nil
 }
 
-// scalingCounters are the counters the scaling table shows per mode.
-func scalingCounters() []report.ScalingCounter {
-	var out []report.ScalingCounter
-	for _, c := range gcsim.ScalingCounters() {
-		out = append(out, report.ScalingCounter{Key: c.String(), Label: c.Label()})
-	}
-	return out
-}
-
 // writeScaling renders a sweep's points as the scaling table: the last
 // mode against the one before it (batch against perjob), per point.
 func writeScaling(ctx context.Context, e *env, out *outputFlags, reports []*report.Report) error {
@@ -114,7 +103,7 @@ func writeScaling(ctx context.Context, e *env, out *outputFlags, reports []*repo
 	if len(modes) < 2 {
 		return fmt.Errorf("%w: a scaling table compares two modes; the points have %v", report.ErrInvalidInput, modes)
 	}
-	s, err := report.NewScalingContext(ctx, reports, modes[len(modes)-2], modes[len(modes)-1], scalingCounters())
+	s, err := report.NewScalingContext(ctx, reports, modes[len(modes)-2], modes[len(modes)-1], gcsim.ReportScalingCounters())
 	if err != nil {
 		return err
 	}
@@ -125,42 +114,6 @@ func writeScaling(ctx context.Context, e *env, out *outputFlags, reports []*repo
 	err = joinErrors(out.writeOut(ctx, e, draw),
 		out.writePlot(ctx, e, func(w io.Writer, f string) error { return render.WriteScalingPlot(w, s, f) }))
 	return joinErrors(err, out.exports.writeScaling(ctx, e, s, reports))
-}
-
-// readReports reads the reports in files names, in order, until a signal
-// (ctx) stops it.
-func readReports(ctx context.Context, names []string) ([]*report.Report, error) {
-	reports := make([]*report.Report, 0, len(names))
-	for _, name := range names {
-		if ctx.Err() != nil {
-			return nil, context.Cause(ctx)
-		}
-		r, err := readReport(ctx, name)
-		if err != nil {
-			return nil, err
-		}
-		reports = append(reports, r)
-	}
-	return reports, nil
-}
-
-// readReport reads the report in file name; a signal (ctx) ends a wait
-// for a FIFO's or a pipe's writer, as it does trace's.
-func readReport(ctx context.Context, name string) (*report.Report, error) {
-	f, err := infile.OpenReader(ctx, name)
-	if err != nil {
-		return nil, err // *PathError names the file
-	}
-	defer f.Close()
-	r, err := report.ReadJSON(f)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("%s: %w", name, ctx.Err())
-		}
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	r.Source = name // so that a merge's errors name the file
-	return r, nil
 }
 
 // outputFlags are the flags that say where a report goes: --format, --out
@@ -190,7 +143,7 @@ func (o *outputFlags) check(fs *pflag.FlagSet) error {
 	if o.out != "" && !fs.Changed("format") {
 		o.format = render.FormatOfFile(o.out)
 	}
-	if o.plot != "" && !slices.Contains(render.PlotFormats, formatForPlot(o.plot)) {
+	if o.plot != "" && render.PlotFormatOfFile(o.plot) == "" {
 		return usagef("invalid argument %q for \"--plot\" flag: the file name must end in .png or .svg", o.plot)
 	}
 	return nil
@@ -253,7 +206,7 @@ func (o *outputFlags) writePlot(ctx context.Context, e *env, plot func(w io.Writ
 	if o.plot == "" {
 		return nil
 	}
-	return e.save(ctx, "--plot", o.plot, true, func(w io.Writer) error { return plot(w, formatForPlot(o.plot)) })
+	return e.save(ctx, "--plot", o.plot, true, func(w io.Writer) error { return plot(w, render.PlotFormatOfFile(o.plot)) })
 }
 
 // joinErrors joins errors on one line, as the CLI prints them; nil ones

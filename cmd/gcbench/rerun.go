@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/gcbench/gcbench/gcsim"
+	"github.com/gcbench/gcbench/report"
 	"github.com/gcbench/gcbench/workerpool"
 	"github.com/spf13/pflag"
 )
@@ -54,7 +55,7 @@ func configArg(args []string) string {
 // error naming the file and the key, and a report saved before typed
 // settings says how to make one.
 func loadExperiment(ctx context.Context, name string) (gcsim.Experiment, error) {
-	r, err := readReport(ctx, name)
+	r, err := report.ReadFile(ctx, name)
 	if err != nil {
 		return gcsim.Experiment{}, usagef("--config %v", err) // names the file
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/heap"
+	"github.com/gcbench/gcbench/internal/enum"
 	"github.com/gcbench/gcbench/internal/flagvalue"
 	"github.com/gcbench/gcbench/internal/host"
 	"github.com/gcbench/gcbench/internal/outfile"
@@ -76,9 +77,9 @@ func parseRunFlags(ctx context.Context, args []string, stdout io.Writer) (*runOp
 	fs.Var(flagvalue.NewEnum(&o.Config.Mutex, mutexDefault(def), workerpool.ParseMutexKind, workerpool.MutexKindNames()), "mutex",
 		"the native backend's pthread mutex: pi (PTHREAD_PRIO_INHERIT, mono's on Linux), normal or adaptive")
 	fs.Var(flagvalue.NewEnum(&o.Config.Wake, def.Wake, workerpool.ParseWakePolicy, workerpool.WakePolicyNames()), "wake",
-		"wake policy of the pool modes: broadcast, signal, targeted or spin")
+		"wake policy of the pool modes: "+enum.Or(workerpool.WakePolicyNames()))
 	fs.Uint64Var(&o.Config.Seed, "seed", def.Seed, "seed of the mutator's random choices (same seed, same heap)")
-	fs.Var(flagvalue.NewInt(&o.GOMAXPROCS, base.GOMAXPROCS, 0, maxRunGOMAXPROCS), "gomaxprocs", "GOMAXPROCS during the run; 0 = auto: workers+1 when --backend is threads or native and "+
+	fs.Var(flagvalue.NewInt(&o.GOMAXPROCS, base.GOMAXPROCS, 0, maxGOMAXPROCS), "gomaxprocs", "GOMAXPROCS during the run; 0 = auto: workers+1 when --backend is threads or native and "+
 		"a pool mode runs, else the runtime's default; the host line gives the value in force "+
 		"(why: docs/methodology.md)")
 	registerLockCollector(fs, &o.LockCollector, base.LockCollector)
@@ -87,11 +88,8 @@ func parseRunFlags(ctx context.Context, args []string, stdout io.Writer) (*runOp
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof FILE)")
 	fs.StringVar(&o.trace, "trace", "", "write an event trace of the run to `FILE`: collections, jobs per worker, enqueues, wakes "+
 		"(gcbench trace FILE summarizes it, gcbench trace --perfetto OUT.json FILE converts it; tracing adds to the pauses)")
-	if done, err := parseFlags(fs, args, stdout, runUsage); done {
+	if done, err := parseOnlyFlags(fs, args, stdout, runUsage); done {
 		return nil, err
-	}
-	if fs.NArg() > 0 {
-		return nil, usagef("unexpected argument %q (run takes only flags)", fs.Arg(0))
 	}
 	if err := o.validate(fs); err != nil {
 		return nil, err
@@ -174,7 +172,7 @@ func cmdRun(ctx context.Context, e *env, args []string) (err error) {
 		defer func() { err = joinErrors(err, stop()) }()
 	}
 	defer o.setProcs()()                                           // after the report, whose host records the value in force
-	bar := termprogress.OnTerminal(e.stderr, o.modeNames(), o.GCs) // nil, a no-op, off a terminal
+	bar := termprogress.OnTerminal(e.stderr, o.ModeNames(), o.GCs) // nil, a no-op, off a terminal
 	facts := map[string]float64{}
 	var finishTrace func(keep bool) error
 	if o.trace != "" {
@@ -224,9 +222,10 @@ func partialReason(ctx context.Context, err error, res *gcsim.Result, gcs int) s
 // run can do, small enough that counts times modes never overflow an int.
 const maxRunCollections = 1 << 40
 
-// maxRunGOMAXPROCS bounds --gomaxprocs: one P per worker of the largest pool
-// plus the collecting goroutine's.
-const maxRunGOMAXPROCS = workerpool.MaxWorkers + 1
+// maxGOMAXPROCS bounds run's, sweep's and pool's --gomaxprocs: one P per
+// worker of the largest pool plus one for the goroutine that feeds it (the
+// collector, pool's submitter).
+const maxGOMAXPROCS = workerpool.MaxWorkers + 1
 
 // setProcs sets GOMAXPROCS to the experiment's (gcsim.Experiment.Procs)
 // and returns what restores the previous one; a caller defers it past the
@@ -292,12 +291,4 @@ func startCPUProfile(ctx context.Context, path string, temps *outfile.Set) (stop
 func registerLockCollector(fs *pflag.FlagSet, lock *bool, def bool) {
 	fs.BoolVar(lock, "lock-collector", def, "run the collections on one OS thread, as SGen's collector is one thread "+
 		"(runtime.LockOSThread; what it changes: docs/methodology.md)")
-}
-
-func (o *runOptions) modeNames() []string {
-	names := make([]string, len(o.Modes))
-	for i, m := range o.Modes {
-		names[i] = m.String()
-	}
-	return names
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/gcbench/gcbench/internal/host"
 	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/internal/termprogress"
+	"github.com/gcbench/gcbench/report"
 	"github.com/gcbench/gcbench/workerpool"
 	"github.com/spf13/pflag"
 )
@@ -68,16 +69,13 @@ func parseSweepFlags(args []string, stdout io.Writer) (*sweepOptions, error) {
 	fs.Var(flagvalue.NewList(&o.base.Modes, []gcsim.Mode{gcsim.PerJob, gcsim.Batch}, flagvalue.OneOf(gcsim.ParseMode, gcsim.ModeNames())), "modes",
 		"modes each point compares, in column order; report compares the last two")
 	fs.Uint64Var(&o.base.Config.Seed, "seed", def.Seed, "seed of the mutator's random choices")
-	fs.Var(flagvalue.NewInt(&o.base.GOMAXPROCS, 0, 0, maxRunGOMAXPROCS), "gomaxprocs", "GOMAXPROCS per point; 0 = auto, as run's")
+	fs.Var(flagvalue.NewInt(&o.base.GOMAXPROCS, 0, 0, maxGOMAXPROCS), "gomaxprocs", "GOMAXPROCS per point; 0 = auto, as run's")
 	registerLockCollector(fs, &o.base.LockCollector, false)
 	o.shardSize = 1 // before the flag, whose help shows it: every point, 0/1
 	fs.Var(flagvalue.NewShard(&o.shardIndex, &o.shardSize), "shard", "`i/n`: run only the points whose index is i modulo n (0 ≤ i < n), e.g. "+
 		"$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT or $JOB_COMPLETION_INDEX/N")
-	if done, err := parseFlags(fs, args, stdout, sweepUsage); done {
+	if done, err := parseOnlyFlags(fs, args, stdout, sweepUsage); done {
 		return nil, err
-	}
-	if fs.NArg() > 0 {
-		return nil, usagef("unexpected argument %q (sweep takes only flags)", fs.Arg(0))
 	}
 	return o, o.validate(fs)
 }
@@ -89,7 +87,7 @@ func (o *sweepOptions) validate(fs *pflag.FlagSet) error {
 		return usagef("--dir is required: the directory the points are saved in")
 	}
 	if len(o.base.Modes) < 2 {
-		return usagef("--modes %s: a sweep compares at least two modes", strings.Join(o.base.modeNames(), ","))
+		return usagef("--modes %s: a sweep compares at least two modes", strings.Join(o.base.ModeNames(), ","))
 	}
 	if fs.Changed("mutex") && !slices.Contains(o.grid.Backends, workerpool.Native) {
 		return usagef("--mutex: only the native backend has mutex kinds, and --backend has no native")
@@ -108,24 +106,15 @@ func (o *sweepOptions) validate(fs *pflag.FlagSet) error {
 // checkPoints refuses, before the first point runs, a point still to run
 // whose file could not be written, and standard output open on a point's
 // file (the sweep prints there).
-func checkPoints(dir string, todo, done []*runOptions) error {
+func (o *sweepOptions) checkPoints(todo, done []*runOptions) error {
 	pointPaths := func(ps []*runOptions) []outfile.Path {
 		files := make([]string, len(ps))
 		for i, p := range ps {
-			files[i] = filepath.Join(dir, p.name()+".json")
+			files[i] = o.path(p)
 		}
 		return pathsOf("point", files)
 	}
-	outputs := pointPaths(todo)
-	for _, o := range outputs {
-		if err := outfile.Check(o.Path); err != nil {
-			return usagef("--dir %s: %v", dir, err)
-		}
-	}
-	if err := checkPaths(stdoutPath(), nil); err != nil {
-		return err
-	}
-	return checkDistinct(append(outputs, stdoutPath()...), pointPaths(done)) // each point checked once, above
+	return checkPaths(append(pointPaths(todo), stdoutPath()...), pointPaths(done))
 }
 
 // points lists the grid's points, each a run of o.base at one of the
@@ -155,7 +144,7 @@ func cmdSweep(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkPoints(o.dir, todo, finished); err != nil {
+	if err := o.checkPoints(todo, finished); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "gcbench sweep: %d points in the grid, %d in this shard still to run, into %s\n",
@@ -229,7 +218,7 @@ func pointFailed(err error) bool {
 // experiment, is an error: the sweep never overwrites what it cannot
 // account for.
 func pointDone(ctx context.Context, path string, p *runOptions) (bool, error) {
-	r, err := readReport(ctx, path)
+	r, err := report.ReadFile(ctx, path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return false, nil

@@ -18,6 +18,7 @@ import (
 	"github.com/gcbench/gcbench/heap"
 	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/internal/testwait"
+	"github.com/gcbench/gcbench/report"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -103,7 +104,7 @@ func TestSweepTellsALockedCollectorApart(t *testing.T) {
 	_, stderr, code := runBinary(t, sweepGrid(dir, "1", "broadcast", "12", "--lock-collector")...)
 	require.Equal(t, 0, code, stderr)
 	point := filepath.Join(dir, "workers1-broadcast-threads-major64MiB-los16MiB.json")
-	r, err := readReport(context.Background(), point)
+	r, err := report.ReadFile(context.Background(), point)
 	require.NoError(t, err)
 	assert.Equal(t, "locked-thread", r.Config.Value("collector"))
 	before := snap(t, point)

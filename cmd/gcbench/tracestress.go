@@ -46,10 +46,10 @@ func cmdTraceStress(ctx context.Context, e *env, args []string) error {
 	var opt tracestress.Options
 	var x stressFlags
 	registerStressFlags(fs, &opt, &x)
-	if done, err := parseFlags(fs, args, e.stdout, traceStressUsage); done {
+	if done, err := parseOnlyFlags(fs, args, e.stdout, traceStressUsage); done {
 		return err
 	}
-	if err := checkStressArgs(fs, opt); err != nil {
+	if err := checkStressOptions(opt); err != nil {
 		return err
 	}
 	opt.LocklessAllocInLock = x.alloc == allocInside
@@ -67,12 +67,9 @@ func cmdTraceStress(ctx context.Context, e *env, args []string) error {
 		func(w io.Writer) error { return res.Write(w, x.format, host.Describe(host.Probe()), bytesize.Format) })
 }
 
-// checkStressArgs refuses what the flags' own bounds cannot: an argument,
-// a limit below the session's minimum, runs that would last too long.
-func checkStressArgs(fs *pflag.FlagSet, opt tracestress.Options) error {
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
-	}
+// checkStressOptions refuses what the flags' own bounds cannot: a limit below
+// the session's minimum, runs that would last too long.
+func checkStressOptions(opt tracestress.Options) error {
 	if limit := opt.Limit; limit < trace.MinLimit {
 		return usagef("invalid argument %q for \"--limit\" flag: want at least %s", bytesize.Format(limit), bytesize.Format(trace.MinLimit))
 	}
@@ -89,7 +86,7 @@ func registerStressFlags(fs *pflag.FlagSet, opt *tracestress.Options, x *stressF
 	fs.Var(flagvalue.NewDuration(&opt.Duration, tracestress.DefaultDuration, time.Millisecond, maxStressDuration), "duration", "how long each run counts, from the first dropped event (the writers write for the initial fill and then this long)")
 	fs.Var(flagvalue.NewInt(&opt.Iterations, tracestress.DefaultIterations, 1, tracestress.MaxIterations), "iterations", "runs of each policy (interleaved)")
 	fs.Var(flagvalue.NewList(&opt.Policies, []trace.Policy{trace.Lockless, trace.Locked}, flagvalue.OneOf(trace.ParsePolicy, trace.PolicyNames())), "policies",
-		"reservation policies to compare: lockless, locked")
+		"reservation policies to compare: "+strings.Join(trace.PolicyNames(), ", "))
 	fs.Var(flagvalue.NewEnum(&opt.Memory, trace.OffHeap, trace.ParseMemory, trace.MemoryNames()), "memory", "where buffers live: offheap (mmap) or goheap")
 	fs.Var(flagvalue.NewEnum(&opt.Lock, trace.SpinLock, trace.ParseLockKind, trace.LockKindNames()), "lock",
 		"the session's locks (the manager lock, and each writer's own): spin (CoreCLR's SpinLock, which guards EventPipe's: polls, then sched_yield; waiters stay runnable) or mutex (sync.Mutex: waiters park)")

@@ -21,11 +21,8 @@ flags:
 // cmdVersion is `gcbench version`.
 func cmdVersion(_ context.Context, e *env, args []string) error {
 	fs := newFlagSet("version")
-	if done, err := parseFlags(fs, args, e.stdout, versionUsage); done {
+	if done, err := parseOnlyFlags(fs, args, e.stdout, versionUsage); done {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q (version takes none)", fs.Arg(0))
 	}
 	version, revision := "(unknown)", ""
 	if bi, ok := debug.ReadBuildInfo(); ok {

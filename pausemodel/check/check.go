@@ -2,7 +2,8 @@
 // sweep points of workerpool's Native backend, and renders that check and
 // the model's many-core predictions as tables of package render. It holds the
 // check's statistics (mean absolute error, measurement floor, breakdown by
-// part and by regime, futile wake-ups) and its orchestration (Calibrate:
+// part and by regime, futile wake-ups), which points one check may pool
+// (Poolable), and its orchestration (Calibrate:
 // each mutex kind calibrated in turn; Tables: job costs measured once per
 // heap, the check under each calibration run's costs, the many-core
 // predictions side by side) so that the CLI only parses flags, reads
@@ -11,6 +12,7 @@ package check
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -39,6 +41,9 @@ type Point struct {
 	Config  gcsim.Config
 	Backend string // native, threads or goroutines
 	Mutex   pausemodel.Mutex
+	// LockCollector is the experiment's: whether the collections ran on
+	// one locked OS thread, which measures another system (Poolable).
+	LockCollector bool
 }
 
 // ReadPoint reads a sweep point's configuration from its typed settings
@@ -51,7 +56,7 @@ func ReadPoint(r *report.Report) (Point, bool) {
 	if err != nil {
 		return Point{}, false
 	}
-	p := Point{Config: e.Config, Backend: e.Config.Backend.String()}
+	p := Point{Config: e.Config, Backend: e.Config.Backend.String(), LockCollector: e.LockCollector}
 	if !slices.Contains(e.Modes, gcsim.PerJob) || !slices.Contains(e.Modes, gcsim.Batch) || e.Config.Wake != workerpool.Broadcast {
 		return p, false
 	}
@@ -69,8 +74,7 @@ func ReadPoint(r *report.Report) (Point, bool) {
 // mean pauses (µs) of perjob and batch.
 type Validation struct {
 	Point
-	Raw             report.Config // the point's configuration as saved
-	Host            string        // the machine that measured it (report.Host.Label)
+	Host            string // the machine that measured it (report.Host.Label)
 	Cores           int
 	MeasuredPerJob  float64
 	MeasuredBatch   float64
@@ -137,6 +141,34 @@ func Checkable(r *report.Report) bool {
 	return ok && p.Backend == "native" && len(r.Runs) > 0
 }
 
+// ErrMixedCollectors is Poolable's error for points made with and
+// without gcsim.Experiment.LockCollector.
+var ErrMixedCollectors = errors.New("one check would pool two measured systems")
+
+// Poolable returns nil if one check can pool reports, sweep points each
+// named by its Source (report.ReadFile sets it). It refuses a point saved
+// without typed settings, which the check cannot read (an error wrapping
+// gcsim.ErrNoSettings), and points made with and without LockCollector
+// together (an error wrapping ErrMixedCollectors). A point whose settings
+// do not read for another reason is left to Validate, which leaves it out.
+func Poolable(reports []*report.Report) error {
+	first, locked := -1, false
+	for i, r := range reports {
+		e, err := gcsim.ReadExperiment(r)
+		switch {
+		case errors.Is(err, gcsim.ErrNoSettings):
+			return fmt.Errorf("%s: %w", r.Source, err)
+		case err != nil:
+		case first < 0:
+			first, locked = i, e.LockCollector
+		case e.LockCollector != locked:
+			return fmt.Errorf("%s was made with %s=%v, %s with %v: %w", reports[first].Source, gcsim.KeyLockCollector, locked,
+				r.Source, e.LockCollector, ErrMixedCollectors)
+		}
+	}
+	return nil
+}
+
 // Validate predicts every native point of reports with costs[its mutex
 // kind] and the job costs work gives for its heap. Points of other
 // backends, and those the check does not cover, are left out.
@@ -162,7 +194,6 @@ func Validate(costs map[pausemodel.Mutex]pausemodel.Costs, reports []*report.Rep
 				return nil, fmt.Errorf("%s: %w", r.Source, err)
 			}
 			if ok {
-				v.Raw = r.Config
 				out = append(out, v)
 			}
 		}
@@ -254,12 +285,20 @@ func MeanAbsError(vals []Validation) (mae, rel float64) {
 	return absErr / float64(len(vals)), 100 * absErr / math.Max(absDiff, 1e-9)
 }
 
-// key names what makes two validations the same point measured twice:
-// everything but when it ran, on the same machine.
-func key(v Validation) string {
-	c := v.Raw
-	return fmt.Sprint(v.Host, v.Cores, v.Backend, v.Mutex, c.Value("wake"), c.Value("workers"), c.Value("major_heap"), c.Value("los"),
-		c.Value("nursery"), c.Value("seed"), c.Value("collector"))
+// pointKey is what makes two validations the same point measured twice:
+// its whole configuration, the collector's thread and the machine —
+// everything but when it ran and for how many collections.
+type pointKey struct {
+	host          string
+	cores         int
+	config        gcsim.Config
+	lockCollector bool
+}
+
+func key(v Validation) pointKey {
+	c := v.Config
+	c.Trace = nil // no setting: the session a run wrote to
+	return pointKey{v.Host, v.Cores, c, v.LockCollector}
 }
 
 // Floor is the measurement floor: the error, in MeanAbsError's terms, that
@@ -274,7 +313,7 @@ type Floor struct {
 
 // MeasurementFloor computes the Floor of vals.
 func MeasurementFloor(vals []Validation) Floor {
-	groups := map[string][]float64{}
+	groups := map[pointKey][]float64{}
 	for _, v := range vals {
 		groups[key(v)] = append(groups[key(v)], v.MeasuredDiff())
 	}
@@ -332,8 +371,8 @@ func FutileOK(predicted int, measured, lo, hi float64) bool {
 
 // futileRanges is, for each point key, the lowest and highest measured
 // futile wake-ups over its repeats.
-func futileRanges(vals []Validation) map[string][2]float64 {
-	r := map[string][2]float64{}
+func futileRanges(vals []Validation) map[pointKey][2]float64 {
+	r := map[pointKey][2]float64{}
 	for _, v := range vals {
 		k := key(v)
 		if old, ok := r[k]; ok {

@@ -23,7 +23,7 @@ func val(k pausemodel.Mutex, cores, workers int, diff, pdiff float64) Validation
 	if !ok {
 		panic("bad point")
 	}
-	return Validation{Point: p, Raw: config("native", k.String(), workers), Host: "h", Cores: cores,
+	return Validation{Point: p, Host: "h", Cores: cores,
 		MeasuredPerJob: 1000 + diff, MeasuredBatch: 1000, PredictedPerJob: 1000 + pdiff, PredictedBatch: 1000}
 }
 
@@ -92,6 +92,34 @@ func TestJudgeAddsTheFloor(t *testing.T) {
 	assert.Equal(t, Floor{Points: 1, Replicas: 2, MAE: 20, Rel: 100 * 40.0 / 240}, j.Floor)
 	assert.True(t, j.Met)
 	assert.False(t, Judge(vals[1:]).Met, "no repeat, no floor: %+v", Judge(vals[1:]))
+}
+
+// TestFloorKeepsLockedCollectorsApart: the same grid point measured with
+// and without a locked collector thread is two points, not a repeat.
+func TestFloorKeepsLockedCollectorsApart(t *testing.T) {
+	locked := val(pausemodel.PI, 2, 8, 140, 120)
+	locked.LockCollector = true
+	assert.Equal(t, Floor{}, MeasurementFloor([]Validation{val(pausemodel.PI, 2, 8, 100, 120), locked}))
+}
+
+// TestPoolableRefusesUntypedAndMixedPoints: a version-1 point, or points
+// made with and without --lock-collector, cannot be pooled; the error
+// names the points by their Source.
+func TestPoolableRefusesUntypedAndMixedPoints(t *testing.T) {
+	lock := func(e *gcsim.Experiment) { e.LockCollector = true }
+	a, b, c := point("native", "pi", 2), point("native", "pi", 4), point("native", "pi", 8, lock)
+	a.Source, b.Source, c.Source = "a.json", "b.json", "c.json"
+	require.NoError(t, Poolable([]*report.Report{a, b}))
+	err := Poolable([]*report.Report{a, b, c})
+	assert.ErrorIs(t, err, ErrMixedCollectors)
+	assert.EqualError(t, err, "a.json was made with lock_collector=false, c.json with true: "+ErrMixedCollectors.Error())
+	bad := point("native", "pi", 2, func(e *gcsim.Experiment) { e.Config.LOS = 1 })
+	assert.NoError(t, Poolable([]*report.Report{bad, c}), "settings that do not read are left to Validate")
+	v1 := point("native", "pi", 2)
+	v1.Schema, v1.Settings, v1.Source = report.SchemaV1, nil, "v1.json"
+	err = Poolable([]*report.Report{a, v1})
+	assert.ErrorIs(t, err, gcsim.ErrNoSettings)
+	assert.Contains(t, err.Error(), "v1.json: ")
 }
 
 func TestFutileOKTakesTheWiderOfToleranceAndRange(t *testing.T) {
