@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"fmt"
 	"github.com/gcbench/gcbench/heap"
 	"github.com/gcbench/gcbench/internal/bytesize"
-	"github.com/gcbench/gcbench/internal/enum"
 	"github.com/gcbench/gcbench/internal/flagvalue"
 	"github.com/gcbench/gcbench/internal/host"
 	"github.com/gcbench/gcbench/internal/protocols/tracestress"
@@ -34,7 +34,7 @@ const traceStressUsage = "usage: gcbench trace-stress [flags]\n\n" +
 
 // stressFlags are trace-stress's flags beside its protocol's options.
 type stressFlags struct {
-	alloc  allocPlace
+	alloc  allocInLock
 	procs  int
 	format render.Format
 }
@@ -52,7 +52,7 @@ func cmdTraceStress(ctx context.Context, e *env, args []string) error {
 	if err := checkStressOptions(opt); err != nil {
 		return err
 	}
-	opt.LocklessAllocInLock = x.alloc == allocInside
+	opt.LocklessAllocInLock = bool(x.alloc)
 	var clearProgress func()
 	opt.Progress, clearProgress = termprogress.Line(e.stderr, "trace-stress")
 	if x.procs == 0 {
@@ -92,7 +92,7 @@ func registerStressFlags(fs *pflag.FlagSet, opt *tracestress.Options, x *stressF
 		"the session's locks (the manager lock, and each writer's own): spin (CoreCLR's SpinLock, which guards EventPipe's: polls, then sched_yield; waiters stay runnable) or mutex (sync.Mutex: waiters park)")
 	fs.Var(flagvalue.NewEnum(&opt.Reader, trace.EventPipeReader, trace.ParseReaderProtocol, trace.ReaderProtocolNames()), "reader",
 		"the reader's protocol: eventpipe (EventPipe's: the manager lock per step, per drained buffer and per sequence point) or batch (twice per flush)")
-	fs.Var(flagvalue.NewEnum(&x.alloc, allocInside, allocPlaces.Parse, allocPlaces.List()), "alloc",
+	fs.Var(flagvalue.NewEnum(&x.alloc, true, parseAllocInLock, []string{"inside", "outside"}), "alloc",
 		"where lockless allocates a reserved buffer: inside the manager lock (as dotnet/runtime#50797 was measured) or outside (as after #67936)")
 	fs.Var(flagvalue.NewDuration(&opt.WriteCost, tracestress.DefaultWriteCost, 0, tracestress.MaxWriteCost), "write-cost",
 		"CPU time each writer spends before every event, kept or dropped, standing in for EventPipe's managed stack walk")
@@ -104,18 +104,29 @@ func registerStressFlags(fs *pflag.FlagSet, opt *tracestress.Options, x *stressF
 	fs.Var(formatFlag(&x.format), "format", "output format: "+strings.Join(render.FormatNames(), ", "))
 }
 
-// allocPlace is --alloc: whether lockless allocates inside the manager
-// lock or outside (tracestress.Options.LocklessAllocInLock).
-type allocPlace int
+// allocInLock is --alloc: whether lockless allocates a reserved buffer
+// inside the manager lock ("inside") or outside it ("outside"), which is
+// tracestress.Options.LocklessAllocInLock.
+type allocInLock bool
 
-const (
-	allocInside allocPlace = iota
-	allocOutside
-)
+func (a allocInLock) String() string {
+	if a {
+		return "inside"
+	}
+	return "outside"
+}
 
-var allocPlaces = enum.New[allocPlace]("allocPlace", "allocation place", nil, "inside", "outside")
-
-func (a allocPlace) String() string { return allocPlaces.String(a) }
+// parseAllocInLock parses --alloc's two names; flagvalue.OneOf says which
+// they are when it refuses one.
+func parseAllocInLock(s string) (allocInLock, error) {
+	switch s {
+	case "inside":
+		return true, nil
+	case "outside":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q is neither inside nor outside", s)
+}
 
 // Bounds of trace-stress's durations: a run, and all runs together.
 const (

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/gcbench/gcbench/internal/enum"
 	"github.com/gcbench/gcbench/internal/flagvalue"
@@ -28,17 +27,9 @@ func TestEnum(t *testing.T) {
 	assert.Equal(t, color(2), c)
 	assert.Equal(t, "blue", v.String())
 	assert.Equal(t, "name", v.Type())
-	for _, tc := range []struct {
-		in   string
-		want color
-	}{{"red", 0}, {" GREEN ", 1}, {"Grün", 1}} { // the last one stays for the refusals below
-		require.NoError(t, v.Set(tc.in), tc.in)
-		assert.Equal(t, tc.want, c, tc.in)
-	}
-	for _, in := range []string{"mauve", "", "red,green"} {
-		assert.EqualError(t, v.Set(in), "want red, green or blue", in, "the names come from the list, not parse's error")
-		assert.Equal(t, color(1), c, "%q refused leaves the value", in)
-	}
+	// The refusals' message comes from the list, not from parse's error.
+	checkSet(t, v, &c, []settles[color]{{"red", 0}, {" GREEN ", 1}, {"Grün", 1}},
+		[]string{"mauve", "", "red,green"}, "want red, green or blue")
 	assert.EqualError(t, parse(t, v, "mauve"), `invalid argument "mauve" for "--f" flag: want red, green or blue`)
 }
 

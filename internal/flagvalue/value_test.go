@@ -22,6 +22,28 @@ func parse(t *testing.T, v pflag.Value, arg string) error {
 	return fs.Parse([]string{"--f", arg})
 }
 
+// settles is an argument Set accepts and the value it stores.
+type settles[T any] struct {
+	in   string
+	want T
+}
+
+// checkSet sets v to each accepted argument in turn, checking what it
+// stores in p, then to each refused one, checking that Set fails with
+// wantErr and leaves p at the last accepted value.
+func checkSet[T any](t *testing.T, v pflag.Value, p *T, accepted []settles[T], refused []string, wantErr string) {
+	t.Helper()
+	for _, tc := range accepted {
+		require.NoError(t, v.Set(tc.in), tc.in)
+		assert.Equal(t, tc.want, *p, tc.in)
+	}
+	last := accepted[len(accepted)-1].want
+	for _, in := range refused {
+		assert.EqualError(t, v.Set(in), wantErr, in)
+		assert.Equal(t, last, *p, "%q refused leaves the value", in)
+	}
+}
+
 func TestNew(t *testing.T) {
 	var n int
 	even := func(s string) (int, error) {
@@ -48,17 +70,8 @@ func TestInt(t *testing.T) {
 	assert.Equal(t, 3, n)
 	assert.Equal(t, "3", v.String())
 	assert.Equal(t, "int", v.Type())
-	for _, tc := range []struct {
-		in   string
-		want int
-	}{{"1", 1}, {"8", 8}, {" 5 ", 5}} { // the last one stays for the refusals below
-		require.NoError(t, v.Set(tc.in), tc.in)
-		assert.Equal(t, tc.want, n, tc.in)
-	}
-	for _, in := range []string{"0", "9", "-1", "two", "", "1.5", "9223372036854775808"} {
-		assert.EqualError(t, v.Set(in), "want a whole number from 1 to 8", in)
-		assert.Equal(t, 5, n, "%q refused leaves the value", in)
-	}
+	checkSet(t, v, &n, []settles[int]{{"1", 1}, {"8", 8}, {" 5 ", 5}},
+		[]string{"0", "9", "-1", "two", "", "1.5", "9223372036854775808"}, "want a whole number from 1 to 8")
 	assert.EqualError(t, parse(t, v, "0"), `invalid argument "0" for "--f" flag: want a whole number from 1 to 8`)
 }
 
@@ -76,15 +89,6 @@ func TestDuration(t *testing.T) {
 	assert.Equal(t, time.Second, d)
 	assert.Equal(t, "1s", v.String())
 	assert.Equal(t, "duration", v.Type())
-	for _, tc := range []struct {
-		in   string
-		want time.Duration
-	}{{"1ms", time.Millisecond}, {"1m", time.Minute}, {" 150ms ", 150 * time.Millisecond}} { // the last one stays
-		require.NoError(t, v.Set(tc.in), tc.in)
-		assert.Equal(t, tc.want, d, tc.in)
-	}
-	for _, in := range []string{"999us", "61s", "-1s", "2", "soon", ""} {
-		assert.EqualError(t, v.Set(in), "want a duration from 1ms to 1m0s, like 2s or 100ms", in)
-		assert.Equal(t, 150*time.Millisecond, d, "%q refused leaves the value", in)
-	}
+	checkSet(t, v, &d, []settles[time.Duration]{{"1ms", time.Millisecond}, {"1m", time.Minute}, {" 150ms ", 150 * time.Millisecond}},
+		[]string{"999us", "61s", "-1s", "2", "soon", ""}, "want a duration from 1ms to 1m0s, like 2s or 100ms")
 }
