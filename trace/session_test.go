@@ -489,9 +489,7 @@ func TestStopEndsAWriteWaitingForTheLock(t *testing.T) {
 			s.mu.Lock() // the queue ahead of the writer
 			kept := make(chan bool)
 			go func() { kept <- w.Write(KindStress, 1, make([]byte, 100)) }()
-			for w.Written() == 0 { // past Write's check of the session, so it will count
-				time.Sleep(time.Millisecond)
-			}
+			waitWritten(t, w) // past Write's check of the session, so it will count
 			s.Stop()
 			select {
 			case ok := <-kept:
@@ -528,13 +526,27 @@ func TestStopLeavesMutexWaitersWaiting(t *testing.T) {
 	s.mu.Lock()
 	kept := make(chan bool)
 	go func() { kept <- w.Write(KindStress, 1, nil) }()
-	for w.Written() == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	waitWritten(t, w)
 	s.Stop()
 	s.mu.Unlock()
-	assert.True(t, <-kept)
+	select {
+	case ok := <-kept:
+		assert.True(t, ok)
+	case <-time.After(20 * time.Second):
+		t.Fatal("Write still waiting for the free manager lock after 20 s")
+	}
 	require.NoError(t, s.Close())
 	evs, _ := readAll(t, buf.Bytes())
 	assert.Len(t, evs, 1)
+}
+
+// waitWritten waits until w's Write in progress has taken its sequence
+// number, failing the test after 20 s.
+func waitWritten(t *testing.T, w *Writer) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); w.Written() == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the Write never started")
+		}
+	}
 }

@@ -1,6 +1,7 @@
 // Package protocoltest holds the helpers that the seed protocols' tests
-// share: contexts cancelled after a time or after a number of runs, and
-// the bound within which a cancelled run must return.
+// (and gcsim's, whose comparison is a protocol too) share: contexts
+// cancelled after a time or after a number of runs, and the bound within
+// which a cancelled run must return.
 package protocoltest
 
 import (
