@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gcbench/gcbench/heap"
-	"github.com/gcbench/gcbench/internal/protocols/protocoltest"
+	"github.com/gcbench/gcbench/internal/canceltest"
 	"github.com/gcbench/gcbench/workerpool"
 )
 
@@ -25,21 +25,21 @@ func bigHeap() Config {
 }
 
 func TestNewContextStopsSoonAfterCancel(t *testing.T) {
-	ctx, since := protocoltest.CancelSoon(t, 50*time.Millisecond)
+	ctx, since := canceltest.CancelSoon(t, 50*time.Millisecond)
 	s, err := NewContext(ctx, bigHeap())
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Nil(t, s)
-	assert.Less(t, since(), protocoltest.Liveness)
+	assert.Less(t, since(), canceltest.Liveness)
 	assert.Equal(t, 1, strings.Count(err.Error(), "gcsim:"), err.Error())
 }
 
 // TestCompareCancelledWhileBuildingReturnsAnEmptyPartialResult: a cancel
 // during the heap's construction still gives the caller a Result to report.
 func TestCompareCancelledWhileBuildingReturnsAnEmptyPartialResult(t *testing.T) {
-	ctx, since := protocoltest.CancelSoon(t, 50*time.Millisecond)
+	ctx, since := canceltest.CancelSoon(t, 50*time.Millisecond)
 	res, err := Compare(ctx, bigHeap(), CompareOptions{GCs: 10})
 	require.ErrorIs(t, err, context.Canceled)
-	assert.Less(t, since(), protocoltest.Liveness)
+	assert.Less(t, since(), canceltest.Liveness)
 	require.NotNil(t, res)
 	assert.True(t, res.Partial)
 	require.Len(t, res.Modes, len(Modes()))
@@ -65,7 +65,7 @@ func TestCompareCancelledReturnsTheRecordsSoFar(t *testing.T) {
 	res, err := Compare(ctx, tinyConfig(3, 4), CompareOptions{Modes: modes, GCs: 1 << 30, Progress: progress})
 	require.ErrorIs(t, err, context.Canceled)
 	require.NotZero(t, cancelledAt.Load(), "returned before the cancel")
-	assert.Less(t, time.Since(time.Unix(0, cancelledAt.Load())), protocoltest.Liveness)
+	assert.Less(t, time.Since(time.Unix(0, cancelledAt.Load())), canceltest.Liveness)
 	require.NotNil(t, res)
 	assert.True(t, res.Partial)
 	a, b := len(res.Modes[0].Records), len(res.Modes[1].Records)
@@ -93,10 +93,10 @@ func TestMutateContextStopsInALargeNursery(t *testing.T) {
 	cfg.Nursery, cfg.MajorHeap, cfg.LOS = 256<<20, 640<<20, 8<<20
 	cfg.Mutator.MajorFill, cfg.Mutator.LOSFill = 0, 0 // nothing to build first
 	s := newSim(t, cfg)
-	ctx, since := protocoltest.CancelSoon(t, 50*time.Millisecond)
+	ctx, since := canceltest.CancelSoon(t, 50*time.Millisecond)
 	err := s.MutateContext(ctx)
 	require.ErrorIs(t, err, context.Canceled)
-	assert.Less(t, since(), protocoltest.Liveness)
+	assert.Less(t, since(), canceltest.Liveness)
 	assert.Less(t, s.Heap().NurseryUsed(), cfg.Nursery, "stopped part-way")
 	_, err = s.Collect(Batch)
 	assert.ErrorIs(t, err, ErrBroken)

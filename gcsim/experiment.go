@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gcbench/gcbench/analysis/report"
 	"github.com/gcbench/gcbench/heap"
-	"github.com/gcbench/gcbench/report"
 	"github.com/gcbench/gcbench/workerpool"
 )
 

@@ -6,8 +6,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/gcbench/gcbench/analysis/report"
 	"github.com/gcbench/gcbench/internal/parsetest"
-	"github.com/gcbench/gcbench/report"
 	"github.com/gcbench/gcbench/setting"
 )
 

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/gcbench/gcbench/report"
+	"github.com/gcbench/gcbench/analysis/report"
 )
 
 // reportTitle is what a comparison's samples are.

@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gcbench/gcbench/analysis/report"
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/internal/bytesize"
-	"github.com/gcbench/gcbench/report"
 	"github.com/gcbench/gcbench/setting"
 	"github.com/gcbench/gcbench/workerpool"
 )

@@ -23,7 +23,7 @@
 //   - the measurement of job costs (work.go): MeasureWork, serial
 //     collections of a heap, and Predict, which simulates them.
 //
-// Package pausemodel/check compares predictions with measured sweeps.
+// Package cmd/gcbench/internal/modelcheck compares predictions with measured sweeps.
 //
 // # The model
 //

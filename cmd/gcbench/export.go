@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/gcbench/gcbench/internal/flagvalue"
-	"github.com/gcbench/gcbench/internal/outfile"
-	"github.com/gcbench/gcbench/render"
-	"github.com/gcbench/gcbench/report"
+	"github.com/gcbench/gcbench/analysis/render"
+	"github.com/gcbench/gcbench/analysis/report"
+	"github.com/gcbench/gcbench/cmd/gcbench/internal/flagvalue"
+	"github.com/gcbench/gcbench/cmd/gcbench/internal/outfile"
 	"github.com/spf13/pflag"
 )
 

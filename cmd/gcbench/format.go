@@ -1,8 +1,8 @@
 package main
 
 import (
-	"github.com/gcbench/gcbench/internal/flagvalue"
-	"github.com/gcbench/gcbench/render"
+	"github.com/gcbench/gcbench/analysis/render"
+	"github.com/gcbench/gcbench/cmd/gcbench/internal/flagvalue"
 )
 
 // The renderings a command writes: --format, which names one of render's

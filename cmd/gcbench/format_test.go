@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/gcbench/gcbench/render"
+	"github.com/gcbench/gcbench/analysis/render"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -19,7 +19,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gcbench/gcbench/internal/outfile"
+	"github.com/gcbench/gcbench/cmd/gcbench/internal/outfile"
 	"golang.org/x/sys/unix"
 )
 

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/gcbench/gcbench/internal/outfile"
-	"github.com/gcbench/gcbench/render"
+	"github.com/gcbench/gcbench/analysis/render"
+	"github.com/gcbench/gcbench/cmd/gcbench/internal/outfile"
 )
 
 // Output paths are checked before any work (checkPaths) and written

@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/gcbench/gcbench/internal/outfile"
+	"github.com/gcbench/gcbench/cmd/gcbench/internal/outfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

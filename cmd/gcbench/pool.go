@@ -8,11 +8,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gcbench/gcbench/internal/flagvalue"
-	"github.com/gcbench/gcbench/internal/host"
-	"github.com/gcbench/gcbench/internal/protocols/poolbench"
-	"github.com/gcbench/gcbench/internal/termprogress"
-	"github.com/gcbench/gcbench/render"
+	"github.com/gcbench/gcbench/analysis/render"
+	"github.com/gcbench/gcbench/cmd/gcbench/internal/flagvalue"
+	"github.com/gcbench/gcbench/cmd/gcbench/internal/host"
+	"github.com/gcbench/gcbench/cmd/gcbench/internal/seeds/poolbench"
+	"github.com/gcbench/gcbench/cmd/gcbench/internal/termprogress"
 	"github.com/gcbench/gcbench/workerpool"
 	"github.com/spf13/pflag"
 )

@@ -9,14 +9,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gcbench/gcbench/analysis/render"
+	"github.com/gcbench/gcbench/analysis/report"
+	"github.com/gcbench/gcbench/cmd/gcbench/internal/flagvalue"
+	"github.com/gcbench/gcbench/cmd/gcbench/internal/host"
+	"github.com/gcbench/gcbench/cmd/gcbench/internal/modelcheck"
+	"github.com/gcbench/gcbench/cmd/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/gcsim"
-	"github.com/gcbench/gcbench/internal/flagvalue"
-	"github.com/gcbench/gcbench/internal/host"
-	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/pausemodel"
-	"github.com/gcbench/gcbench/pausemodel/check"
-	"github.com/gcbench/gcbench/render"
-	"github.com/gcbench/gcbench/report"
 	"github.com/gcbench/gcbench/workerpool"
 	"github.com/spf13/pflag"
 )
@@ -120,7 +120,7 @@ func readPoints(ctx context.Context, o predictOptions) ([]*report.Report, error)
 	if err != nil {
 		return nil, err
 	}
-	switch err := check.Poolable(reports); {
+	switch err := modelcheck.Poolable(reports); {
 	case errors.Is(err, gcsim.ErrNoSettings):
 		return nil, usagef("%v: sweep it again with this gcbench (gcbench sweep, with the settings its configuration lists)", err)
 	case err != nil:
@@ -141,7 +141,7 @@ func (o predictOptions) predictionConfig() gcsim.Config {
 // on --cores, printing each kind's calibration as it comes, then the
 // tables.
 func predict(ctx context.Context, e *env, o predictOptions, reports []*report.Report) error {
-	if !slices.ContainsFunc(reports, check.Checkable) { // before the calibration's seconds, not after
+	if !slices.ContainsFunc(reports, modelcheck.Checkable) { // before the calibration's seconds, not after
 		return fmt.Errorf("%s: no native point with perjob and batch under broadcast to check the model against "+
 			"(gcbench sweep --backend native --mutex normal,pi --wake broadcast)", strings.Join(o.dirs, ", "))
 	}
@@ -155,7 +155,7 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*report.Re
 	}
 	var facts []render.Fact // the calibration's, printed as they come and kept for --html
 	on := host.Describe(host.Probe())
-	cal, err := check.Calibrate(ctx, o.calibrations, func(k pausemodel.Mutex, cal check.Calibration) {
+	cal, err := modelcheck.Calibrate(ctx, o.calibrations, func(k pausemodel.Mutex, cal modelcheck.Calibration) {
 		kind := cal.Facts(k, on)
 		fmt.Fprintf(head, "gcbench predict: calibration of the native pool, %v mutex, %s\n", k, kind[0].Value)
 		for _, f := range kind[1:] {
@@ -169,7 +169,7 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*report.Re
 	measure := func(cfg gcsim.Config) (pausemodel.Work, error) {
 		return pausemodel.MeasureWork(ctx, cfg, o.calibrateGCs)
 	}
-	tables, err := check.Tables(cal, reports, measure, o.predictionConfig(), o.cores)
+	tables, err := modelcheck.Tables(cal, reports, measure, o.predictionConfig(), o.cores)
 	if err != nil {
 		return err
 	}

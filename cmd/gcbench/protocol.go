@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/gcbench/gcbench/internal/host"
-	"github.com/gcbench/gcbench/internal/protocols"
-	"github.com/gcbench/gcbench/render"
-	"github.com/gcbench/gcbench/report"
+	"github.com/gcbench/gcbench/analysis/render"
+	"github.com/gcbench/gcbench/analysis/report"
+	"github.com/gcbench/gcbench/cmd/gcbench/internal/host"
+	"github.com/gcbench/gcbench/cmd/gcbench/internal/seeds"
 )
 
 // The benchmark protocols' commands (pool, readylist, trace-stress) and
@@ -41,7 +41,7 @@ func writeProtocolJSON(w io.Writer, command string, report any) error {
 // finished).
 func writeProtocol(e *env, command, what string, f render.Format, err error, measured bool, doc func() any, text func(io.Writer) error) error {
 	switch {
-	case errors.Is(err, protocols.ErrInvalidOptions):
+	case errors.Is(err, seeds.ErrInvalidOptions):
 		return usagef("%v", err)
 	case err != nil && !measured:
 		return fmt.Errorf("running %s: %w", what, err)

@@ -6,11 +6,11 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/gcbench/gcbench/internal/flagvalue"
-	"github.com/gcbench/gcbench/internal/host"
-	"github.com/gcbench/gcbench/internal/protocols/readylist"
-	"github.com/gcbench/gcbench/internal/termprogress"
-	"github.com/gcbench/gcbench/render"
+	"github.com/gcbench/gcbench/analysis/render"
+	"github.com/gcbench/gcbench/cmd/gcbench/internal/flagvalue"
+	"github.com/gcbench/gcbench/cmd/gcbench/internal/host"
+	"github.com/gcbench/gcbench/cmd/gcbench/internal/seeds/readylist"
+	"github.com/gcbench/gcbench/cmd/gcbench/internal/termprogress"
 	"github.com/spf13/pflag"
 )
 

@@ -7,10 +7,10 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/gcbench/gcbench/analysis/render"
+	"github.com/gcbench/gcbench/analysis/report"
+	"github.com/gcbench/gcbench/cmd/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/gcsim"
-	"github.com/gcbench/gcbench/internal/outfile"
-	"github.com/gcbench/gcbench/render"
-	"github.com/gcbench/gcbench/report"
 	"github.com/spf13/pflag"
 )
 

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"io"
 
+	"github.com/gcbench/gcbench/analysis/report"
 	"github.com/gcbench/gcbench/gcsim"
-	"github.com/gcbench/gcbench/report"
 	"github.com/gcbench/gcbench/workerpool"
 	"github.com/spf13/pflag"
 )

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gcbench/gcbench/report"
+	"github.com/gcbench/gcbench/analysis/report"
 )
 
 // readSaved reads a report run saved, failing the test otherwise.

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gcbench/gcbench/analysis/report"
 	"github.com/gcbench/gcbench/internal/testwait"
-	"github.com/gcbench/gcbench/report"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

@@ -15,10 +15,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gcbench/gcbench/analysis/report"
+	"github.com/gcbench/gcbench/cmd/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/heap"
-	"github.com/gcbench/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/internal/testwait"
-	"github.com/gcbench/gcbench/report"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -7,10 +7,10 @@ import (
 	"io"
 	"strings"
 
+	"github.com/gcbench/gcbench/analysis/render"
+	"github.com/gcbench/gcbench/cmd/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/internal/infile"
-	"github.com/gcbench/gcbench/internal/outfile"
-	"github.com/gcbench/gcbench/render"
 	"github.com/gcbench/gcbench/trace"
 )
 

@@ -8,13 +8,13 @@ import (
 	"time"
 
 	"fmt"
+	"github.com/gcbench/gcbench/analysis/render"
+	"github.com/gcbench/gcbench/cmd/gcbench/internal/flagvalue"
+	"github.com/gcbench/gcbench/cmd/gcbench/internal/host"
+	"github.com/gcbench/gcbench/cmd/gcbench/internal/seeds/tracestress"
+	"github.com/gcbench/gcbench/cmd/gcbench/internal/termprogress"
 	"github.com/gcbench/gcbench/heap"
 	"github.com/gcbench/gcbench/internal/bytesize"
-	"github.com/gcbench/gcbench/internal/flagvalue"
-	"github.com/gcbench/gcbench/internal/host"
-	"github.com/gcbench/gcbench/internal/protocols/tracestress"
-	"github.com/gcbench/gcbench/internal/termprogress"
-	"github.com/gcbench/gcbench/render"
 	"github.com/gcbench/gcbench/trace"
 	"github.com/spf13/pflag"
 )

@@ -1,0 +1,460 @@
+// Package modelcheck compares package pausemodel's predictions with measured
+// sweep points of workerpool's Native backend, and renders that check and
+// the model's many-core predictions as tables of package render. It holds the
+// check's statistics (mean absolute error, measurement floor, breakdown by
+// part and by regime, futile wake-ups), which points one check may pool
+// (Poolable), and its orchestration (Calibrate:
+// each mutex kind calibrated in turn; Tables: job costs measured once per
+// heap, the check under each calibration run's costs, the many-core
+// predictions side by side) so that the CLI only parses flags, reads
+// points and prints.
+package modelcheck
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gcbench/gcbench/analysis/report"
+	"github.com/gcbench/gcbench/gcsim"
+	"github.com/gcbench/gcbench/pausemodel"
+	"github.com/gcbench/gcbench/workerpool"
+)
+
+// Goal is the check's target: the mean absolute error of the predicted
+// perjob − batch difference, as a share (%) of the mean measured
+// difference, at most Goal plus the measurement floor.
+const Goal = 20.0
+
+// FutileTolerance is the futile wake-ups' target: a prediction within
+// this share (%) of the measured mean, or within the measured run-to-run
+// range, whichever is wider.
+const FutileTolerance = 30.0
+
+// A Point is a sweep point's configuration as the model reads it.
+type Point struct {
+	Config  gcsim.Config
+	Backend string // native, threads or goroutines
+	Mutex   pausemodel.Mutex
+	// LockCollector is the experiment's: whether the collections ran on
+	// one locked OS thread, which measures another system (Poolable).
+	LockCollector bool
+}
+
+// ReadPoint reads a sweep point's configuration from its typed settings
+// (gcsim.ReadExperiment); ok is false for points the check does not
+// cover: no perjob or no batch, a wake policy other than broadcast, a
+// mutex kind the model lacks, settings it cannot read (among them a
+// version-1 report's, which has none).
+func ReadPoint(r *report.Report) (Point, bool) {
+	e, err := gcsim.ReadExperiment(r)
+	if err != nil {
+		return Point{}, false
+	}
+	p := Point{Config: e.Config, Backend: e.Config.Backend.String(), LockCollector: e.LockCollector}
+	if !slices.Contains(e.Modes, gcsim.PerJob) || !slices.Contains(e.Modes, gcsim.Batch) || e.Config.Wake != workerpool.Broadcast {
+		return p, false
+	}
+	if e.Config.Backend == workerpool.Native {
+		k, err := pausemodel.ParseMutex(e.Config.Mutex.String())
+		if err != nil {
+			return p, false
+		}
+		p.Mutex = k
+	}
+	return p, true
+}
+
+// A Validation is one native sweep point checked: measured and predicted
+// mean pauses (µs) of perjob and batch.
+type Validation struct {
+	Point
+	Host            string // the machine that measured it (report.Host.Label)
+	Cores           int
+	MeasuredPerJob  float64
+	MeasuredBatch   float64
+	PredictedPerJob float64
+	PredictedBatch  float64
+	MeasuredFutile  float64 // per perjob collection
+	PredictedFutile int
+	// MeasuredParts and PredictedParts are the perjob − batch difference
+	// (µs) of each of Parts; a measured one is NaN where the point has no
+	// anatomy.
+	MeasuredParts, PredictedParts [len(Parts)]float64
+}
+
+// Parts are the parts of the pause the model simulates, as the anatomy
+// names them; they add up to its dispatch.
+var Parts = [...]struct {
+	Key, Label string
+	Of         func(pausemodel.Result) time.Duration
+}{
+	{gcsim.CounterToFirstJob.String(), "to the first job", func(r pausemodel.Result) time.Duration { return r.ToFirstJob }},
+	{gcsim.CounterJobSpan.String(), "job span", func(r pausemodel.Result) time.Duration { return r.JobSpan }},
+	{gcsim.CounterJoinLatency.String(), "join", func(r pausemodel.Result) time.Duration { return r.JoinLatency }},
+}
+
+// MeasuredDiff and PredictedDiff are perjob − batch (µs).
+func (v Validation) MeasuredDiff() float64  { return v.MeasuredPerJob - v.MeasuredBatch }
+func (v Validation) PredictedDiff() float64 { return v.PredictedPerJob - v.PredictedBatch }
+
+// Workers is the point's worker count.
+func (v Validation) Workers() int { return v.Config.Workers }
+
+// WorkOf measures (or recalls) the job costs of a heap.
+type WorkOf func(gcsim.Config) (pausemodel.Work, error)
+
+// Memo returns a WorkOf that calls measure once per heap (its sizes and
+// seed, the settings job costs depend on) and recalls a success after:
+// measuring a heap's job costs takes serial collections, and every point
+// of a heap, in every calibration run's check, shares them.
+func Memo(measure WorkOf) WorkOf {
+	works := map[string]pausemodel.Work{}
+	return func(cfg gcsim.Config) (pausemodel.Work, error) {
+		key := heapKey(cfg)
+		if w, ok := works[key]; ok {
+			return w, nil
+		}
+		w, err := measure(cfg)
+		if err == nil {
+			works[key] = w
+		}
+		return w, err
+	}
+}
+
+// heapKey names the heap whose job costs cfg's collections scan.
+func heapKey(cfg gcsim.Config) string {
+	return fmt.Sprint(cfg.MajorHeap, cfg.LOS, cfg.Nursery, cfg.Seed)
+}
+
+// Checkable reports whether r is a native point with runs the model can
+// be checked against; a command asks before calibrating, which takes
+// seconds.
+func Checkable(r *report.Report) bool {
+	p, ok := ReadPoint(r)
+	return ok && p.Backend == "native" && len(r.Runs) > 0
+}
+
+// ErrMixedCollectors is Poolable's error for points made with and
+// without gcsim.Experiment.LockCollector.
+var ErrMixedCollectors = errors.New("one check would pool two measured systems")
+
+// Poolable returns nil if one check can pool reports, sweep points each
+// named by its Source (report.ReadFile sets it). It refuses a point saved
+// without typed settings, which the check cannot read (an error wrapping
+// gcsim.ErrNoSettings), and points made with and without LockCollector
+// together (an error wrapping ErrMixedCollectors). A point whose settings
+// do not read for another reason is left to Validate, which leaves it out.
+func Poolable(reports []*report.Report) error {
+	first, locked := -1, false
+	for i, r := range reports {
+		e, err := gcsim.ReadExperiment(r)
+		switch {
+		case errors.Is(err, gcsim.ErrNoSettings):
+			return fmt.Errorf("%s: %w", r.Source, err)
+		case err != nil:
+		case first < 0:
+			first, locked = i, e.LockCollector
+		case e.LockCollector != locked:
+			return fmt.Errorf("%s was made with %s=%v, %s with %v: %w", reports[first].Source, gcsim.KeyLockCollector, locked,
+				r.Source, e.LockCollector, ErrMixedCollectors)
+		}
+	}
+	return nil
+}
+
+// Validate predicts every native point of reports with costs[its mutex
+// kind] and the job costs work gives for its heap. Points of other
+// backends, and those the check does not cover, are left out.
+func Validate(costs map[pausemodel.Mutex]pausemodel.Costs, reports []*report.Report, work WorkOf) ([]Validation, error) {
+	var out []Validation
+	pr := predictor{}
+	for _, r := range reports {
+		p, ok := ReadPoint(r)
+		if !ok || p.Backend != "native" {
+			continue
+		}
+		c, ok := costs[p.Mutex]
+		if !ok {
+			continue
+		}
+		w, err := work(p.Config)
+		if err != nil {
+			return nil, fmt.Errorf("%s: measuring its heap's job costs: %w", r.Source, err)
+		}
+		for _, run := range r.Runs {
+			v, ok, err := pr.validate(p, run, c, w)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", r.Source, err)
+			}
+			if ok {
+				out = append(out, v)
+			}
+		}
+	}
+	Sort(out)
+	return out, nil
+}
+
+// A predictor predicts points' collections, each distinct one once:
+// repeats of a point on one host have the same prediction.
+type predictor map[string]prediction
+
+type prediction struct {
+	pause time.Duration
+	res   pausemodel.Result
+}
+
+// predict is pausemodel.Predict of p's collection at cores in mode proto.
+func (pr predictor) predict(c pausemodel.Costs, w pausemodel.Work, p Point, cores int, proto pausemodel.Protocol) (prediction, error) {
+	key := fmt.Sprint(c, heapKey(p.Config), cores, p.Config.Workers, proto, p.Mutex)
+	if got, ok := pr[key]; ok {
+		return got, nil
+	}
+	pause, res, err := pausemodel.Predict(c, w, cores, p.Config.Workers, proto, p.Mutex)
+	if err == nil {
+		pr[key] = prediction{pause, res}
+	}
+	return prediction{pause, res}, err
+}
+
+// validate sets run, one measurement of point p, beside its prediction
+// with costs c and job costs w; ok is false for a run the check cannot
+// use (without perjob or batch, or on an implausible core count).
+func (pr predictor) validate(p Point, run report.Run, c pausemodel.Costs, w pausemodel.Work) (v Validation, ok bool, err error) {
+	per, batch := run.Mode("perjob"), run.Mode("batch")
+	if per == nil || batch == nil || run.Host.Cores < 1 || run.Host.Cores > 4096 {
+		return Validation{}, false, nil
+	}
+	predPer, err := pr.predict(c, w, p, run.Host.Cores, pausemodel.PerJob)
+	if err != nil {
+		return Validation{}, false, err
+	}
+	predBatch, err := pr.predict(c, w, p, run.Host.Cores, pausemodel.Batch)
+	if err != nil {
+		return Validation{}, false, err
+	}
+	v = Validation{Point: p, Host: run.Host.Label(), Cores: run.Host.Cores,
+		MeasuredPerJob: per.Summary.Mean, MeasuredBatch: batch.Summary.Mean, MeasuredFutile: per.CounterMeans[gcsim.CounterFutileWakeups.String()],
+		PredictedPerJob: micros(predPer.pause), PredictedBatch: micros(predBatch.pause), PredictedFutile: predPer.res.FutileWakeups}
+	for i, part := range Parts {
+		v.MeasuredParts[i] = math.NaN()
+		a, okA := per.CounterMeans[part.Key]
+		b, okB := batch.CounterMeans[part.Key]
+		if okA && okB {
+			v.MeasuredParts[i] = a - b
+		}
+		v.PredictedParts[i] = micros(part.Of(predPer.res)) - micros(part.Of(predBatch.res))
+	}
+	return v, true, nil
+}
+
+func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// Sort orders validations as a reader compares them: by cores, most
+// first, then mutex kind, then workers.
+func Sort(vals []Validation) {
+	slices.SortStableFunc(vals, func(a, b Validation) int {
+		return cmp.Or(cmp.Compare(b.Cores, a.Cores), cmp.Compare(a.Mutex, b.Mutex), cmp.Compare(a.Workers(), b.Workers()))
+	})
+}
+
+// Where is the validations keep accepts, in a new slice.
+func Where(vals []Validation, keep func(Validation) bool) []Validation {
+	return slices.DeleteFunc(slices.Clone(vals), func(v Validation) bool { return !keep(v) })
+}
+
+// MeanAbsError is the mean absolute error of the predicted perjob − batch
+// differences (µs) and that error as a percentage of the mean absolute
+// measured difference.
+func MeanAbsError(vals []Validation) (mae, rel float64) {
+	if len(vals) == 0 {
+		return 0, 0
+	}
+	var absErr, absDiff float64
+	for _, v := range vals {
+		absErr += math.Abs(v.PredictedDiff() - v.MeasuredDiff())
+		absDiff += math.Abs(v.MeasuredDiff())
+	}
+	return absErr / float64(len(vals)), 100 * absErr / math.Max(absDiff, 1e-9)
+}
+
+// pointKey is what makes two validations the same point measured twice:
+// its whole configuration, the collector's thread and the machine —
+// everything but when it ran and for how many collections.
+type pointKey struct {
+	host          string
+	cores         int
+	config        gcsim.Config
+	lockCollector bool
+}
+
+func key(v Validation) pointKey {
+	c := v.Config
+	c.Trace = nil // no setting: the session a run wrote to
+	return pointKey{v.Host, v.Cores, c, v.LockCollector}
+}
+
+// Floor is the measurement floor: the error, in MeanAbsError's terms, that
+// a model predicting every point's mean difference exactly would show
+// against the sweeps given — each repeated point's measured differences
+// against their own mean, over the points measured more than once (Points
+// of them; Replicas their measurements).
+type Floor struct {
+	Points, Replicas int
+	MAE, Rel         float64
+}
+
+// MeasurementFloor computes the Floor of vals.
+func MeasurementFloor(vals []Validation) Floor {
+	groups := map[pointKey][]float64{}
+	for _, v := range vals {
+		groups[key(v)] = append(groups[key(v)], v.MeasuredDiff())
+	}
+	var f Floor
+	var absDev, absDiff float64
+	for _, diffs := range groups {
+		if len(diffs) < 2 {
+			continue
+		}
+		f.Points++
+		f.Replicas += len(diffs)
+		mean := meanOf(diffs)
+		for _, d := range diffs {
+			absDev += math.Abs(d - mean)
+			absDiff += math.Abs(d)
+		}
+	}
+	if f.Replicas == 0 {
+		return Floor{}
+	}
+	f.MAE, f.Rel = absDev/float64(f.Replicas), 100*absDev/math.Max(absDiff, 1e-9)
+	return f
+}
+
+func meanOf(xs []float64) float64 {
+	var s float64
+	for _, x := range xs {
+		s += x / float64(len(xs))
+	}
+	return s
+}
+
+// Verdict is the check's outcome on vals: its relative error, the floor,
+// and whether the error is within Goal plus the floor.
+type Verdict struct {
+	MAE, Rel float64
+	Floor    Floor
+	Met      bool
+}
+
+// Judge computes the Verdict of vals.
+func Judge(vals []Validation) Verdict {
+	mae, rel := MeanAbsError(vals)
+	f := MeasurementFloor(vals)
+	return Verdict{MAE: mae, Rel: rel, Floor: f, Met: rel <= Goal+f.Rel}
+}
+
+// FutileOK reports whether v's predicted futile wake-ups are within
+// FutileTolerance of the measured mean or within [lo, hi], the measured
+// range over the point's repeats.
+func FutileOK(predicted int, measured, lo, hi float64) bool {
+	p := float64(predicted)
+	return math.Abs(p-measured) <= FutileTolerance/100*measured || (p >= lo && p <= hi)
+}
+
+// futileRanges is, for each point key, the lowest and highest measured
+// futile wake-ups over its repeats.
+func futileRanges(vals []Validation) map[pointKey][2]float64 {
+	r := map[pointKey][2]float64{}
+	for _, v := range vals {
+		k := key(v)
+		if old, ok := r[k]; ok {
+			r[k] = [2]float64{math.Min(old[0], v.MeasuredFutile), math.Max(old[1], v.MeasuredFutile)}
+		} else {
+			r[k] = [2]float64{v.MeasuredFutile, v.MeasuredFutile}
+		}
+	}
+	return r
+}
+
+// FutileHits counts the validations whose futile wake-ups meet their
+// target.
+func FutileHits(vals []Validation) (ok, all int) {
+	ranges := futileRanges(vals)
+	for _, v := range vals {
+		r := ranges[key(v)]
+		if FutileOK(v.PredictedFutile, v.MeasuredFutile, r[0], r[1]) {
+			ok++
+		}
+	}
+	return ok, len(vals)
+}
+
+// CoreCounts lists the validations' core counts, most first.
+func CoreCounts(vals []Validation) []int {
+	var cores []int
+	for _, v := range vals {
+		if !slices.Contains(cores, v.Cores) {
+			cores = append(cores, v.Cores)
+		}
+	}
+	slices.Sort(cores)
+	slices.Reverse(cores)
+	return cores
+}
+
+// Mutexes lists the validations' mutex kinds, in order.
+func Mutexes(vals []Validation) []pausemodel.Mutex {
+	var ks []pausemodel.Mutex
+	for _, v := range vals {
+		if !slices.Contains(ks, v.Mutex) {
+			ks = append(ks, v.Mutex)
+		}
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// ErrorBreakdown gives the relative error of each core count and, within
+// it, of each mutex kind: the model may hold in one regime and not
+// another, and one pooled figure hides which.
+func ErrorBreakdown(vals []Validation) string {
+	cores, kinds := CoreCounts(vals), Mutexes(vals)
+	if len(cores) < 2 && len(kinds) < 2 {
+		return ""
+	}
+	rel := func(keep func(Validation) bool) float64 {
+		_, r := MeanAbsError(Where(vals, keep))
+		return r
+	}
+	var parts []string
+	for _, c := range cores {
+		part := fmt.Sprintf("%s %.0f%%", CoresLabel(c), rel(func(v Validation) bool { return v.Cores == c }))
+		var byKind []string
+		for _, k := range kinds {
+			if slices.ContainsFunc(vals, func(v Validation) bool { return v.Cores == c && v.Mutex == k }) {
+				byKind = append(byKind, fmt.Sprintf("%v %.0f%%", k, rel(func(v Validation) bool { return v.Cores == c && v.Mutex == k })))
+			}
+		}
+		if len(kinds) > 1 {
+			part += " (" + strings.Join(byKind, ", ") + ")"
+		}
+		parts = append(parts, part)
+	}
+	return "The same per core count and mutex kind: " + strings.Join(parts, "; ") + "."
+}
+
+// CoresLabel is "1 core", "2 cores", ...
+func CoresLabel(c int) string {
+	if c == 1 {
+		return "1 core"
+	}
+	return strconv.Itoa(c) + " cores"
+}

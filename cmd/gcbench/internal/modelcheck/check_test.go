@@ -1,0 +1,192 @@
+package modelcheck
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gcbench/gcbench/analysis/report"
+	"github.com/gcbench/gcbench/gcsim"
+	"github.com/gcbench/gcbench/pausemodel"
+	"github.com/gcbench/gcbench/workerpool"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// val is a validation of a point of workers on cores under kind k,
+// measured diff and predicted pdiff perjob − batch (µs).
+func val(k pausemodel.Mutex, cores, workers int, diff, pdiff float64) Validation {
+	p, ok := ReadPoint(point("native", k.String(), workers))
+	if !ok {
+		panic("bad point")
+	}
+	return Validation{Point: p, Host: "h", Cores: cores,
+		MeasuredPerJob: 1000 + diff, MeasuredBatch: 1000, PredictedPerJob: 1000 + pdiff, PredictedBatch: 1000}
+}
+
+func config(backend, mutex string, workers int) report.Config {
+	c := report.Config{{Key: "major_heap", Value: "64MiB"}, {Key: "los", Value: "16MiB"}, {Key: "nursery", Value: "4MiB"},
+		{Key: "workers", Value: itoa(workers)}, {Key: "backend", Value: backend}, {Key: "wake", Value: "broadcast"}}
+	if mutex != "" {
+		c = append(c, report.Pair{Key: "mutex", Value: mutex})
+	}
+	return append(c, report.Pair{Key: "seed", Value: "1"}, report.Pair{Key: report.ConfigModes, Value: "perjob,batch"})
+}
+
+// point is a sweep point's report with the typed settings config shows.
+func point(backend, mutex string, workers int, edit ...func(*gcsim.Experiment)) *report.Report {
+	e := gcsim.Experiment{Config: gcsim.DefaultConfig(), Modes: []gcsim.Mode{gcsim.PerJob, gcsim.Batch}, GCs: 10}
+	c := &e.Config
+	c.MajorHeap, c.LOS, c.Nursery, c.Seed, c.Workers, c.Wake = 64<<20, 16<<20, 4<<20, 1, workers, workerpool.Broadcast
+	c.Backend, _ = workerpool.ParseBackend(backend)
+	c.Mutex = workerpool.MutexNormal
+	if mutex != "" {
+		c.Mutex, _ = workerpool.ParseMutexKind(mutex)
+	}
+	for _, f := range edit {
+		f(&e)
+	}
+	b, err := json.Marshal(e)
+	if err != nil {
+		panic(err)
+	}
+	return &report.Report{Schema: report.Schema, Config: config(backend, mutex, workers), Settings: b}
+}
+
+func itoa(n int) string { return F(float64(n), 0) }
+
+func TestReadPoint(t *testing.T) {
+	p, ok := ReadPoint(point("native", "pi", 8))
+	require.True(t, ok)
+	assert.Equal(t, pausemodel.PI, p.Mutex)
+	assert.Equal(t, 8, p.Config.Workers)
+	assert.Equal(t, int64(64<<20), p.Config.MajorHeap)
+	_, ok = ReadPoint(point("threads", "", 2))
+	assert.True(t, ok, "a Go backend's point is read, to be shown beside")
+	v1 := point("native", "pi", 2)
+	v1.Schema, v1.Settings = report.SchemaV1, nil
+	for name, r := range map[string]*report.Report{
+		"adaptive mutex": point("native", "adaptive", 2),
+		"targeted":       point("native", "pi", 2, func(e *gcsim.Experiment) { e.Config.Wake = workerpool.Targeted }),
+		"no batch":       point("native", "pi", 2, func(e *gcsim.Experiment) { e.Modes = []gcsim.Mode{gcsim.Serial, gcsim.PerJob} }),
+		"bad heap":       point("native", "pi", 2, func(e *gcsim.Experiment) { e.Config.LOS = 1 }),
+		"version 1":      v1,
+	} {
+		_, ok := ReadPoint(r)
+		assert.False(t, ok, name)
+	}
+}
+
+// TestJudgeAddsTheFloor: two points, one measured twice. Measured 100,
+// 140 (mean 120) and 400; predicted 120 and 300. Error: (20+20+100)/3 µs,
+// 140 of 640 = 21.9%; the floor 40 of 240 = 16.7%: met, 21.9 ≤ 20 + 16.7.
+// Without the repeat (no floor) it is missed.
+func TestJudgeAddsTheFloor(t *testing.T) {
+	vals := []Validation{val(pausemodel.PI, 2, 8, 100, 120), val(pausemodel.PI, 2, 8, 140, 120), val(pausemodel.PI, 2, 16, 400, 300)}
+	j := Judge(vals)
+	assert.InDelta(t, 140.0/3, j.MAE, 1e-9)
+	assert.InDelta(t, 100*140.0/640, j.Rel, 1e-9)
+	assert.Equal(t, Floor{Points: 1, Replicas: 2, MAE: 20, Rel: 100 * 40.0 / 240}, j.Floor)
+	assert.True(t, j.Met)
+	assert.False(t, Judge(vals[1:]).Met, "no repeat, no floor: %+v", Judge(vals[1:]))
+}
+
+// TestFloorKeepsLockedCollectorsApart: the same grid point measured with
+// and without a locked collector thread is two points, not a repeat.
+func TestFloorKeepsLockedCollectorsApart(t *testing.T) {
+	locked := val(pausemodel.PI, 2, 8, 140, 120)
+	locked.LockCollector = true
+	assert.Equal(t, Floor{}, MeasurementFloor([]Validation{val(pausemodel.PI, 2, 8, 100, 120), locked}))
+}
+
+// TestPoolableRefusesUntypedAndMixedPoints: a version-1 point, or points
+// made with and without --lock-collector, cannot be pooled; the error
+// names the points by their Source.
+func TestPoolableRefusesUntypedAndMixedPoints(t *testing.T) {
+	lock := func(e *gcsim.Experiment) { e.LockCollector = true }
+	a, b, c := point("native", "pi", 2), point("native", "pi", 4), point("native", "pi", 8, lock)
+	a.Source, b.Source, c.Source = "a.json", "b.json", "c.json"
+	require.NoError(t, Poolable([]*report.Report{a, b}))
+	err := Poolable([]*report.Report{a, b, c})
+	assert.ErrorIs(t, err, ErrMixedCollectors)
+	assert.EqualError(t, err, "a.json was made with lock_collector=false, c.json with true: "+ErrMixedCollectors.Error())
+	bad := point("native", "pi", 2, func(e *gcsim.Experiment) { e.Config.LOS = 1 })
+	assert.NoError(t, Poolable([]*report.Report{bad, c}), "settings that do not read are left to Validate")
+	v1 := point("native", "pi", 2)
+	v1.Schema, v1.Settings, v1.Source = report.SchemaV1, nil, "v1.json"
+	err = Poolable([]*report.Report{a, v1})
+	assert.ErrorIs(t, err, gcsim.ErrNoSettings)
+	assert.Contains(t, err.Error(), "v1.json: ")
+}
+
+func TestFutileOKTakesTheWiderOfToleranceAndRange(t *testing.T) {
+	assert.True(t, FutileOK(130, 100, 100, 100), "within 30%")
+	assert.False(t, FutileOK(131, 100, 100, 100))
+	assert.True(t, FutileOK(200, 100, 60, 210), "within the measured range")
+	assert.False(t, FutileOK(0, 10, 8, 12))
+	vals := []Validation{val(pausemodel.PI, 1, 8, 1, 1), val(pausemodel.PI, 1, 8, 1, 1)}
+	vals[0].MeasuredFutile, vals[1].MeasuredFutile = 100, 300
+	vals[0].PredictedFutile, vals[1].PredictedFutile = 280, 280
+	ok, all := FutileHits(vals)
+	assert.Equal(t, 2, ok, "280 is in the repeats' range 100–300 though 180% above the first")
+	assert.Equal(t, 2, all)
+}
+
+func TestErrorBreakdownByCoresAndMutex(t *testing.T) {
+	vals := []Validation{val(pausemodel.Normal, 2, 8, 100, 150), val(pausemodel.PI, 2, 8, 300, 300), val(pausemodel.PI, 1, 8, 1000, 0)}
+	Sort(vals)
+	assert.Equal(t, []int{2, 1}, CoreCounts(vals))
+	assert.Equal(t, "The same per core count and mutex kind: 2 cores 12% (normal 50%, pi 0%); 1 core 100% (pi 100%).", ErrorBreakdown(vals))
+}
+
+func TestPartsTableAveragesEachRow(t *testing.T) {
+	a, b := val(pausemodel.PI, 2, 2, 10, 10), val(pausemodel.PI, 2, 4, 10, 10)
+	a.MeasuredParts, a.PredictedParts = [3]float64{10, 20, math.NaN()}, [3]float64{1, 2, 3}
+	b.MeasuredParts, b.PredictedParts = [3]float64{30, 40, math.NaN()}, [3]float64{3, 4, 5}
+	tab := PartsTable([]Validation{a, b})
+	require.Len(t, tab.Rows, 1)
+	assert.Equal(t, []string{"2", "pi", "2", "0%", "20", "2", "30", "3", "", "4"}, tab.Rows[0])
+}
+
+func TestGoRuntimeTableIsTheGapToNative(t *testing.T) {
+	p, _ := ReadPoint(point("threads", "", 8))
+	gos := []GoPoint{{Point: p, Host: "h", Cores: 2, PerJob: 1500, Batch: 1000}}
+	vals := []Validation{val(pausemodel.PI, 2, 8, 800, 0), val(pausemodel.PI, 2, 8, 600, 0), val(pausemodel.Normal, 2, 8, 100, 0)}
+	tab := GoRuntimeTable(gos, vals)
+	require.Len(t, tab.Rows, 1)
+	assert.Equal(t, []string{"threads", "8", "2", "500", "0.667", "0.0", "100", "400", "700", "-200"}, tab.Rows[0])
+}
+
+func TestFactsTableBounds(t *testing.T) {
+	tab := FactsTable([]int{8})
+	require.Len(t, tab.Rows, 3)
+	assert.Equal(t, []string{"8", "65", "perjob", "66", "67 + 1 per Join wake-up", "130 + 1 per wake-up", "0 to 528"}, tab.Rows[0])
+	assert.Equal(t, "0 to 16", tab.Rows[1][6])
+	assert.Equal(t, "0 to 8", tab.Rows[2][6])
+}
+
+// TestManyCoreRangeAndDecider: the grid's 12 points and each calibrated
+// cost's two ends; a single ratio is printed only for a narrow range, and
+// SGen's figures only on the 8-core rows.
+func TestManyCoreRangeAndDecider(t *testing.T) {
+	w := pausemodel.Work{Roots: 5 * time.Microsecond, Major: []time.Duration{0, 400 * time.Microsecond}, LOS: []time.Duration{0, 200 * time.Microsecond}}
+	median := pausemodel.Costs{WakeCall: 3 * time.Microsecond, WakePer: 1500, Futile: 10 * time.Microsecond, Take: 400}
+	runs := []pausemodel.Costs{median, median}
+	runs[1].Futile = 14 * time.Microsecond
+	p, err := PredictManyCore(median, runs, w, 8, pausemodel.PI)
+	require.NoError(t, err)
+	assert.Len(t, p.Ratios, len(GridWakeToRun)*len(GridWakeIdle)+2*len(calibratedFields))
+	assert.Contains(t, p.Ratios, p.Base)
+	assert.NotEmpty(t, p.Decides)
+	narrow := ManyCore{Cores: 8, Ratios: []float64{0.70, 0.75}, Base: 0.72, Futile: []int{1}}
+	wide := ManyCore{Cores: 16, Ratios: []float64{0.2, 0.9}, Base: 0.5, Futile: []int{1}}
+	tab := ManyCoreTable([]ManyCore{narrow, wide}, "x")
+	assert.Equal(t, "0.720", tab.Rows[0][6])
+	assert.Contains(t, tab.Rows[0][7], "0.734")
+	assert.Empty(t, tab.Rows[1][6], "a range of 0.7 gets no single ratio")
+	assert.Empty(t, tab.Rows[1][7])
+	assert.True(t, slices.Equal([]string{"0.2", "0.9"}, strings.Split(Range([]float64{0.2, 0.9}, 1), "–")))
+}
