@@ -202,3 +202,32 @@ func TestFloorOfPrefersTheNamedPackage(t *testing.T) {
 	_, ok := floorOf(plan, "cmdx")
 	assert.False(t, ok, "a /... pattern covers the packages below its path only")
 }
+
+// TestREADMEPackageTableListsEveryPackage: the README's package table
+// has a row for every package a reader of the tree meets (all but those
+// under a library's own internal/), and no row for a package that is
+// gone.
+func TestREADMEPackageTableListsEveryPackage(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	_, table, ok := strings.Cut(string(b), "\n## Packages\n")
+	require.True(t, ok, "the README has a section \"Packages\"")
+	table, _, _ = strings.Cut(table, "\n## ")
+	var rows []string
+	for _, m := range regexp.MustCompile("(?m)^\\| `([^`]+)` \\|").FindAllStringSubmatch(table, -1) {
+		rows = append(rows, m[1])
+	}
+	pkgs := listModule(t)
+	for _, p := range pkgs {
+		if strings.Contains(p.Path, "/internal/") && !below(p.Path, "cmd/gcbench/internal") {
+			continue
+		}
+		assert.Contains(t, rows, p.Path, "the README's package table has no row for %s", p.Path)
+	}
+	for _, r := range rows {
+		if r == "testdata/" {
+			continue
+		}
+		assert.True(t, slices.ContainsFunc(pkgs, func(p floorPackage) bool { return p.Path == r }), "the README's package table names %s, which is no package", r)
+	}
+}
