@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -184,6 +186,43 @@ func TestREADMEDocsAndConstantsQuoteTheSeedFigures(t *testing.T) {
 				v := seedValue(t, figs, expr)
 				assert.True(t, sameFigure(m[i+1], v), "%s quotes %s as %s; %s has %v (in %q)", q.file, expr, m[i+1], seedFile, v, m[0])
 			}
+		}
+	}
+}
+
+// seedClaim is a sentence that states a seed's figure in prose ("SGen
+// measured 0.734", "the seed reported 1.2–1.8×"): each one in the README,
+// docs/ and the results pages must be a registered quote, so that it is
+// checked.
+var seedClaim = regexp.MustCompile(`\b(SGen|[Tt]he seed|EventPipe|DedicatedThreadPool|stress-epoll)\b[^.\n]{0,60}?\b(measured|reported)\b[^0-9.]{0,20}[0-9]`)
+
+// TestREADMEAndDocsStateSeedFiguresOnlyInCheckedQuotes: a new sentence
+// that states a seed's figure (seedClaim) in the README, docs/*.md or
+// docs/results/*.md, outside the quotes seedQuotes lists, fails until it
+// is registered there.
+func TestREADMEAndDocsStateSeedFiguresOnlyInCheckedQuotes(t *testing.T) {
+	files := []string{"README.md"}
+	for _, glob := range []string{"docs/*.md", "docs/results/*.md"} {
+		m, err := filepath.Glob("../../" + glob)
+		require.NoError(t, err)
+		require.NotEmpty(t, m, glob)
+		for _, f := range m {
+			files = append(files, strings.TrimPrefix(f, "../../"))
+		}
+	}
+	for _, file := range files {
+		b, err := os.ReadFile("../../" + file)
+		require.NoError(t, err)
+		var checked [][]int
+		for _, q := range seedQuotes {
+			if q.file == file {
+				re, _ := q.compile()
+				checked = append(checked, re.FindAllStringIndex(string(b), -1)...)
+			}
+		}
+		for _, c := range seedClaim.FindAllStringIndex(string(b), -1) {
+			inside := func(span []int) bool { return span[0] <= c[1] && c[0] <= span[1] }
+			assert.True(t, slices.ContainsFunc(checked, inside), "%s states a seed's figure outside the checked quotes: %q; add it to seedQuotes", file, string(b)[c[0]:c[1]])
 		}
 	}
 }
