@@ -155,7 +155,7 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*report.Re
 	}
 	var facts []render.Fact // the calibration's, printed as they come and kept for --html
 	on := host.Describe(host.Probe())
-	cal, err := modelcheck.Calibrate(ctx, o.calibrations, func(k pausemodel.Mutex, cal modelcheck.Calibration) {
+	cal, err := modelcheck.Calibrate(ctx, o.calibrations, func(k workerpool.MutexKind, cal modelcheck.Calibration) {
 		kind := cal.Facts(k, on)
 		fmt.Fprintf(head, "gcbench predict: calibration of the native pool, %v mutex, %s\n", k, kind[0].Value)
 		for _, f := range kind[1:] {

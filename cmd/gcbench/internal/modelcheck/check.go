@@ -40,7 +40,7 @@ const FutileTolerance = 30.0
 type Point struct {
 	Config  gcsim.Config
 	Backend string // native, threads or goroutines
-	Mutex   pausemodel.Mutex
+	Mutex   workerpool.MutexKind
 	// LockCollector is the experiment's: whether the collections ran on
 	// one locked OS thread, which measures another system (Poolable).
 	LockCollector bool
@@ -61,11 +61,10 @@ func ReadPoint(r *report.Report) (Point, bool) {
 		return p, false
 	}
 	if e.Config.Backend == workerpool.Native {
-		k, err := pausemodel.ParseMutex(e.Config.Mutex.String())
-		if err != nil {
+		if !slices.Contains(pausemodel.MutexKinds(), e.Config.Mutex) {
 			return p, false
 		}
-		p.Mutex = k
+		p.Mutex = e.Config.Mutex
 	}
 	return p, true
 }
@@ -172,7 +171,7 @@ func Poolable(reports []*report.Report) error {
 // Validate predicts every native point of reports with costs[its mutex
 // kind] and the job costs work gives for its heap. Points of other
 // backends, and those the check does not cover, are left out.
-func Validate(costs map[pausemodel.Mutex]pausemodel.Costs, reports []*report.Report, work WorkOf) ([]Validation, error) {
+func Validate(costs map[workerpool.MutexKind]pausemodel.Costs, reports []*report.Report, work WorkOf) ([]Validation, error) {
 	var out []Validation
 	pr := predictor{}
 	for _, r := range reports {
@@ -211,13 +210,13 @@ type prediction struct {
 	res   pausemodel.Result
 }
 
-// predict is pausemodel.Predict of p's collection at cores in mode proto.
-func (pr predictor) predict(c pausemodel.Costs, w pausemodel.Work, p Point, cores int, proto pausemodel.Protocol) (prediction, error) {
-	key := fmt.Sprint(c, heapKey(p.Config), cores, p.Config.Workers, proto, p.Mutex)
+// predict is pausemodel.Predict of p's collection at cores in mode.
+func (pr predictor) predict(c pausemodel.Costs, w pausemodel.Work, p Point, cores int, mode gcsim.Mode) (prediction, error) {
+	key := fmt.Sprint(c, heapKey(p.Config), cores, p.Config.Workers, mode, p.Mutex)
 	if got, ok := pr[key]; ok {
 		return got, nil
 	}
-	pause, res, err := pausemodel.Predict(c, w, cores, p.Config.Workers, proto, p.Mutex)
+	pause, res, err := pausemodel.Predict(c, w, cores, p.Config.Workers, mode, p.Mutex)
 	if err == nil {
 		pr[key] = prediction{pause, res}
 	}
@@ -232,11 +231,11 @@ func (pr predictor) validate(p Point, run report.Run, c pausemodel.Costs, w paus
 	if per == nil || batch == nil || run.Host.Cores < 1 || run.Host.Cores > 4096 {
 		return Validation{}, false, nil
 	}
-	predPer, err := pr.predict(c, w, p, run.Host.Cores, pausemodel.PerJob)
+	predPer, err := pr.predict(c, w, p, run.Host.Cores, gcsim.PerJob)
 	if err != nil {
 		return Validation{}, false, err
 	}
-	predBatch, err := pr.predict(c, w, p, run.Host.Cores, pausemodel.Batch)
+	predBatch, err := pr.predict(c, w, p, run.Host.Cores, gcsim.Batch)
 	if err != nil {
 		return Validation{}, false, err
 	}
@@ -411,8 +410,8 @@ func CoreCounts(vals []Validation) []int {
 }
 
 // Mutexes lists the validations' mutex kinds, in order.
-func Mutexes(vals []Validation) []pausemodel.Mutex {
-	var ks []pausemodel.Mutex
+func Mutexes(vals []Validation) []workerpool.MutexKind {
+	var ks []workerpool.MutexKind
 	for _, v := range vals {
 		if !slices.Contains(ks, v.Mutex) {
 			ks = append(ks, v.Mutex)

@@ -18,7 +18,7 @@ import (
 
 // val is a validation of a point of workers on cores under kind k,
 // measured diff and predicted pdiff perjob − batch (µs).
-func val(k pausemodel.Mutex, cores, workers int, diff, pdiff float64) Validation {
+func val(k workerpool.MutexKind, cores, workers int, diff, pdiff float64) Validation {
 	p, ok := ReadPoint(point("native", k.String(), workers))
 	if !ok {
 		panic("bad point")
@@ -61,7 +61,7 @@ func itoa(n int) string { return F(float64(n), 0) }
 func TestReadPoint(t *testing.T) {
 	p, ok := ReadPoint(point("native", "pi", 8))
 	require.True(t, ok)
-	assert.Equal(t, pausemodel.PI, p.Mutex)
+	assert.Equal(t, workerpool.MutexPI, p.Mutex)
 	assert.Equal(t, 8, p.Config.Workers)
 	assert.Equal(t, int64(64<<20), p.Config.MajorHeap)
 	_, ok = ReadPoint(point("threads", "", 2))
@@ -85,7 +85,7 @@ func TestReadPoint(t *testing.T) {
 // 140 of 640 = 21.9%; the floor 40 of 240 = 16.7%: met, 21.9 ≤ 20 + 16.7.
 // Without the repeat (no floor) it is missed.
 func TestJudgeAddsTheFloor(t *testing.T) {
-	vals := []Validation{val(pausemodel.PI, 2, 8, 100, 120), val(pausemodel.PI, 2, 8, 140, 120), val(pausemodel.PI, 2, 16, 400, 300)}
+	vals := []Validation{val(workerpool.MutexPI, 2, 8, 100, 120), val(workerpool.MutexPI, 2, 8, 140, 120), val(workerpool.MutexPI, 2, 16, 400, 300)}
 	j := Judge(vals)
 	assert.InDelta(t, 140.0/3, j.MAE, 1e-9)
 	assert.InDelta(t, 100*140.0/640, j.Rel, 1e-9)
@@ -97,9 +97,9 @@ func TestJudgeAddsTheFloor(t *testing.T) {
 // TestFloorKeepsLockedCollectorsApart: the same grid point measured with
 // and without a locked collector thread is two points, not a repeat.
 func TestFloorKeepsLockedCollectorsApart(t *testing.T) {
-	locked := val(pausemodel.PI, 2, 8, 140, 120)
+	locked := val(workerpool.MutexPI, 2, 8, 140, 120)
 	locked.LockCollector = true
-	assert.Equal(t, Floor{}, MeasurementFloor([]Validation{val(pausemodel.PI, 2, 8, 100, 120), locked}))
+	assert.Equal(t, Floor{}, MeasurementFloor([]Validation{val(workerpool.MutexPI, 2, 8, 100, 120), locked}))
 }
 
 // TestPoolableRefusesUntypedAndMixedPoints: a version-1 point, or points
@@ -127,7 +127,7 @@ func TestFutileOKTakesTheWiderOfToleranceAndRange(t *testing.T) {
 	assert.False(t, FutileOK(131, 100, 100, 100))
 	assert.True(t, FutileOK(200, 100, 60, 210), "within the measured range")
 	assert.False(t, FutileOK(0, 10, 8, 12))
-	vals := []Validation{val(pausemodel.PI, 1, 8, 1, 1), val(pausemodel.PI, 1, 8, 1, 1)}
+	vals := []Validation{val(workerpool.MutexPI, 1, 8, 1, 1), val(workerpool.MutexPI, 1, 8, 1, 1)}
 	vals[0].MeasuredFutile, vals[1].MeasuredFutile = 100, 300
 	vals[0].PredictedFutile, vals[1].PredictedFutile = 280, 280
 	ok, all := FutileHits(vals)
@@ -136,14 +136,14 @@ func TestFutileOKTakesTheWiderOfToleranceAndRange(t *testing.T) {
 }
 
 func TestErrorBreakdownByCoresAndMutex(t *testing.T) {
-	vals := []Validation{val(pausemodel.Normal, 2, 8, 100, 150), val(pausemodel.PI, 2, 8, 300, 300), val(pausemodel.PI, 1, 8, 1000, 0)}
+	vals := []Validation{val(workerpool.MutexNormal, 2, 8, 100, 150), val(workerpool.MutexPI, 2, 8, 300, 300), val(workerpool.MutexPI, 1, 8, 1000, 0)}
 	Sort(vals)
 	assert.Equal(t, []int{2, 1}, CoreCounts(vals))
 	assert.Equal(t, "The same per core count and mutex kind: 2 cores 12% (normal 50%, pi 0%); 1 core 100% (pi 100%).", ErrorBreakdown(vals))
 }
 
 func TestPartsTableAveragesEachRow(t *testing.T) {
-	a, b := val(pausemodel.PI, 2, 2, 10, 10), val(pausemodel.PI, 2, 4, 10, 10)
+	a, b := val(workerpool.MutexPI, 2, 2, 10, 10), val(workerpool.MutexPI, 2, 4, 10, 10)
 	a.MeasuredParts, a.PredictedParts = [3]float64{10, 20, math.NaN()}, [3]float64{1, 2, 3}
 	b.MeasuredParts, b.PredictedParts = [3]float64{30, 40, math.NaN()}, [3]float64{3, 4, 5}
 	tab := PartsTable([]Validation{a, b})
@@ -154,7 +154,7 @@ func TestPartsTableAveragesEachRow(t *testing.T) {
 func TestGoRuntimeTableIsTheGapToNative(t *testing.T) {
 	p, _ := ReadPoint(point("threads", "", 8))
 	gos := []GoPoint{{Point: p, Host: "h", Cores: 2, PerJob: 1500, Batch: 1000}}
-	vals := []Validation{val(pausemodel.PI, 2, 8, 800, 0), val(pausemodel.PI, 2, 8, 600, 0), val(pausemodel.Normal, 2, 8, 100, 0)}
+	vals := []Validation{val(workerpool.MutexPI, 2, 8, 800, 0), val(workerpool.MutexPI, 2, 8, 600, 0), val(workerpool.MutexNormal, 2, 8, 100, 0)}
 	tab := GoRuntimeTable(gos, vals)
 	require.Len(t, tab.Rows, 1)
 	assert.Equal(t, []string{"threads", "8", "2", "500", "0.667", "0.0", "100", "400", "700", "-200"}, tab.Rows[0])
@@ -176,7 +176,7 @@ func TestManyCoreRangeAndDecider(t *testing.T) {
 	median := pausemodel.Costs{WakeCall: 3 * time.Microsecond, WakePer: 1500, Futile: 10 * time.Microsecond, Take: 400}
 	runs := []pausemodel.Costs{median, median}
 	runs[1].Futile = 14 * time.Microsecond
-	p, err := PredictManyCore(median, runs, w, 8, pausemodel.PI)
+	p, err := PredictManyCore(median, runs, w, 8, workerpool.MutexPI)
 	require.NoError(t, err)
 	assert.Len(t, p.Ratios, len(GridWakeToRun)*len(GridWakeIdle)+2*len(calibratedFields))
 	assert.Contains(t, p.Ratios, p.Base)

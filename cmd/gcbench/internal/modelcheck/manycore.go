@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/gcbench/gcbench/analysis/render"
+	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/jobs"
 	"github.com/gcbench/gcbench/pausemodel"
+	"github.com/gcbench/gcbench/workerpool"
 )
 
 // SGen's ratios on 8 cores, batch/perjob (mono/mono#20634): TrimMean 10%
@@ -50,7 +52,7 @@ var calibratedFields = []struct {
 // spread.
 type ManyCore struct {
 	Cores   int
-	Mutex   pausemodel.Mutex
+	Mutex   workerpool.MutexKind
 	Jobs    int
 	Ratios  []float64 // batch/perjob of every combination
 	Futile  []int     // perjob's futile wake-ups of every combination
@@ -70,7 +72,7 @@ func (p ManyCore) Narrow() bool { return slices.Max(p.Ratios)-slices.Min(p.Ratio
 // (Every calibrated variant at every grid point would take minutes at 64
 // cores: a PI herd there is tens of thousands of wake-ups per
 // collection.)
-func PredictManyCore(median pausemodel.Costs, runs []pausemodel.Costs, w pausemodel.Work, cores int, k pausemodel.Mutex) (ManyCore, error) {
+func PredictManyCore(median pausemodel.Costs, runs []pausemodel.Costs, w pausemodel.Work, cores int, k workerpool.MutexKind) (ManyCore, error) {
 	p := ManyCore{Cores: cores, Mutex: k}
 	sim := manyCoreSim{p: &p, w: w, shape: pausemodel.Shape{Cores: cores, Workers: cores, Mutex: k, Jobs: w.Jobs(cores)}}
 	p.Jobs = len(sim.shape.Jobs)
@@ -121,12 +123,12 @@ type manyCoreSim struct {
 // outside dispatch are the same in both modes.
 func (m manyCoreSim) ratio(c pausemodel.Costs) (float64, error) {
 	s := m.shape
-	s.Protocol = pausemodel.PerJob
+	s.Mode = gcsim.PerJob
 	per, err := pausemodel.Simulate(c, s)
 	if err != nil {
 		return 0, fmt.Errorf("predicting %d cores: %w", s.Cores, err)
 	}
-	s.Protocol = pausemodel.Batch
+	s.Mode = gcsim.Batch
 	batch, err := pausemodel.Simulate(c, s)
 	if err != nil {
 		return 0, fmt.Errorf("predicting %d cores: %w", s.Cores, err)
@@ -173,17 +175,18 @@ func gridSwings(grid [][]float64) (wakeToRun, idle float64) {
 func swing(xs []float64) float64 { return slices.Max(xs) - slices.Min(xs) }
 
 // PredictManyCores is PredictManyCore for every core count of cores and
-// every mutex kind of Kinds, at medians[kind] with runs[kind]'s spread, in
-// that order (by core count, then kind). The simulations are independent
+// every mutex kind of pausemodel.MutexKinds, at medians[kind] with
+// runs[kind]'s spread, in that order (by core count, then kind). The simulations are independent
 // and deterministic, so they run side by side: 64 cores under PI take
 // seconds each.
-func PredictManyCores(medians map[pausemodel.Mutex]pausemodel.Costs, runs map[pausemodel.Mutex][]pausemodel.Costs, w pausemodel.Work, cores []int) ([]ManyCore, error) {
-	many := make([]ManyCore, len(cores)*len(Kinds))
+func PredictManyCores(medians map[workerpool.MutexKind]pausemodel.Costs, runs map[workerpool.MutexKind][]pausemodel.Costs, w pausemodel.Work, cores []int) ([]ManyCore, error) {
+	kinds := pausemodel.MutexKinds()
+	many := make([]ManyCore, len(cores)*len(kinds))
 	errs := make([]error, len(many))
 	var wg sync.WaitGroup
 	for i, c := range cores {
-		for j, k := range Kinds {
-			n := i*len(Kinds) + j
+		for j, k := range kinds {
+			n := i*len(kinds) + j
 			wg.Go(func() { many[n], errs[n] = PredictManyCore(medians[k], runs[k], w, c, k) })
 		}
 	}
