@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gcbench/gcbench/analysis/render"
+	"github.com/gcbench/gcbench/analysis/stats"
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/jobs"
 	"github.com/gcbench/gcbench/pausemodel"
@@ -210,7 +211,7 @@ func ManyCoreTable(ps []ManyCore, heap string) *render.Table {
 	for _, p := range ps {
 		single, sgen := "", ""
 		if p.Narrow() {
-			single = F(p.Base, 3)
+			single = render.Float(p.Base, 3)
 		}
 		if p.Cores == 8 {
 			sgen = fmt.Sprintf("%.3f (TrimMean 10%%), %.3f (averages)", SGenTrimMean, SGenAverages)
@@ -219,8 +220,8 @@ func ManyCoreTable(ps []ManyCore, heap string) *render.Table {
 		for i, f := range p.Futile {
 			fut[i] = float64(f)
 		}
-		t.Rows = append(t.Rows, []string{strconv.Itoa(p.Cores), p.Mutex.String(), strconv.Itoa(p.Jobs), Range(p.Ratios, 3), p.Decides,
-			F(p.Swing, 3), single, sgen, Range(fut, 0)})
+		t.Rows = append(t.Rows, []string{strconv.Itoa(p.Cores), p.Mutex.String(), strconv.Itoa(p.Jobs), render.Range(stats.SpreadOf(p.Ratios), 3), p.Decides,
+			render.Float(p.Swing, 3), single, sgen, render.Range(stats.SpreadOf(fut), 0)})
 	}
 	t.Notes = append(t.Notes,
 		fmt.Sprintf("Range: one simulated collection of the mean jobs at the calibration's medians for every combination of wake-to-run %v "+

@@ -13,28 +13,6 @@ import (
 	"github.com/gcbench/gcbench/internal/bytesize"
 )
 
-// F formats v at prec decimals; a small negative rounded to zero is 0.
-func F(v float64, prec int) string {
-	s := strconv.FormatFloat(v, 'f', prec, 64)
-	if strings.Trim(s, "-0.") == "" {
-		return strings.TrimPrefix(s, "-")
-	}
-	return s
-}
-
-// Range is "lo–hi" of xs at prec decimals, or one value if both ends read
-// the same.
-func Range(xs []float64, prec int) string {
-	if len(xs) == 0 {
-		return ""
-	}
-	lo, hi := F(slices.Min(xs), prec), F(slices.Max(xs), prec)
-	if lo == hi {
-		return lo
-	}
-	return lo + "–" + hi
-}
-
 // Tables checks the model against reports with cal (Validate with its
 // medians, RunErrors with each run) and predicts at each core count of
 // cores, with workers = cores, for the jobs of heap's collections
@@ -85,9 +63,9 @@ func ValidationTable(vals []Validation, runErrors []float64) *render.Table {
 			ok = "NO"
 		}
 		t.Rows = append(t.Rows, []string{v.Mutex.String(), strconv.Itoa(v.Workers()), strconv.Itoa(v.Cores),
-			F(v.MeasuredPerJob, 0), F(v.MeasuredBatch, 0), F(v.MeasuredDiff(), 0), F(v.MeasuredBatch/v.MeasuredPerJob, 3),
-			F(v.PredictedPerJob, 0), F(v.PredictedBatch, 0), F(v.PredictedDiff(), 0), F(v.PredictedBatch/v.PredictedPerJob, 3),
-			F(v.PredictedDiff()-v.MeasuredDiff(), 0), F(v.MeasuredFutile, 1), strconv.Itoa(v.PredictedFutile), ok})
+			render.Float(v.MeasuredPerJob, 0), render.Float(v.MeasuredBatch, 0), render.Float(v.MeasuredDiff(), 0), render.Float(v.MeasuredBatch/v.MeasuredPerJob, 3),
+			render.Float(v.PredictedPerJob, 0), render.Float(v.PredictedBatch, 0), render.Float(v.PredictedDiff(), 0), render.Float(v.PredictedBatch/v.PredictedPerJob, 3),
+			render.Float(v.PredictedDiff()-v.MeasuredDiff(), 0), render.Float(v.MeasuredFutile, 1), strconv.Itoa(v.PredictedFutile), ok})
 	}
 	j := Judge(vals)
 	verdict := "met"
@@ -165,9 +143,9 @@ func PartsTable(vals []Validation) *render.Table {
 				}
 				cell := ""
 				if known > 0 {
-					cell = F(measured/float64(known), 0)
+					cell = render.Float(measured/float64(known), 0)
 				}
-				row = append(row, cell, F(predicted, 0))
+				row = append(row, cell, render.Float(predicted, 0))
 			}
 			t.Rows = append(t.Rows, row)
 		}
@@ -230,7 +208,7 @@ func GoRuntimeTable(gos []GoPoint, vals []Validation) *render.Table {
 	}
 	t.Header = [][]string{header}
 	for _, g := range gos {
-		row := []string{g.Backend, strconv.Itoa(g.Config.Workers), strconv.Itoa(g.Cores), F(g.PerJob-g.Batch, 0), F(g.Batch/g.PerJob, 3), F(g.MeasuredFutile, 1)}
+		row := []string{g.Backend, strconv.Itoa(g.Config.Workers), strconv.Itoa(g.Cores), render.Float(g.PerJob-g.Batch, 0), render.Float(g.Batch/g.PerJob, 3), render.Float(g.MeasuredFutile, 1)}
 		for _, k := range kinds {
 			same := Where(vals, func(v Validation) bool {
 				return v.Mutex == k && v.Host == g.Host && v.Cores == g.Cores && v.Config.Workers == g.Config.Workers &&
@@ -244,7 +222,7 @@ func GoRuntimeTable(gos []GoPoint, vals []Validation) *render.Table {
 			for _, v := range same {
 				d += v.MeasuredDiff() / float64(len(same))
 			}
-			row = append(row, F(d, 0), F(g.PerJob-g.Batch-d, 0))
+			row = append(row, render.Float(d, 0), render.Float(g.PerJob-g.Batch-d, 0))
 		}
 		t.Rows = append(t.Rows, row)
 	}
