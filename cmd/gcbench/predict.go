@@ -123,8 +123,10 @@ func readPoints(ctx context.Context, o predictOptions) ([]*report.Report, error)
 	switch err := modelcheck.Poolable(reports); {
 	case errors.Is(err, gcsim.ErrNoSettings):
 		return nil, usagef("%v: sweep it again with this gcbench (gcbench sweep, with the settings its configuration lists)", err)
-	case err != nil:
+	case errors.Is(err, modelcheck.ErrMixedCollectors):
 		return nil, usagef("--dir: %v; check points made with and without --lock-collector apart", err)
+	case err != nil:
+		return nil, err
 	}
 	return reports, nil
 }

@@ -16,8 +16,8 @@ import (
 // over the calibration runs, which the check and the predictions use, and
 // each run's costs, whose spread they show.
 type Calibration struct {
-	Medians map[workerpool.MutexKind]pausemodel.Costs
-	Runs    map[workerpool.MutexKind][]pausemodel.Costs
+	medians map[workerpool.MutexKind]pausemodel.Costs
+	runs    map[workerpool.MutexKind][]pausemodel.Costs
 }
 
 // Calibrate calibrates each kind of pausemodel.MutexKinds n times
@@ -25,13 +25,13 @@ type Calibration struct {
 // calibration so far after each kind: a kind takes seconds, and a command
 // shows each as it comes. An error names the kind it stopped at.
 func Calibrate(ctx context.Context, n int, done func(k workerpool.MutexKind, so Calibration)) (Calibration, error) {
-	cal := Calibration{Medians: map[workerpool.MutexKind]pausemodel.Costs{}, Runs: map[workerpool.MutexKind][]pausemodel.Costs{}}
+	cal := Calibration{medians: map[workerpool.MutexKind]pausemodel.Costs{}, runs: map[workerpool.MutexKind][]pausemodel.Costs{}}
 	for _, k := range pausemodel.MutexKinds() {
 		m, all, err := pausemodel.Calibrate(ctx, n, k)
 		if err != nil {
 			return cal, fmt.Errorf("calibrating the %v mutex: %w", k, err)
 		}
-		cal.Medians[k], cal.Runs[k] = m, all
+		cal.medians[k], cal.runs[k] = m, all
 		done(k, cal)
 	}
 	return cal, nil
@@ -41,21 +41,21 @@ func Calibrate(ctx context.Context, n int, done func(k workerpool.MutexKind, so 
 // on describes: its median costs and, over more than one run, each cost's
 // range; the lines a command shows above the check's tables.
 func (c Calibration) Facts(k workerpool.MutexKind, on string) []render.Fact {
-	runs := c.Runs[k]
+	runs := c.runs[k]
 	facts := []render.Fact{{Key: fmt.Sprintf("calibration, %v mutex", k),
-		Value: fmt.Sprintf("on %s, median of %d runs: %v", on, len(runs), c.Medians[k])}}
+		Value: fmt.Sprintf("on %s, median of %d runs: %v", on, len(runs), c.medians[k])}}
 	if len(runs) > 1 {
 		facts = append(facts, render.Fact{Key: fmt.Sprintf("calibration runs' range (%v)", k), Value: pausemodel.RangeOf(runs).String()})
 	}
 	return facts
 }
 
-// RunErrors is the check's relative mean absolute error (%, as
-// MeanAbsError's rel) under each calibration run's own costs, runs[k][i]
+// calibrationRunErrors is the check's relative mean absolute error (%, as
+// meanAbsError's rel) under each calibration run's own costs, runs[k][i]
 // for every kind k of run i: how far the verdict, made with the medians,
 // rests on them. It is nil with fewer than two runs of every kind, where
 // there is no spread to show.
-func RunErrors(runs map[workerpool.MutexKind][]pausemodel.Costs, reports []*report.Report, work WorkOf) ([]float64, error) {
+func calibrationRunErrors(runs map[workerpool.MutexKind][]pausemodel.Costs, reports []*report.Report, work workOf) ([]float64, error) {
 	n := -1
 	for _, rs := range runs {
 		if n < 0 || len(rs) < n {
@@ -71,11 +71,11 @@ func RunErrors(runs map[workerpool.MutexKind][]pausemodel.Costs, reports []*repo
 		for k, rs := range runs {
 			costs[k] = rs[i]
 		}
-		v, err := Validate(costs, reports, work)
+		v, err := validatePoints(costs, reports, work)
 		if err != nil {
 			return nil, fmt.Errorf("checking calibration run %d: %w", i+1, err)
 		}
-		_, rel := MeanAbsError(v)
+		_, rel := meanAbsError(v)
 		errs = append(errs, rel)
 	}
 	return errs, nil

@@ -21,7 +21,7 @@ import (
 func TestMemoMeasuresEachHeapOnce(t *testing.T) {
 	calls := 0
 	fail := true
-	work := Memo(func(cfg gcsim.Config) (pausemodel.Work, error) {
+	work := memo(func(cfg gcsim.Config) (pausemodel.Work, error) {
 		calls++
 		if fail {
 			return pausemodel.Work{}, errors.New("no heap")
@@ -48,7 +48,7 @@ func TestMemoMeasuresEachHeapOnce(t *testing.T) {
 // show, and validates nothing.
 func TestRunErrorsNeedTwoRuns(t *testing.T) {
 	one := map[workerpool.MutexKind][]pausemodel.Costs{workerpool.MutexNormal: {{}, {}}, workerpool.MutexPI: {{}}}
-	errs, err := RunErrors(one, []*report.Report{point("native", "pi", 2)}, func(gcsim.Config) (pausemodel.Work, error) {
+	errs, err := calibrationRunErrors(one, []*report.Report{point("native", "pi", 2)}, func(gcsim.Config) (pausemodel.Work, error) {
 		t.Fatal("measured a heap")
 		return pausemodel.Work{}, nil
 	})
@@ -60,7 +60,7 @@ func TestRunErrorsNeedTwoRuns(t *testing.T) {
 // where the points (here one without runs) validate to nothing.
 func TestRunErrorsOnePerRun(t *testing.T) {
 	runs := map[workerpool.MutexKind][]pausemodel.Costs{workerpool.MutexNormal: {{}, {}, {}}, workerpool.MutexPI: {{}, {}, {}}}
-	errs, err := RunErrors(runs, []*report.Report{point("native", "pi", 2)}, func(gcsim.Config) (pausemodel.Work, error) {
+	errs, err := calibrationRunErrors(runs, []*report.Report{point("native", "pi", 2)}, func(gcsim.Config) (pausemodel.Work, error) {
 		return pausemodel.Work{}, nil
 	})
 	require.NoError(t, err)
@@ -84,7 +84,7 @@ func TestPredictManyCoresByCoresThenKind(t *testing.T) {
 	c := pausemodel.Costs{WakeCall: 3 * time.Microsecond, WakePer: 1500, Futile: 10 * time.Microsecond, Take: 400}
 	medians := map[workerpool.MutexKind]pausemodel.Costs{workerpool.MutexNormal: c, workerpool.MutexPI: c}
 	runs := map[workerpool.MutexKind][]pausemodel.Costs{workerpool.MutexNormal: {c}, workerpool.MutexPI: {c}}
-	many, err := PredictManyCores(medians, runs, w, []int{2, 4})
+	many, err := predictManyCores(medians, runs, w, []int{2, 4})
 	require.NoError(t, err)
 	require.Len(t, many, 4)
 	for i, want := range []struct {
@@ -113,8 +113,8 @@ func TestCalibrationFacts(t *testing.T) {
 	c := pausemodel.Costs{WakeCall: 3 * time.Microsecond}
 	d := c
 	d.WakeCall = 5 * time.Microsecond
-	cal := Calibration{Medians: map[workerpool.MutexKind]pausemodel.Costs{workerpool.MutexNormal: c, workerpool.MutexPI: c},
-		Runs: map[workerpool.MutexKind][]pausemodel.Costs{workerpool.MutexNormal: {c}, workerpool.MutexPI: {c, d}}}
+	cal := Calibration{medians: map[workerpool.MutexKind]pausemodel.Costs{workerpool.MutexNormal: c, workerpool.MutexPI: c},
+		runs: map[workerpool.MutexKind][]pausemodel.Costs{workerpool.MutexNormal: {c}, workerpool.MutexPI: {c, d}}}
 	one := cal.Facts(workerpool.MutexNormal, "vm")
 	require.Len(t, one, 1)
 	assert.Equal(t, "calibration, normal mutex", one[0].Key)
@@ -130,8 +130,8 @@ func TestCalibrationFacts(t *testing.T) {
 // job costs cannot be measured is named.
 func TestTablesInOrder(t *testing.T) {
 	c := pausemodel.Costs{WakeCall: 3 * time.Microsecond, WakePer: 1500, Futile: 10 * time.Microsecond, Take: 400}
-	cal := Calibration{Medians: map[workerpool.MutexKind]pausemodel.Costs{workerpool.MutexNormal: c, workerpool.MutexPI: c},
-		Runs: map[workerpool.MutexKind][]pausemodel.Costs{workerpool.MutexNormal: {c}, workerpool.MutexPI: {c}}}
+	cal := Calibration{medians: map[workerpool.MutexKind]pausemodel.Costs{workerpool.MutexNormal: c, workerpool.MutexPI: c},
+		runs: map[workerpool.MutexKind][]pausemodel.Costs{workerpool.MutexNormal: {c}, workerpool.MutexPI: {c}}}
 	w := pausemodel.Work{Roots: 5 * time.Microsecond, Major: []time.Duration{0, 400 * time.Microsecond}, LOS: []time.Duration{0, 200 * time.Microsecond}}
 	work := func(gcsim.Config) (pausemodel.Work, error) { return w, nil }
 	run := func(r *report.Report) *report.Report {
