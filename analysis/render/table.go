@@ -27,8 +27,8 @@ const definitionsNote = "TrimMean p% = TRIMMEAN(range, p): p of the points in to
 // A column is either a mode's values or a comparison's improvements.
 type column struct {
 	host string
-	mode *report.Mode      // value column
-	cmp  *stats.Comparison // improvement column
+	mode *report.Mode // value column
+	cmp  *stats.Delta // improvement column
 }
 
 // runLabels names each run in headings: nothing for a single run, else

@@ -133,7 +133,7 @@ type Run struct {
 	// Comparisons set the last mode against each earlier one, in mode order
 	// (the seed table's Improvement columns). NewRun and ReadJSON derive
 	// them from the samples.
-	Comparisons []stats.Comparison `json:"comparisons"`
+	Comparisons []stats.Delta `json:"comparisons"`
 }
 
 // A Mode is one configuration's sample within a run.

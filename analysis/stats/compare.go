@@ -11,8 +11,8 @@ import (
 // difference (benchstat's default).
 const Alpha = 0.05
 
-// A Comparison sets a new sample against a base sample.
-type Comparison struct {
+// A Delta sets a new sample against a base sample.
+type Delta struct {
 	Base string `json:"base"` // name of the base sample (a mode, in a report)
 	New  string `json:"new"`  // name of the new sample
 	// Improvement maps Statistic.Key() to (base − new) / base × 100:
@@ -39,8 +39,8 @@ type Sample struct {
 
 // Compare compares sample new against sample base, using their values and
 // summaries. Neither is modified.
-func Compare(base, new Sample) Comparison {
-	c := Comparison{Base: base.Name, New: new.Name, Improvement: make(map[string]float64), P: 1,
+func Compare(base, new Sample) Delta {
+	c := Delta{Base: base.Name, New: new.Name, Improvement: make(map[string]float64), P: 1,
 		N1: len(base.Values), N2: len(new.Values)}
 	for _, st := range AllStatistics() {
 		if v := improvement(base.Summary.Value(st), new.Summary.Value(st)); !math.IsNaN(v) && !math.IsInf(v, 0) {
@@ -77,7 +77,7 @@ func improvement(base, new float64) float64 {
 }
 
 // ImprovementOf returns the improvement for st and whether it is defined.
-func (c Comparison) ImprovementOf(st Statistic) (pct float64, ok bool) {
+func (c Delta) ImprovementOf(st Statistic) (pct float64, ok bool) {
 	pct, ok = c.Improvement[st.Key()]
 	return pct, ok
 }
