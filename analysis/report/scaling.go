@@ -108,7 +108,7 @@ func scalingPoint(ctx context.Context, config Config, run Run, base, new string,
 			ErrInvalidInput, run.Host.Label(), strings.Join(run.ModeNames(), ","), base, new)
 	}
 	p := ScalingPoint{Config: config, Host: run.Host.Label(), Partial: run.Partial,
-		P: stats.Compare(bm.Sample(), nm.Sample()).P, BaseMeans: map[string]float64{}, NewMeans: map[string]float64{}}
+		P: stats.DeltaOf(bm.Sample(), nm.Sample()).P, BaseMeans: map[string]float64{}, NewMeans: map[string]float64{}}
 	var err error
 	if p.TrimMean10, err = stats.RatioOfContext(ctx, bm.Pauses, nm.Pauses, stats.TrimMean10); err != nil {
 		return p, err

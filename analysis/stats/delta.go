@@ -29,7 +29,7 @@ type Delta struct {
 	N2          int  `json:"n_new"`
 }
 
-// A Sample is a named set of observations with its Summary, as Compare
+// A Sample is a named set of observations with its Summary, as DeltaOf
 // takes them: the caller has usually summarized them already.
 type Sample struct {
 	Name    string
@@ -37,9 +37,9 @@ type Sample struct {
 	Summary Summary // Summarize(Values)
 }
 
-// Compare compares sample new against sample base, using their values and
+// DeltaOf compares sample new against sample base, using their values and
 // summaries. Neither is modified.
-func Compare(base, new Sample) Delta {
+func DeltaOf(base, new Sample) Delta {
 	c := Delta{Base: base.Name, New: new.Name, Improvement: make(map[string]float64), P: 1,
 		N1: len(base.Values), N2: len(new.Values)}
 	for _, st := range AllStatistics() {
