@@ -92,7 +92,7 @@ func NewScalingContext(ctx context.Context, reports []*Report, base, new string,
 	s.Keys = varyingKeys(s.Points)
 	slices.SortStableFunc(s.Points, func(a, b ScalingPoint) int {
 		for _, k := range s.Keys {
-			if c := CompareValues(a.Value(k), b.Value(k)); c != 0 {
+			if c := OrderValues(a.Value(k), b.Value(k)); c != 0 {
 				return c
 			}
 		}
@@ -226,9 +226,9 @@ func b2i(b bool) int {
 	return 0
 }
 
-// CompareValues orders configuration values: numbers numerically, sizes
+// OrderValues orders configuration values: numbers numerically, sizes
 // and words as text.
-func CompareValues(a, b string) int {
+func OrderValues(a, b string) int {
 	x, errA := strconv.ParseFloat(a, 64)
 	y, errB := strconv.ParseFloat(b, 64)
 	if errA == nil && errB == nil {
