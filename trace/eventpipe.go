@@ -59,7 +59,7 @@ const (
 	EventPipeReader
 )
 
-var readerNames = enum.New[ReaderKind]("ReaderKind", "reader protocol", ErrInvalidOptions, "batch", "eventpipe")
+var readerNames = enum.New[ReaderKind]("ReaderKind", "reader kind", ErrInvalidOptions, "batch", "eventpipe")
 
 // String returns "batch" or "eventpipe" (ReaderKind(n) for another
 // value).

@@ -13,7 +13,7 @@ import (
 
 // TestPropertyExactlyOnce: for random writer counts, payload sizes,
 // budgets, policies (Lockless allocating inside the manager lock or
-// outside), memories, locks, reader protocols and flush intervals, and
+// outside), memories, locks, reader kinds and flush intervals, and
 // writers that close
 // part-way (their later Writes refused and not counted), every event whose
 // Write returned true is read back exactly once with its fields, no other

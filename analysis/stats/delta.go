@@ -7,11 +7,12 @@ import (
 	"golang.org/x/perf/benchmath"
 )
 
-// Alpha is the significance level below which a comparison reports a
+// Alpha is the significance level below which a Delta reports a
 // difference (benchstat's default).
 const Alpha = 0.05
 
-// A Delta sets a new sample against a base sample.
+// A Delta is how a new sample differs from a base sample: each
+// statistic's improvement, and whether the difference is significant.
 type Delta struct {
 	Base string `json:"base"` // name of the base sample (a mode, in a report)
 	New  string `json:"new"`  // name of the new sample
@@ -37,8 +38,8 @@ type Sample struct {
 	Summary Summary // Summarize(Values)
 }
 
-// DeltaOf compares sample new against sample base, using their values and
-// summaries. Neither is modified.
+// DeltaOf returns the Delta of sample new from sample base, using their
+// values and summaries. Neither is modified.
 func DeltaOf(base, new Sample) Delta {
 	c := Delta{Base: base.Name, New: new.Name, Improvement: make(map[string]float64), P: 1,
 		N1: len(base.Values), N2: len(new.Values)}

@@ -1,8 +1,9 @@
 // Package stats is gcbench's one home of statistics: summaries of a sample
 // (Summarize), the spreadsheet definitions of SGen's table (TrimMean,
-// QuartileInc), tail quantiles (Quantile), comparisons with significance
-// (DeltaOf), ratios with bootstrap intervals (RatioOf) and the paired
-// ratios and spreads of the seed protocols (PairedRatios, SpreadOf).
+// QuartileInc), tail quantiles (Quantile), differences from a base with
+// significance (DeltaOf), ratios with bootstrap intervals (RatioOf) and
+// the paired ratios and spreads of the seed protocols (PairedRatios,
+// SpreadOf).
 //
 // It is pure: no goroutines, no flags, no clocks, no I/O, and no imports of
 // other gcbench packages. Every function leaves its input slices as they

@@ -235,7 +235,7 @@ func manyCoreTable(ps []manyCore, heap string) *render.Table {
 }
 
 // factsTable gives, for each core count (workers = cores), what the
-// native protocol does whatever the timing: the work condition's
+// native pool does whatever the timing: the work condition's
 // broadcasts, the mutex acquisitions, and bounds on the futile wake-ups
 // per collection, for each mode.
 func factsTable(cores []int) *render.Table {

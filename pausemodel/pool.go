@@ -6,7 +6,7 @@ import (
 	"github.com/gcbench/gcbench/gcsim"
 )
 
-// The pool protocol as the simulation runs it: workerpool's Native
+// The pool as the simulation runs it: workerpool's Native
 // backend, which is SGen's thread pool (mono/sgen/sgen-thread-pool.c,
 // thread_func and get_work) on pthreads — the collector's enqueues, Start
 // and Join, and each worker's loop of taking one job per mutex hold,
