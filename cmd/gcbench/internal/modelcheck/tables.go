@@ -229,7 +229,7 @@ func goRuntimeTable(gos []goPoint, vals []validation) *render.Table {
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	t.Notes = append(t.Notes, "Measured only: the model is the pool protocol on the kernel (the native backend). "+
+	t.Notes = append(t.Notes, "Measured only: the model is SGen's pool on the kernel (the native backend). "+
 		"Go runtime's effect: the Go backend's perjob−batch minus the native one's at the same point (mean over its repeats).")
 	return t
 }
