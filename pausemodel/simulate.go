@@ -92,6 +92,7 @@ type Shape struct {
 	Cores, Workers int
 	// Mode is how the collector hands the jobs to the gated pool, and
 	// Mutex the kind of the pool's mutex: one of Modes and of MutexKinds.
+	// The zero Mode, gcsim.Serial, is not one: a Shape names its mode.
 	Mode  gcsim.Mode
 	Mutex workerpool.MutexKind
 	// Jobs are the jobs' CPU costs, in enqueue order.
