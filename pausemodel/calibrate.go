@@ -22,15 +22,16 @@ import (
 //
 // It measures workerpool's Native backend with a mutex of kind k: the pool
 // the model simulates, on this host's pthreads and kernel. Without the
-// Native backend in the build it returns workerpool.ErrNativeUnavailable.
-func Calibrate(ctx context.Context, runs int, k Mutex) (Costs, []Costs, error) {
+// Native backend in the build it returns workerpool.ErrNativeUnavailable;
+// for a kind not among MutexKinds, an error wrapping ErrNotModelled.
+func Calibrate(ctx context.Context, runs int, k workerpool.MutexKind) (Costs, []Costs, error) {
+	if err := checkMutex(k); err != nil {
+		return Costs{}, nil, err
+	}
 	if !workerpool.NativeAvailable {
 		return Costs{}, nil, fmt.Errorf("pausemodel: calibrating needs the native pool: %w", workerpool.ErrNativeUnavailable)
 	}
-	if !mutexNames.Valid(k) {
-		return Costs{}, nil, fmt.Errorf("%w: mutex kind %v", ErrShape, k)
-	}
-	cal := calibration{mutex: [...]workerpool.MutexKind{Normal: workerpool.MutexNormal, PI: workerpool.MutexPI}[k]}
+	cal := calibration{mutex: k}
 	all := make([]Costs, 0, max(1, runs))
 	for range max(1, runs) {
 		c, err := cal.once(ctx)

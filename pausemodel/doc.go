@@ -2,11 +2,13 @@
 // collection's pause — from the end of card preparation to the collector's
 // return from Join — for SGen's thread pool as workerpool's Native
 // backend runs it (mono/sgen/sgen-thread-pool.c on pthreads), for its
-// per-job protocol (lock, push, broadcast, unlock, once per job, then
+// per-job dispatch (lock, push, broadcast, unlock, once per job, then
 // Start), its batch (one hold for every push and one broadcast, then
 // Start) and workerpool's StartBatch (one hold for every push and the
 // gate, one broadcast after the unlock), on C cores with W workers, with a
-// normal or a PI mutex. It exists to answer the question a 2-core machine
+// normal or a PI mutex. It names them as gcsim names its modes and
+// workerpool its mutex kinds (Modes, MutexKinds), and refuses the others
+// with an error wrapping ErrNotModelled. It exists to answer the question a 2-core machine
 // cannot: how the difference between them grows with cores and workers.
 // Simulate is deterministic (the same Costs and Shape give the same
 // Result), and no cost is fitted to the pauses a prediction is checked
@@ -15,7 +17,7 @@
 //
 // The package has three parts, each in its own files:
 //
-//   - the pure simulation (simulate.go, protocol.go): Simulate and
+//   - the pure simulation (simulate.go, pool.go): Simulate and
 //     SimulateSeries, from Costs and a Shape;
 //   - the host's calibration (calibrate.go, affinity.go): Calibrate, which
 //     measures Costs with microbenchmarks of the Native pool's primitives

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
-	"github.com/gcbench/gcbench/internal/enum"
+	"github.com/gcbench/gcbench/gcsim"
+	"github.com/gcbench/gcbench/workerpool"
 )
 
 // Costs are the host's primitive costs the simulation charges (see the
@@ -23,65 +25,76 @@ type Costs struct {
 	Take      time.Duration `json:"take"`        // a worker's CPU under the lock to look at the queue and take a grab
 }
 
-// Protocol is how the collector hands the jobs to a gated pool.
-type Protocol int
+// Modes lists the dispatch modes the model simulates, in gcsim's order:
+// SGen's per-job dispatch and its batch, before and after its fix, and
+// workerpool's StartBatch. gcsim.Serial dispatches nothing to simulate.
+func Modes() []gcsim.Mode { return []gcsim.Mode{gcsim.PerJob, gcsim.Batch, gcsim.StartBatch} }
 
-// The protocols: SGen's before and after its fix, and workerpool's
-// StartBatch.
-const (
-	PerJob     Protocol = iota // lock, push, wake, unlock, once per job; then Start
-	Batch                      // one lock, every push, one wake; then Start
-	StartBatch                 // one lock, every push, the gate opened; one wake after the unlock
-)
+// MutexKinds lists the mutex kinds the model simulates and Calibrate
+// measures, in workerpool's order:
+//
+//   - workerpool.MutexNormal, glibc's default mutex, a lowlevellock
+//     (nptl/lowlevellock.c, Drepper's "Futexes Are Tricky" mutex 3): a
+//     running thread takes a free lock at once, even while others sleep on
+//     it (barging);
+//   - workerpool.MutexPI, PTHREAD_PRIO_INHERIT, mono's kind on Linux: a
+//     contended lock is taken with FUTEX_LOCK_PI and released with
+//     FUTEX_UNLOCK_PI, which makes the top waiter its owner before it runs
+//     (the kernel's kernel/futex/pi.c and kernel/locking/rtmutex.c): nobody
+//     can barge, and each hand-off waits for its new owner to be scheduled.
+//
+// workerpool.MutexAdaptive, which spins before it sleeps, is not modelled.
+func MutexKinds() []workerpool.MutexKind {
+	return []workerpool.MutexKind{workerpool.MutexNormal, workerpool.MutexPI}
+}
 
-var protocolNames = enum.New[Protocol]("Protocol", "protocol", ErrShape, "perjob", "batch", "startbatch")
+// ErrNotModelled is wrapped by the errors about a dispatch mode or a mutex
+// kind the model does not simulate (not among Modes or MutexKinds); the
+// error names the value and the ones the model has.
+var ErrNotModelled = errors.New("pausemodel: not modelled")
 
-// String returns the protocol's name, as gcsim's mode of the same
-// protocol is named ("perjob", "batch", "startbatch"), or "Protocol(n)".
-func (p Protocol) String() string { return protocolNames.String(p) }
+// checkModelled returns nil if the model simulates mode and mutex, else an
+// error wrapping ErrNotModelled.
+func checkModelled(mode gcsim.Mode, mutex workerpool.MutexKind) error {
+	if !slices.Contains(Modes(), mode) {
+		return fmt.Errorf("%w: mode %v (the model has %s)", ErrNotModelled, mode, names(Modes()))
+	}
+	return checkMutex(mutex)
+}
 
-// Mutex is the kind of pthread mutex that guards the pool.
-type Mutex int
+// checkMutex returns nil if the model simulates mutex kind k, else an
+// error wrapping ErrNotModelled.
+func checkMutex(k workerpool.MutexKind) error {
+	if !slices.Contains(MutexKinds(), k) {
+		return fmt.Errorf("%w: mutex kind %v (the model has %s)", ErrNotModelled, k, names(MutexKinds()))
+	}
+	return nil
+}
 
-// The kinds the model knows (workerpool.MutexNormal and MutexPI).
-const (
-	// Normal is glibc's default mutex, a lowlevellock (nptl/lowlevellock.c,
-	// Drepper's "Futexes Are Tricky" mutex 3): a running thread takes a
-	// free lock at once, even while others sleep on it (barging).
-	Normal Mutex = iota
-	// PI is PTHREAD_PRIO_INHERIT, mono's kind on Linux: a contended lock is
-	// taken with FUTEX_LOCK_PI and released with FUTEX_UNLOCK_PI, which
-	// makes the top waiter its owner before it runs (the kernel's
-	// kernel/futex/pi.c and kernel/locking/rtmutex.c): nobody can barge,
-	// and each hand-off waits for its new owner to be scheduled.
-	PI
-)
+// names is "a, b and c" of vs' names.
+func names[T fmt.Stringer](vs []T) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = v.String()
+	}
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}
 
-var mutexNames = enum.New[Mutex]("Mutex", "mutex kind", ErrShape, "normal", "pi")
-
-// String returns the kind's name, as workerpool.MutexKind names it
-// ("normal", "pi"), or "Mutex(n)" for a value without one.
-func (k Mutex) String() string { return mutexNames.String(k) }
-
-// MarshalText returns the kind's name, or an error wrapping ErrShape for a
-// value without one.
-func (k Mutex) MarshalText() ([]byte, error) { return mutexNames.Marshal(k) }
-
-// UnmarshalText sets k from a name ParseMutex accepts.
-func (k *Mutex) UnmarshalText(text []byte) error { return mutexNames.Unmarshal(text, k) }
-
-// ParseMutex returns the kind named s (normal or pi, ignoring case), or an
-// error wrapping ErrShape.
-func ParseMutex(s string) (Mutex, error) { return mutexNames.Parse(s) }
-
-// ErrShape is wrapped by Simulate's errors about its input.
+// ErrShape is wrapped by Simulate's errors about its input, but for a
+// mode or a mutex kind the model lacks (ErrNotModelled).
 var ErrShape = errors.New("pausemodel: invalid shape")
 
 // A Shape is one collection to simulate.
 type Shape struct {
 	Cores, Workers int
-	Protocol       Protocol
-	Mutex          Mutex
+	// Mode is how the collector hands the jobs to the gated pool, and
+	// Mutex the kind of the pool's mutex: one of Modes and of MutexKinds.
+	// The zero Mode, gcsim.Serial, is not one: a Shape names its mode.
+	Mode  gcsim.Mode
+	Mutex workerpool.MutexKind
 	// Jobs are the jobs' CPU costs, in enqueue order.
 	Jobs []time.Duration
 }
@@ -126,10 +139,11 @@ func SimulateSeries(c Costs, s Shape, series [][]time.Duration) (Result, error) 
 	switch {
 	case s.Cores < 1 || s.Cores > maxThreads || s.Workers < 1 || s.Workers > maxThreads:
 		return Result{}, fmt.Errorf("%w: %d cores, %d workers", ErrShape, s.Cores, s.Workers)
-	case !protocolNames.Valid(s.Protocol) || !mutexNames.Valid(s.Mutex):
-		return Result{}, fmt.Errorf("%w: protocol %v, mutex %v", ErrShape, s.Protocol, s.Mutex)
 	case len(series) == 0:
 		return Result{}, fmt.Errorf("%w: no collections", ErrShape)
+	}
+	if err := checkModelled(s.Mode, s.Mutex); err != nil {
+		return Result{}, err
 	}
 	for _, f := range costFields {
 		if *f(&c) < 0 {
@@ -477,7 +491,7 @@ func (m *machine) lockAs(t *thread, retry bool, then func()) {
 // its owner and wakes it (a wake call): the mutex stays held until that
 // thread has run and released it, whoever else wants it meanwhile.
 func (m *machine) unlock(t *thread, then func()) {
-	if m.s.Mutex == PI {
+	if m.s.Mutex == workerpool.MutexPI {
 		if len(m.lockWaiters) == 0 {
 			m.lockHeld = false
 			then()
@@ -514,9 +528,9 @@ func (m *machine) unlock(t *thread, then func()) {
 // there is one.
 func (m *machine) unlockCost(t *thread) time.Duration {
 	switch {
-	case m.s.Mutex == PI && len(m.lockWaiters) == 0:
+	case m.s.Mutex == workerpool.MutexPI && len(m.lockWaiters) == 0:
 		return 0
-	case m.s.Mutex == PI:
+	case m.s.Mutex == workerpool.MutexPI:
 		return m.wakeCost(t, m.lockWaiters[0].t)
 	case !m.contended:
 		return 0

@@ -1,11 +1,14 @@
 package pausemodel
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gcbench/gcbench/gcsim"
+	"github.com/gcbench/gcbench/workerpool"
 	"pgregory.net/rapid"
 )
 
@@ -40,8 +43,8 @@ var hostLike = Costs{WakeToRun: 6 * us, WakeCall: 3 * us, WakePer: 1500 * time.N
 // acquisitions: the collector's push, Start, Join and its return from the
 // wait; the worker's return from its wait, the retire and the look after.
 func TestOneJobByHand(t *testing.T) {
-	for _, k := range []Mutex{Normal, PI} {
-		r := mustSimulate(t, Costs{WakeToRun: 10 * us}, Shape{Cores: 4, Workers: 1, Protocol: Batch, Mutex: k, Jobs: jobsOf(1, 100*us)})
+	for _, k := range MutexKinds() {
+		r := mustSimulate(t, Costs{WakeToRun: 10 * us}, Shape{Cores: 4, Workers: 1, Mode: gcsim.Batch, Mutex: k, Jobs: jobsOf(1, 100*us)})
 		want := Result{Dispatch: 120 * us, ToFirstJob: 10 * us, JobSpan: 100 * us, JoinLatency: 10 * us, Wakes: 2, Broadcasts: 2, Locks: 7}
 		if r != want {
 			t.Errorf("%v: got %+v, want %+v", k, r, want)
@@ -56,12 +59,12 @@ func TestOneJobByHand(t *testing.T) {
 // on one core (8 × 65 = 520), and at most W more after Start, from
 // workers that find the jobs gone.
 func TestOneCoreMakesTheWholeHerd(t *testing.T) {
-	for _, k := range []Mutex{Normal, PI} {
-		r := mustSimulate(t, hostLike, Shape{Cores: 1, Workers: 8, Protocol: PerJob, Mutex: k, Jobs: jobsOf(65, 30*us)})
+	for _, k := range MutexKinds() {
+		r := mustSimulate(t, hostLike, Shape{Cores: 1, Workers: 8, Mode: gcsim.PerJob, Mutex: k, Jobs: jobsOf(65, 30*us)})
 		if r.FutileWakeups < 8*65 || r.FutileWakeups > 8*66 {
 			t.Errorf("%v: %d futile wake-ups, want 520 to 528", k, r.FutileWakeups)
 		}
-		b := mustSimulate(t, hostLike, Shape{Cores: 1, Workers: 8, Protocol: Batch, Mutex: k, Jobs: jobsOf(65, 30*us)})
+		b := mustSimulate(t, hostLike, Shape{Cores: 1, Workers: 8, Mode: gcsim.Batch, Mutex: k, Jobs: jobsOf(65, 30*us)})
 		if b.FutileWakeups > 2*8 || b.Dispatch >= r.Dispatch {
 			t.Errorf("%v: batch %+v against perjob %+v: want at most 16 futile wake-ups and a shorter dispatch", k, b, r)
 		}
@@ -80,21 +83,21 @@ func TestOneCoreMakesTheWholeHerd(t *testing.T) {
 func TestPIConvoysWhereNormalBarges(t *testing.T) {
 	c := hostLike
 	c.WakeToRun = 20 * us
-	diff := map[Mutex]time.Duration{}
-	futile := map[Mutex]int{}
-	for _, k := range []Mutex{Normal, PI} {
+	diff := map[workerpool.MutexKind]time.Duration{}
+	futile := map[workerpool.MutexKind]int{}
+	for _, k := range MutexKinds() {
 		s := Shape{Cores: 8, Workers: 8, Mutex: k, Jobs: jobsOf(65, 30*us)}
-		s.Protocol = PerJob
+		s.Mode = gcsim.PerJob
 		per := mustSimulate(t, c, s)
-		s.Protocol = Batch
+		s.Mode = gcsim.Batch
 		batch := mustSimulate(t, c, s)
 		diff[k], futile[k] = per.Dispatch-batch.Dispatch, per.FutileWakeups
 	}
-	if futile[PI] < 4*futile[Normal] || futile[PI] < 2*65 {
-		t.Errorf("futile wake-ups: normal %d, PI %d; want PI's at least 4× normal's and 130", futile[Normal], futile[PI])
+	if futile[workerpool.MutexPI] < 4*futile[workerpool.MutexNormal] || futile[workerpool.MutexPI] < 2*65 {
+		t.Errorf("futile wake-ups: normal %d, PI %d; want PI's at least 4× normal's and 130", futile[workerpool.MutexNormal], futile[workerpool.MutexPI])
 	}
-	if diff[PI] < 4*max(diff[Normal], 10*us) {
-		t.Errorf("perjob − batch: normal %v, PI %v; want PI's at least 4× normal's", diff[Normal], diff[PI])
+	if diff[workerpool.MutexPI] < 4*max(diff[workerpool.MutexNormal], 10*us) {
+		t.Errorf("perjob − batch: normal %v, PI %v; want PI's at least 4× normal's", diff[workerpool.MutexNormal], diff[workerpool.MutexPI])
 	}
 }
 
@@ -120,7 +123,7 @@ func TestWakeIsPulledToTheLessLoadedWakersCore(t *testing.T) {
 // that tries it meanwhile sleeps; a normal unlock frees it, and that
 // thread takes it at once.
 func TestPIHandOffHoldsTheLockForItsNewOwner(t *testing.T) {
-	for _, k := range []Mutex{Normal, PI} {
+	for _, k := range MutexKinds() {
 		m := newMachine(Costs{WakeToRun: 10 * us}, Shape{Cores: 2, Workers: 1, Mutex: k})
 		c, w := m.collector, m.parked[0]
 		m.lock(c, func() {})
@@ -132,7 +135,7 @@ func TestPIHandOffHoldsTheLockForItsNewOwner(t *testing.T) {
 			m.lock(c, func() { took = true })
 		})
 		m.run()
-		if !released || took == (k == PI) {
+		if !released || took == (k == workerpool.MutexPI) {
 			t.Errorf("%v: released %v; the releaser took the lock again at once: %v", k, released, took)
 		}
 	}
@@ -144,7 +147,7 @@ func TestPIHandOffHoldsTheLockForItsNewOwner(t *testing.T) {
 // broadcast wakes it behind the closed gate.
 func TestFutileWakeupCostsFutile(t *testing.T) {
 	c := Costs{Futile: 8 * us, Take: 2 * us}
-	m := newMachine(c, Shape{Cores: 2, Workers: 1, Mutex: PI, Jobs: jobsOf(1, 0)})
+	m := newMachine(c, Shape{Cores: 2, Workers: 1, Mutex: workerpool.MutexPI, Jobs: jobsOf(1, 0)})
 	w := m.parked[0]
 	m.newCollection()
 	m.parked = nil
@@ -158,7 +161,7 @@ func TestFutileWakeupCostsFutile(t *testing.T) {
 // TestSeriesIsTheMeanOfItsCollections: the one-job collection of
 // TestOneJobByHand with a 100 µs and then a 300 µs job.
 func TestSeriesIsTheMeanOfItsCollections(t *testing.T) {
-	s := Shape{Cores: 4, Workers: 1, Protocol: Batch, Mutex: PI}
+	s := Shape{Cores: 4, Workers: 1, Mode: gcsim.Batch, Mutex: workerpool.MutexPI}
 	r, err := SimulateSeries(Costs{WakeToRun: 10 * us}, s, [][]time.Duration{jobsOf(1, 100*us), jobsOf(1, 300*us)})
 	if err != nil {
 		t.Fatal(err)
@@ -170,7 +173,7 @@ func TestSeriesIsTheMeanOfItsCollections(t *testing.T) {
 }
 
 func TestSimulateSeriesRejectsEmptyCollections(t *testing.T) {
-	s := Shape{Cores: 1, Workers: 1}
+	s := Shape{Cores: 1, Workers: 1, Mode: gcsim.PerJob}
 	for _, series := range [][][]time.Duration{nil, {jobsOf(1, us), nil}} {
 		if _, err := SimulateSeries(hostLike, s, series); !errors.Is(err, ErrShape) {
 			t.Errorf("%d collections: err = %v, want ErrShape", len(series), err)
@@ -179,30 +182,53 @@ func TestSimulateSeriesRejectsEmptyCollections(t *testing.T) {
 }
 
 func TestSimulateRejectsBadShapes(t *testing.T) {
-	for _, s := range []Shape{{Cores: 0, Workers: 1, Jobs: jobsOf(1, us)}, {Cores: 1, Workers: 0, Jobs: jobsOf(1, us)},
-		{Cores: 1, Workers: 1}, {Cores: 1, Workers: 5000, Jobs: jobsOf(1, us)},
-		{Cores: 1, Workers: 1, Jobs: []time.Duration{-time.Second, time.Millisecond}},
-		{Cores: 1, Workers: 1, Jobs: jobsOf(1, us), Protocol: 7}, {Cores: 1, Workers: 1, Jobs: jobsOf(1, us), Mutex: 7}} {
+	one := jobsOf(1, us)
+	for _, s := range []Shape{{Cores: 0, Workers: 1, Jobs: one}, {Cores: 1, Workers: 0, Jobs: one},
+		{Cores: 1, Workers: 1}, {Cores: 1, Workers: 5000, Jobs: one},
+		{Cores: 1, Workers: 1, Jobs: []time.Duration{-time.Second, time.Millisecond}}} {
+		s.Mode = gcsim.PerJob
 		if _, err := Simulate(hostLike, s); !errors.Is(err, ErrShape) {
 			t.Errorf("%+v: err = %v, want ErrShape", s, err)
 		}
 	}
 	negative := hostLike
 	negative.WakeToRun = -time.Second
-	if _, err := Simulate(negative, Shape{Cores: 1, Workers: 1, Jobs: jobsOf(1, us)}); !errors.Is(err, ErrShape) {
+	if _, err := Simulate(negative, Shape{Cores: 1, Workers: 1, Mode: gcsim.PerJob, Jobs: one}); !errors.Is(err, ErrShape) {
 		t.Errorf("a negative cost: err = %v, want ErrShape", err)
 	}
-	if _, _, err := Predict(hostLike, Work{}, 2, 2, PerJob, PI); !errors.Is(err, ErrShape) {
+	if _, _, err := Predict(hostLike, Work{}, 2, 2, gcsim.PerJob, workerpool.MutexPI); !errors.Is(err, ErrShape) {
 		t.Errorf("Predict of job costs without curves: err = %v, want ErrShape", err)
 	}
-	if got := Protocol(7).String() + Mutex(7).String(); got != "Protocol(7)Mutex(7)" {
-		t.Errorf("names of unknown values: %q", got)
+}
+
+// TestSimulateRefusesWhatItDoesNotModel: a mode or a mutex kind outside
+// Modes and MutexKinds is refused with ErrNotModelled, and the error
+// names the value and what the model has instead.
+func TestSimulateRefusesWhatItDoesNotModel(t *testing.T) {
+	for _, c := range []struct {
+		mode  gcsim.Mode
+		mutex workerpool.MutexKind
+		want  string
+	}{
+		{gcsim.Serial, workerpool.MutexNormal, "mode serial (the model has perjob, batch and startbatch)"},
+		{gcsim.Mode(9), workerpool.MutexNormal, "mode Mode(9)"},
+		{gcsim.Batch, workerpool.MutexAdaptive, "mutex kind adaptive (the model has normal and pi)"},
+		{gcsim.Batch, workerpool.MutexKind(9), "mutex kind MutexKind(9)"},
+	} {
+		_, err := Simulate(hostLike, Shape{Cores: 1, Workers: 1, Mode: c.mode, Mutex: c.mutex, Jobs: jobsOf(1, us)})
+		if !errors.Is(err, ErrNotModelled) || err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v, %v: err = %v, want ErrNotModelled saying %q", c.mode, c.mutex, err, c.want)
+		}
 	}
-	if k, err := ParseMutex("pi"); k != PI || err != nil {
-		t.Errorf("ParseMutex(pi) = %v, %v", k, err)
+	if _, _, err := Calibrate(context.Background(), 1, workerpool.MutexAdaptive); !errors.Is(err, ErrNotModelled) {
+		t.Errorf("Calibrate(adaptive): err = %v, want ErrNotModelled", err)
 	}
-	if _, err := ParseMutex("adaptive"); !errors.Is(err, ErrShape) {
-		t.Errorf("ParseMutex(adaptive): err = %v, want ErrShape", err)
+	for _, m := range Modes() {
+		for _, k := range MutexKinds() {
+			if _, err := Simulate(hostLike, Shape{Cores: 1, Workers: 1, Mode: m, Mutex: k, Jobs: jobsOf(1, us)}); err != nil {
+				t.Errorf("%v, %v: %v", m, k, err)
+			}
+		}
 	}
 }
 
@@ -224,7 +250,7 @@ func TestEveryShapeFinishes(t *testing.T) {
 			jobs[i] = d("job", 100000)
 		}
 		s := Shape{Cores: rapid.IntRange(1, 32).Draw(t, "cores"), Workers: rapid.IntRange(1, 32).Draw(t, "workers"),
-			Protocol: Protocol(rapid.IntRange(0, 2).Draw(t, "protocol")), Mutex: Mutex(rapid.IntRange(0, 1).Draw(t, "mutex")), Jobs: jobs}
+			Mode: rapid.SampledFrom(Modes()).Draw(t, "mode"), Mutex: rapid.SampledFrom(MutexKinds()).Draw(t, "mutex"), Jobs: jobs}
 		r, err := Simulate(c, s)
 		if err != nil {
 			t.Fatal(err)
@@ -239,9 +265,9 @@ func TestEveryShapeFinishes(t *testing.T) {
 		if r.JobSpan < work/time.Duration(min(s.Cores, s.Workers)) {
 			t.Fatalf("span %v is shorter than the work %v spread over %d cores", r.JobSpan, work, min(s.Cores, s.Workers))
 		}
-		broadcasts := map[Protocol]int{PerJob: len(jobs) + 1, Batch: 2, StartBatch: 1}[s.Protocol]
+		broadcasts := map[gcsim.Mode]int{gcsim.PerJob: len(jobs) + 1, gcsim.Batch: 2, gcsim.StartBatch: 1}[s.Mode]
 		if r.Broadcasts != broadcasts || r.FutileWakeups > s.Workers*broadcasts || r.Locks < 2*len(jobs)+2 {
-			t.Fatalf("%v: %+v; want %d broadcasts, at most %d futile wake-ups, at least %d locks", s.Protocol, r,
+			t.Fatalf("%v: %+v; want %d broadcasts, at most %d futile wake-ups, at least %d locks", s.Mode, r,
 				broadcasts, s.Workers*broadcasts, 2*len(jobs)+2)
 		}
 	})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/jobs"
+	"github.com/gcbench/gcbench/workerpool"
 )
 
 // Work is what one minor collection of a heap costs when run serially: the
@@ -111,7 +112,7 @@ func at(curve []time.Duration, f float64) time.Duration {
 // collection per element of w.Each, each with its own jobs
 // (SimulateSeries), or of one collection of the mean jobs if w.Each is
 // empty. The Result is that series' mean.
-func Predict(c Costs, w Work, cores, workers int, p Protocol, mutex Mutex) (time.Duration, Result, error) {
+func Predict(c Costs, w Work, cores, workers int, mode gcsim.Mode, mutex workerpool.MutexKind) (time.Duration, Result, error) {
 	for _, e := range append([]Work{w}, w.Each...) {
 		if len(e.Major) == 0 || len(e.LOS) == 0 {
 			return 0, Result{}, fmt.Errorf("%w: job costs without curves (Major %d, LOS %d points)", ErrShape, len(e.Major), len(e.LOS))
@@ -124,9 +125,9 @@ func Predict(c Costs, w Work, cores, workers int, p Protocol, mutex Mutex) (time
 	if len(series) == 0 {
 		series = append(series, w.Jobs(workers))
 	}
-	r, err := SimulateSeries(c, Shape{Cores: cores, Workers: workers, Protocol: p, Mutex: mutex}, series)
+	r, err := SimulateSeries(c, Shape{Cores: cores, Workers: workers, Mode: mode, Mutex: mutex}, series)
 	if err != nil {
-		return 0, r, fmt.Errorf("predicting %v with a %v mutex on %d cores, %d workers: %w", p, mutex, cores, workers, err)
+		return 0, r, fmt.Errorf("predicting %v with a %v mutex on %d cores, %d workers: %w", mode, mutex, cores, workers, err)
 	}
 	return w.Outside + r.Dispatch, r, nil
 }

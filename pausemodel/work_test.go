@@ -3,6 +3,9 @@ package pausemodel
 import (
 	"testing"
 	"time"
+
+	"github.com/gcbench/gcbench/gcsim"
+	"github.com/gcbench/gcbench/workerpool"
 )
 
 // uneven is a work curve whose second half costs three times its first.
@@ -35,7 +38,7 @@ func TestJobsResplitTheWork(t *testing.T) {
 }
 
 func TestPredictAddsTheOutsideParts(t *testing.T) {
-	pause, r, err := Predict(hostLike, uneven, 2, 2, Batch, PI)
+	pause, r, err := Predict(hostLike, uneven, 2, 2, gcsim.Batch, workerpool.MutexPI)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +64,7 @@ func TestPredictSimulatesEachCollection(t *testing.T) {
 	}
 	w := uneven
 	w.Each = []Work{times(uneven, 1), times(uneven, 3)}
-	_, r, err := Predict(Costs{}, w, 4, 1, Batch, PI)
+	_, r, err := Predict(Costs{}, w, 4, 1, gcsim.Batch, workerpool.MutexPI)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,12 +6,12 @@ import (
 	"github.com/gcbench/gcbench/internal/enum"
 )
 
-// ReaderProtocol selects how a session's reader takes events out of the
+// ReaderKind selects how a session's reader takes events out of the
 // writers' buffers. Both write the same file format, with the same
 // guarantees per writer (sequence order, exact loss accounting); they
 // differ in how often the reader takes the manager lock, and so in how it
 // fares when writers queue on that lock.
-type ReaderProtocol int
+type ReaderKind int
 
 const (
 	// BatchReader takes the manager lock twice per flush: once to seal
@@ -19,7 +19,7 @@ const (
 	// unlink the buffers it drained; it merges the records by time outside
 	// the lock, and frees the drained buffers and returns their budget
 	// outside it too. Each flush's output is in time order.
-	BatchReader ReaderProtocol = iota
+	BatchReader ReaderKind = iota
 	// EventPipeReader is EventPipe's streaming reader,
 	// ep_buffer_manager_write_all_buffers_to_file_v4 (dotnet/runtime
 	// src/native/eventpipe/ep-buffer-manager.c), step for step:
@@ -59,25 +59,25 @@ const (
 	EventPipeReader
 )
 
-var readerNames = enum.New[ReaderProtocol]("ReaderProtocol", "reader protocol", ErrInvalidOptions, "batch", "eventpipe")
+var readerNames = enum.New[ReaderKind]("ReaderKind", "reader kind", ErrInvalidOptions, "batch", "eventpipe")
 
-// String returns "batch" or "eventpipe" (ReaderProtocol(n) for another
+// String returns "batch" or "eventpipe" (ReaderKind(n) for another
 // value).
-func (r ReaderProtocol) String() string { return readerNames.String(r) }
+func (r ReaderKind) String() string { return readerNames.String(r) }
 
-// ParseReaderProtocol parses "batch" or "eventpipe", ignoring case.
-func ParseReaderProtocol(s string) (ReaderProtocol, error) { return readerNames.Parse(s) }
+// ParseReaderKind parses "batch" or "eventpipe", ignoring case.
+func ParseReaderKind(s string) (ReaderKind, error) { return readerNames.Parse(s) }
 
-// ReaderProtocolNames lists the names ParseReaderProtocol accepts, in
+// ReaderKindNames lists the names ParseReaderKind accepts, in
 // value order.
-func ReaderProtocolNames() []string { return readerNames.List() }
+func ReaderKindNames() []string { return readerNames.List() }
 
 // MarshalText returns r's name, or an error wrapping ErrInvalidOptions
 // for a value that has none.
-func (r ReaderProtocol) MarshalText() ([]byte, error) { return readerNames.Marshal(r) }
+func (r ReaderKind) MarshalText() ([]byte, error) { return readerNames.Marshal(r) }
 
-// UnmarshalText sets r from a name ParseReaderProtocol takes.
-func (r *ReaderProtocol) UnmarshalText(b []byte) error { return readerNames.Unmarshal(b, r) }
+// UnmarshalText sets r from a name ParseReaderKind takes.
+func (r *ReaderKind) UnmarshalText(b []byte) error { return readerNames.Unmarshal(b, r) }
 
 // seqPointWindow is the bytes of buffers handed out between two sequence
 // points: limit/25.6, which is EventPipe's 10 MB at a 256 MB limit.

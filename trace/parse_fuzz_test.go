@@ -17,8 +17,8 @@ func FuzzParseLockKind(f *testing.F) {
 	parsetest.Fuzz(f, ParseLockKind, ErrInvalidOptions, []LockKind{MutexLock, SpinLock}, "Mutex", "spinlock")
 }
 
-func FuzzParseReaderProtocol(f *testing.F) {
-	parsetest.Fuzz(f, ParseReaderProtocol, ErrInvalidOptions, []ReaderProtocol{BatchReader, EventPipeReader}, "EventPipe", "event-pipe")
+func FuzzParseReaderKind(f *testing.F) {
+	parsetest.Fuzz(f, ParseReaderKind, ErrInvalidOptions, []ReaderKind{BatchReader, EventPipeReader}, "EventPipe", "event-pipe")
 }
 
 func FuzzParsePolicy(f *testing.F) {
@@ -32,7 +32,7 @@ func TestNamesRoundTripThroughJSON(t *testing.T) {
 		Policies []Policy
 		Memory   Memory
 		Lock     LockKind
-		Reader   ReaderProtocol
+		Reader   ReaderKind
 	}{[]Policy{Lockless, Locked}, GoHeap, SpinLock, EventPipeReader}
 	b, err := json.Marshal(in)
 	if err != nil {
@@ -55,7 +55,7 @@ func TestNamesRoundTripThroughJSON(t *testing.T) {
 // marshal as a known name (a LockKind(7) wrote "mutex", which reads back
 // as a valid option).
 func TestUnknownValuesHaveNoName(t *testing.T) {
-	for _, v := range []interface{ MarshalText() ([]byte, error) }{Policy(7), Memory(7), LockKind(7), ReaderProtocol(7)} {
+	for _, v := range []interface{ MarshalText() ([]byte, error) }{Policy(7), Memory(7), LockKind(7), ReaderKind(7)} {
 		if b, err := v.MarshalText(); !errors.Is(err, ErrInvalidOptions) {
 			t.Errorf("%v: %q, %v; want an error wrapping ErrInvalidOptions", v, b, err)
 		}
@@ -68,6 +68,6 @@ func TestUnknownValuesHaveNoName(t *testing.T) {
 func TestNames(t *testing.T) {
 	parsetest.Names(t, ParseMemory, MemoryNames(), OffHeap, GoHeap)
 	parsetest.Names(t, ParseLockKind, LockKindNames(), MutexLock, SpinLock)
-	parsetest.Names(t, ParseReaderProtocol, ReaderProtocolNames(), BatchReader, EventPipeReader)
+	parsetest.Names(t, ParseReaderKind, ReaderKindNames(), BatchReader, EventPipeReader)
 	parsetest.Names(t, ParsePolicy, PolicyNames(), Lockless, Locked)
 }

@@ -13,7 +13,7 @@ import (
 
 // TestPropertyExactlyOnce: for random writer counts, payload sizes,
 // budgets, policies (Lockless allocating inside the manager lock or
-// outside), memories, locks, reader protocols and flush intervals, and
+// outside), memories, locks, reader kinds and flush intervals, and
 // writers that close
 // part-way (their later Writes refused and not counted), every event whose
 // Write returned true is read back exactly once with its fields, no other
@@ -27,7 +27,7 @@ func TestPropertyExactlyOnce(t *testing.T) {
 			Memory:              rapid.SampledFrom([]Memory{OffHeap, GoHeap}).Draw(t, "memory"),
 			FlushInterval:       time.Duration(rapid.IntRange(1, 5000).Draw(t, "flushµs")) * time.Microsecond,
 			Lock:                rapid.SampledFrom([]LockKind{MutexLock, SpinLock}).Draw(t, "lock"),
-			Reader:              rapid.SampledFrom([]ReaderProtocol{BatchReader, EventPipeReader}).Draw(t, "reader"),
+			Reader:              rapid.SampledFrom([]ReaderKind{BatchReader, EventPipeReader}).Draw(t, "reader"),
 			LocklessAllocInLock: rapid.Bool().Draw(t, "allocInLock"),
 		}
 		writers := rapid.IntRange(1, 6).Draw(t, "writers")

@@ -39,7 +39,7 @@ const (
 	Locked
 )
 
-// Policy, Memory, LockKind and ReaderProtocol encode as their names in
+// Policy, Memory, LockKind and ReaderKind encode as their names in
 // JSON and other text formats, and decode from any name their Parse
 // function takes, so that a result that records its options says
 // "lockless", not 0.
@@ -77,9 +77,9 @@ type Options struct {
 	Memory        Memory        // where buffer bytes live
 	FlushInterval time.Duration // the reader's pause after each flush; 0 = DefaultFlushInterval
 	Lock          LockKind      // the locks' implementation (the manager lock's, and the writers' own under EventPipeReader); MutexLock
-	// Reader selects the reader's protocol: BatchReader (the zero value)
-	// or EventPipeReader. The file it writes is the same format either way.
-	Reader ReaderProtocol
+	// Reader selects how the reader takes events out of the writers'
+	// buffers: BatchReader (the zero value) or EventPipeReader. The file it writes is the same format either way.
+	Reader ReaderKind
 	// LocklessAllocInLock, under the Lockless policy, allocates a reserved
 	// buffer's memory while holding the manager lock, as EventPipe did from
 	// dotnet/runtime#50797 (the lockless reservation) until #67936 moved

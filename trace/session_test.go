@@ -129,7 +129,7 @@ func TestExactAccounting(t *testing.T) {
 		pol    Policy
 		mem    Memory
 		lock   LockKind
-		reader ReaderProtocol
+		reader ReaderKind
 	}
 	var configs []config
 	for _, pol := range policies {
@@ -446,7 +446,7 @@ func TestOptionNamesMarshal(t *testing.T) {
 	for _, v := range []interface {
 		String() string
 		MarshalText() ([]byte, error)
-	}{Policy(5), Memory(5), LockKind(5), ReaderProtocol(5)} {
+	}{Policy(5), Memory(5), LockKind(5), ReaderKind(5)} {
 		_, err := v.MarshalText()
 		assert.ErrorIs(t, err, ErrInvalidOptions, v.String())
 		assert.Contains(t, v.String(), "(5)")
@@ -455,7 +455,7 @@ func TestOptionNamesMarshal(t *testing.T) {
 		P Policy
 		M Memory
 		L LockKind
-		R ReaderProtocol
+		R ReaderKind
 	}{Locked, GoHeap, SpinLock, EventPipeReader})
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"P":"locked","M":"goheap","L":"spin","R":"eventpipe"}`, string(b))
@@ -473,10 +473,10 @@ func TestStopEndsAWriteWaitingForTheLock(t *testing.T) {
 	type setup struct {
 		pol    Policy
 		inLock bool
-		reader ReaderProtocol
+		reader ReaderKind
 	}
 	var setups []setup
-	for _, rd := range []ReaderProtocol{BatchReader, EventPipeReader} {
+	for _, rd := range []ReaderKind{BatchReader, EventPipeReader} {
 		setups = append(setups, setup{Locked, false, rd}, setup{Lockless, true, rd}, setup{Lockless, false, rd})
 	}
 	for _, c := range setups {

@@ -54,7 +54,7 @@ func WriteBench(w io.Writer, reports ...*report.Report) error {
 	}
 	slices.SortStableFunc(entries, func(a, b entry) int {
 		for _, k := range keys {
-			if c := report.CompareValues(a.r.Config.Value(k), b.r.Config.Value(k)); c != 0 {
+			if c := report.OrderValues(a.r.Config.Value(k), b.r.Config.Value(k)); c != 0 {
 				return c
 			}
 		}

@@ -5,8 +5,9 @@
 // (WritePlot), one self-contained HTML file with inline SVG plots
 // (WriteHTML), Go benchmark format for benchstat (WriteBench),
 // HdrHistogram interval logs (WriteHDRLog), a sweep's scaling table
-// and plots (WriteScaling, WriteScalingPlot, WriteScalingHTML), and a
-// trace file's summary (TraceSummary).
+// and plots (WriteScaling, WriteScalingPlot, WriteScalingHTML), a
+// trace file's summary (TraceSummary), and the spelling of numbers and
+// ranges in the cells of tables built elsewhere (Float, Range).
 //
 // Guarantees: rendering never changes a report and takes every statistic
 // from package stats through package report, or a trace's from package

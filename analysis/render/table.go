@@ -24,11 +24,11 @@ import (
 const definitionsNote = "TrimMean p% = TRIMMEAN(range, p): p of the points in total dropped, half from each tail (the count rounded down to even). " +
 	"Q1–Q3 = QUARTILE.INC: linear interpolation at position (n−1)·q. p99 = the smallest pause that at least 99% of pauses do not exceed."
 
-// A column is either a mode's values or a comparison's improvements.
+// A column is either a mode's values or a Delta's improvements.
 type column struct {
 	host string
-	mode *report.Mode      // value column
-	cmp  *stats.Comparison // improvement column
+	mode *report.Mode // value column
+	cmp  *stats.Delta // improvement column
 }
 
 // runLabels names each run in headings: nothing for a single run, else

@@ -133,7 +133,7 @@ type Run struct {
 	// Comparisons set the last mode against each earlier one, in mode order
 	// (the seed table's Improvement columns). NewRun and ReadJSON derive
 	// them from the samples.
-	Comparisons []stats.Comparison `json:"comparisons"`
+	Comparisons []stats.Delta `json:"comparisons"`
 }
 
 // A Mode is one configuration's sample within a run.
@@ -219,7 +219,7 @@ func (r *Run) derive() error {
 	last := r.Modes[len(r.Modes)-1]
 	r.Comparisons = nil
 	for _, base := range r.Modes[:len(r.Modes)-1] {
-		r.Comparisons = append(r.Comparisons, stats.Compare(base.Sample(), last.Sample()))
+		r.Comparisons = append(r.Comparisons, stats.DeltaOf(base.Sample(), last.Sample()))
 	}
 	return nil
 }
@@ -249,7 +249,7 @@ func (m *Mode) validate() error {
 	return nil
 }
 
-// Sample is m's pauses and their summary, named after m, for stats.Compare.
+// Sample is m's pauses and their summary, named after m, for stats.DeltaOf.
 func (m Mode) Sample() stats.Sample {
 	return stats.Sample{Name: m.Name, Values: m.Pauses, Summary: m.Summary}
 }

@@ -92,7 +92,7 @@ func NewScalingContext(ctx context.Context, reports []*Report, base, new string,
 	s.Keys = varyingKeys(s.Points)
 	slices.SortStableFunc(s.Points, func(a, b ScalingPoint) int {
 		for _, k := range s.Keys {
-			if c := CompareValues(a.Value(k), b.Value(k)); c != 0 {
+			if c := OrderValues(a.Value(k), b.Value(k)); c != 0 {
 				return c
 			}
 		}
@@ -108,7 +108,7 @@ func scalingPoint(ctx context.Context, config Config, run Run, base, new string,
 			ErrInvalidInput, run.Host.Label(), strings.Join(run.ModeNames(), ","), base, new)
 	}
 	p := ScalingPoint{Config: config, Host: run.Host.Label(), Partial: run.Partial,
-		P: stats.Compare(bm.Sample(), nm.Sample()).P, BaseMeans: map[string]float64{}, NewMeans: map[string]float64{}}
+		P: stats.DeltaOf(bm.Sample(), nm.Sample()).P, BaseMeans: map[string]float64{}, NewMeans: map[string]float64{}}
 	var err error
 	if p.TrimMean10, err = stats.RatioOfContext(ctx, bm.Pauses, nm.Pauses, stats.TrimMean10); err != nil {
 		return p, err
@@ -226,9 +226,9 @@ func b2i(b bool) int {
 	return 0
 }
 
-// CompareValues orders configuration values: numbers numerically, sizes
+// OrderValues orders configuration values: numbers numerically, sizes
 // and words as text.
-func CompareValues(a, b string) int {
+func OrderValues(a, b string) int {
 	x, errA := strconv.ParseFloat(a, 64)
 	y, errB := strconv.ParseFloat(b, 64)
 	if errA == nil && errB == nil {

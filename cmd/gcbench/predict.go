@@ -123,8 +123,10 @@ func readPoints(ctx context.Context, o predictOptions) ([]*report.Report, error)
 	switch err := modelcheck.Poolable(reports); {
 	case errors.Is(err, gcsim.ErrNoSettings):
 		return nil, usagef("%v: sweep it again with this gcbench (gcbench sweep, with the settings its configuration lists)", err)
-	case err != nil:
+	case errors.Is(err, modelcheck.ErrMixedCollectors):
 		return nil, usagef("--dir: %v; check points made with and without --lock-collector apart", err)
+	case err != nil:
+		return nil, err
 	}
 	return reports, nil
 }
@@ -155,7 +157,7 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*report.Re
 	}
 	var facts []render.Fact // the calibration's, printed as they come and kept for --html
 	on := host.Describe(host.Probe())
-	cal, err := modelcheck.Calibrate(ctx, o.calibrations, func(k pausemodel.Mutex, cal modelcheck.Calibration) {
+	cal, err := modelcheck.Calibrate(ctx, o.calibrations, func(k workerpool.MutexKind, cal modelcheck.Calibration) {
 		kind := cal.Facts(k, on)
 		fmt.Fprintf(head, "gcbench predict: calibration of the native pool, %v mutex, %s\n", k, kind[0].Value)
 		for _, f := range kind[1:] {

@@ -90,7 +90,7 @@ func registerStressFlags(fs *pflag.FlagSet, opt *tracestress.Options, x *stressF
 	fs.Var(flagvalue.NewEnum(&opt.Memory, trace.OffHeap, trace.ParseMemory, trace.MemoryNames()), "memory", "where buffers live: offheap (mmap) or goheap")
 	fs.Var(flagvalue.NewEnum(&opt.Lock, trace.SpinLock, trace.ParseLockKind, trace.LockKindNames()), "lock",
 		"the session's locks (the manager lock, and each writer's own): spin (CoreCLR's SpinLock, which guards EventPipe's: polls, then sched_yield; waiters stay runnable) or mutex (sync.Mutex: waiters park)")
-	fs.Var(flagvalue.NewEnum(&opt.Reader, trace.EventPipeReader, trace.ParseReaderProtocol, trace.ReaderProtocolNames()), "reader",
+	fs.Var(flagvalue.NewEnum(&opt.Reader, trace.EventPipeReader, trace.ParseReaderKind, trace.ReaderKindNames()), "reader",
 		"the reader's protocol: eventpipe (EventPipe's: the manager lock per step, per drained buffer and per sequence point) or batch (twice per flush)")
 	fs.Var(flagvalue.NewEnum(&x.alloc, true, parseAllocInLock, []string{"inside", "outside"}), "alloc",
 		"where lockless allocates a reserved buffer: inside the manager lock (as dotnet/runtime#50797 was measured) or outside (as after #67936)")

@@ -10,6 +10,7 @@ import (
 	"github.com/gcbench/gcbench/analysis/report"
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/pausemodel"
+	"github.com/gcbench/gcbench/workerpool"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -20,7 +21,7 @@ import (
 func TestMemoMeasuresEachHeapOnce(t *testing.T) {
 	calls := 0
 	fail := true
-	work := Memo(func(cfg gcsim.Config) (pausemodel.Work, error) {
+	work := memo(func(cfg gcsim.Config) (pausemodel.Work, error) {
 		calls++
 		if fail {
 			return pausemodel.Work{}, errors.New("no heap")
@@ -46,8 +47,8 @@ func TestMemoMeasuresEachHeapOnce(t *testing.T) {
 // TestRunErrorsNeedTwoRuns: a single calibration run has no spread to
 // show, and validates nothing.
 func TestRunErrorsNeedTwoRuns(t *testing.T) {
-	one := map[pausemodel.Mutex][]pausemodel.Costs{pausemodel.Normal: {{}, {}}, pausemodel.PI: {{}}}
-	errs, err := RunErrors(one, []*report.Report{point("native", "pi", 2)}, func(gcsim.Config) (pausemodel.Work, error) {
+	one := map[workerpool.MutexKind][]pausemodel.Costs{workerpool.MutexNormal: {{}, {}}, workerpool.MutexPI: {{}}}
+	errs, err := calibrationRunErrors(one, []*report.Report{point("native", "pi", 2)}, func(gcsim.Config) (pausemodel.Work, error) {
 		t.Fatal("measured a heap")
 		return pausemodel.Work{}, nil
 	})
@@ -58,8 +59,8 @@ func TestRunErrorsNeedTwoRuns(t *testing.T) {
 // TestRunErrorsOnePerRun: each run's own costs give one error, even
 // where the points (here one without runs) validate to nothing.
 func TestRunErrorsOnePerRun(t *testing.T) {
-	runs := map[pausemodel.Mutex][]pausemodel.Costs{pausemodel.Normal: {{}, {}, {}}, pausemodel.PI: {{}, {}, {}}}
-	errs, err := RunErrors(runs, []*report.Report{point("native", "pi", 2)}, func(gcsim.Config) (pausemodel.Work, error) {
+	runs := map[workerpool.MutexKind][]pausemodel.Costs{workerpool.MutexNormal: {{}, {}, {}}, workerpool.MutexPI: {{}, {}, {}}}
+	errs, err := calibrationRunErrors(runs, []*report.Report{point("native", "pi", 2)}, func(gcsim.Config) (pausemodel.Work, error) {
 		return pausemodel.Work{}, nil
 	})
 	require.NoError(t, err)
@@ -81,15 +82,15 @@ func TestCheckableIsANativePointWithRuns(t *testing.T) {
 func TestPredictManyCoresByCoresThenKind(t *testing.T) {
 	w := pausemodel.Work{Roots: 5 * time.Microsecond, Major: []time.Duration{0, 400 * time.Microsecond}, LOS: []time.Duration{0, 200 * time.Microsecond}}
 	c := pausemodel.Costs{WakeCall: 3 * time.Microsecond, WakePer: 1500, Futile: 10 * time.Microsecond, Take: 400}
-	medians := map[pausemodel.Mutex]pausemodel.Costs{pausemodel.Normal: c, pausemodel.PI: c}
-	runs := map[pausemodel.Mutex][]pausemodel.Costs{pausemodel.Normal: {c}, pausemodel.PI: {c}}
-	many, err := PredictManyCores(medians, runs, w, []int{2, 4})
+	medians := map[workerpool.MutexKind]pausemodel.Costs{workerpool.MutexNormal: c, workerpool.MutexPI: c}
+	runs := map[workerpool.MutexKind][]pausemodel.Costs{workerpool.MutexNormal: {c}, workerpool.MutexPI: {c}}
+	many, err := predictManyCores(medians, runs, w, []int{2, 4})
 	require.NoError(t, err)
 	require.Len(t, many, 4)
 	for i, want := range []struct {
 		cores int
-		k     pausemodel.Mutex
-	}{{2, pausemodel.Normal}, {2, pausemodel.PI}, {4, pausemodel.Normal}, {4, pausemodel.PI}} {
+		k     workerpool.MutexKind
+	}{{2, workerpool.MutexNormal}, {2, workerpool.MutexPI}, {4, workerpool.MutexNormal}, {4, workerpool.MutexPI}} {
 		assert.Equal(t, want.cores, many[i].Cores)
 		assert.Equal(t, want.k, many[i].Mutex)
 	}
@@ -101,7 +102,7 @@ func TestPredictManyCoresByCoresThenKind(t *testing.T) {
 func TestCalibrateNamesTheKindItStoppedAt(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := Calibrate(ctx, 1, func(pausemodel.Mutex, Calibration) { t.Error("done called for a failed kind") })
+	_, err := Calibrate(ctx, 1, func(workerpool.MutexKind, Calibration) { t.Error("done called for a failed kind") })
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "calibrating the normal mutex: ")
 }
@@ -112,13 +113,13 @@ func TestCalibrationFacts(t *testing.T) {
 	c := pausemodel.Costs{WakeCall: 3 * time.Microsecond}
 	d := c
 	d.WakeCall = 5 * time.Microsecond
-	cal := Calibration{Medians: map[pausemodel.Mutex]pausemodel.Costs{pausemodel.Normal: c, pausemodel.PI: c},
-		Runs: map[pausemodel.Mutex][]pausemodel.Costs{pausemodel.Normal: {c}, pausemodel.PI: {c, d}}}
-	one := cal.Facts(pausemodel.Normal, "vm")
+	cal := Calibration{medians: map[workerpool.MutexKind]pausemodel.Costs{workerpool.MutexNormal: c, workerpool.MutexPI: c},
+		runs: map[workerpool.MutexKind][]pausemodel.Costs{workerpool.MutexNormal: {c}, workerpool.MutexPI: {c, d}}}
+	one := cal.Facts(workerpool.MutexNormal, "vm")
 	require.Len(t, one, 1)
 	assert.Equal(t, "calibration, normal mutex", one[0].Key)
 	assert.Equal(t, "on vm, median of 1 runs: "+c.String(), one[0].Value)
-	two := cal.Facts(pausemodel.PI, "vm")
+	two := cal.Facts(workerpool.MutexPI, "vm")
 	require.Len(t, two, 2)
 	assert.Equal(t, "calibration runs' range (pi)", two[1].Key)
 	assert.Contains(t, two[1].Value, "wake call 3µs–5µs")
@@ -129,8 +130,8 @@ func TestCalibrationFacts(t *testing.T) {
 // job costs cannot be measured is named.
 func TestTablesInOrder(t *testing.T) {
 	c := pausemodel.Costs{WakeCall: 3 * time.Microsecond, WakePer: 1500, Futile: 10 * time.Microsecond, Take: 400}
-	cal := Calibration{Medians: map[pausemodel.Mutex]pausemodel.Costs{pausemodel.Normal: c, pausemodel.PI: c},
-		Runs: map[pausemodel.Mutex][]pausemodel.Costs{pausemodel.Normal: {c}, pausemodel.PI: {c}}}
+	cal := Calibration{medians: map[workerpool.MutexKind]pausemodel.Costs{workerpool.MutexNormal: c, workerpool.MutexPI: c},
+		runs: map[workerpool.MutexKind][]pausemodel.Costs{workerpool.MutexNormal: {c}, workerpool.MutexPI: {c}}}
 	w := pausemodel.Work{Roots: 5 * time.Microsecond, Major: []time.Duration{0, 400 * time.Microsecond}, LOS: []time.Duration{0, 200 * time.Microsecond}}
 	work := func(gcsim.Config) (pausemodel.Work, error) { return w, nil }
 	run := func(r *report.Report) *report.Report {

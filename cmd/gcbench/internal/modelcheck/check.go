@@ -1,13 +1,19 @@
-// Package modelcheck compares package pausemodel's predictions with measured
-// sweep points of workerpool's Native backend, and renders that check and
-// the model's many-core predictions as tables of package render. It holds the
-// check's statistics (mean absolute error, measurement floor, breakdown by
-// part and by regime, futile wake-ups), which points one check may pool
-// (Poolable), and its orchestration (Calibrate:
-// each mutex kind calibrated in turn; Tables: job costs measured once per
-// heap, the check under each calibration run's costs, the many-core
-// predictions side by side) so that the CLI only parses flags, reads
-// points and prints.
+// Package modelcheck is the engine of gcbench predict: it compares
+// package pausemodel's predictions with measured sweep points of
+// workerpool's Native backend, and renders that check and the model's
+// many-core predictions as tables of package render. It holds the check's
+// statistics (mean absolute error, measurement floor, breakdown by part
+// and by regime, futile wake-ups), which points one check may pool, and
+// its orchestration (each mutex kind calibrated in turn; job costs
+// measured once per heap; the check under each calibration run's costs;
+// the many-core predictions side by side) so that the CLI only parses
+// flags, reads points and prints.
+//
+// It exports what the predict command calls, in the order it calls them:
+// Poolable (with ErrMixedCollectors, which the command tells apart from a
+// point without settings) and Checkable refuse points before the
+// calibration's seconds, Calibrate measures a Calibration, and Tables
+// makes every table from it. The rest is the engine's own.
 package modelcheck
 
 import (
@@ -26,54 +32,53 @@ import (
 	"github.com/gcbench/gcbench/workerpool"
 )
 
-// Goal is the check's target: the mean absolute error of the predicted
+// goal is the check's target: the mean absolute error of the predicted
 // perjob − batch difference, as a share (%) of the mean measured
-// difference, at most Goal plus the measurement floor.
-const Goal = 20.0
+// difference, at most goal plus the measurement floor.
+const goal = 20.0
 
-// FutileTolerance is the futile wake-ups' target: a prediction within
+// futileTolerance is the futile wake-ups' target: a prediction within
 // this share (%) of the measured mean, or within the measured run-to-run
 // range, whichever is wider.
-const FutileTolerance = 30.0
+const futileTolerance = 30.0
 
-// A Point is a sweep point's configuration as the model reads it.
-type Point struct {
+// A sweepPoint is a sweep point's configuration as the model reads it.
+type sweepPoint struct {
 	Config  gcsim.Config
 	Backend string // native, threads or goroutines
-	Mutex   pausemodel.Mutex
+	Mutex   workerpool.MutexKind
 	// LockCollector is the experiment's: whether the collections ran on
 	// one locked OS thread, which measures another system (Poolable).
 	LockCollector bool
 }
 
-// ReadPoint reads a sweep point's configuration from its typed settings
+// readPoint reads a sweep point's configuration from its typed settings
 // (gcsim.ReadExperiment); ok is false for points the check does not
 // cover: no perjob or no batch, a wake policy other than broadcast, a
 // mutex kind the model lacks, settings it cannot read (among them a
 // version-1 report's, which has none).
-func ReadPoint(r *report.Report) (Point, bool) {
+func readPoint(r *report.Report) (sweepPoint, bool) {
 	e, err := gcsim.ReadExperiment(r)
 	if err != nil {
-		return Point{}, false
+		return sweepPoint{}, false
 	}
-	p := Point{Config: e.Config, Backend: e.Config.Backend.String(), LockCollector: e.LockCollector}
+	p := sweepPoint{Config: e.Config, Backend: e.Config.Backend.String(), LockCollector: e.LockCollector}
 	if !slices.Contains(e.Modes, gcsim.PerJob) || !slices.Contains(e.Modes, gcsim.Batch) || e.Config.Wake != workerpool.Broadcast {
 		return p, false
 	}
 	if e.Config.Backend == workerpool.Native {
-		k, err := pausemodel.ParseMutex(e.Config.Mutex.String())
-		if err != nil {
+		if !slices.Contains(pausemodel.MutexKinds(), e.Config.Mutex) {
 			return p, false
 		}
-		p.Mutex = k
+		p.Mutex = e.Config.Mutex
 	}
 	return p, true
 }
 
-// A Validation is one native sweep point checked: measured and predicted
+// A validation is one native sweep point checked: measured and predicted
 // mean pauses (µs) of perjob and batch.
-type Validation struct {
-	Point
+type validation struct {
+	sweepPoint
 	Host            string // the machine that measured it (report.Host.Label)
 	Cores           int
 	MeasuredPerJob  float64
@@ -83,14 +88,14 @@ type Validation struct {
 	MeasuredFutile  float64 // per perjob collection
 	PredictedFutile int
 	// MeasuredParts and PredictedParts are the perjob − batch difference
-	// (µs) of each of Parts; a measured one is NaN where the point has no
+	// (µs) of each of pauseParts; a measured one is NaN where the point has no
 	// anatomy.
-	MeasuredParts, PredictedParts [len(Parts)]float64
+	MeasuredParts, PredictedParts [len(pauseParts)]float64
 }
 
-// Parts are the parts of the pause the model simulates, as the anatomy
+// pauseParts are the parts of the pause the model simulates, as the anatomy
 // names them; they add up to its dispatch.
-var Parts = [...]struct {
+var pauseParts = [...]struct {
 	Key, Label string
 	Of         func(pausemodel.Result) time.Duration
 }{
@@ -99,21 +104,21 @@ var Parts = [...]struct {
 	{gcsim.CounterJoinLatency.String(), "join", func(r pausemodel.Result) time.Duration { return r.JoinLatency }},
 }
 
-// MeasuredDiff and PredictedDiff are perjob − batch (µs).
-func (v Validation) MeasuredDiff() float64  { return v.MeasuredPerJob - v.MeasuredBatch }
-func (v Validation) PredictedDiff() float64 { return v.PredictedPerJob - v.PredictedBatch }
+// measuredDiff and predictedDiff are perjob − batch (µs).
+func (v validation) measuredDiff() float64  { return v.MeasuredPerJob - v.MeasuredBatch }
+func (v validation) predictedDiff() float64 { return v.PredictedPerJob - v.PredictedBatch }
 
-// Workers is the point's worker count.
-func (v Validation) Workers() int { return v.Config.Workers }
+// workers is the point's worker count.
+func (v validation) workers() int { return v.Config.Workers }
 
-// WorkOf measures (or recalls) the job costs of a heap.
-type WorkOf func(gcsim.Config) (pausemodel.Work, error)
+// workOf measures (or recalls) the job costs of a heap.
+type workOf func(gcsim.Config) (pausemodel.Work, error)
 
-// Memo returns a WorkOf that calls measure once per heap (its sizes and
+// memo returns a workOf that calls measure once per heap (its sizes and
 // seed, the settings job costs depend on) and recalls a success after:
 // measuring a heap's job costs takes serial collections, and every point
 // of a heap, in every calibration run's check, shares them.
-func Memo(measure WorkOf) WorkOf {
+func memo(measure workOf) workOf {
 	works := map[string]pausemodel.Work{}
 	return func(cfg gcsim.Config) (pausemodel.Work, error) {
 		key := heapKey(cfg)
@@ -137,7 +142,7 @@ func heapKey(cfg gcsim.Config) string {
 // be checked against; a command asks before calibrating, which takes
 // seconds.
 func Checkable(r *report.Report) bool {
-	p, ok := ReadPoint(r)
+	p, ok := readPoint(r)
 	return ok && p.Backend == "native" && len(r.Runs) > 0
 }
 
@@ -150,7 +155,8 @@ var ErrMixedCollectors = errors.New("one check would pool two measured systems")
 // without typed settings, which the check cannot read (an error wrapping
 // gcsim.ErrNoSettings), and points made with and without LockCollector
 // together (an error wrapping ErrMixedCollectors). A point whose settings
-// do not read for another reason is left to Validate, which leaves it out.
+// do not read for another reason is left to the check, which leaves it
+// out.
 func Poolable(reports []*report.Report) error {
 	first, locked := -1, false
 	for i, r := range reports {
@@ -169,14 +175,14 @@ func Poolable(reports []*report.Report) error {
 	return nil
 }
 
-// Validate predicts every native point of reports with costs[its mutex
+// validatePoints predicts every native point of reports with costs[its mutex
 // kind] and the job costs work gives for its heap. Points of other
 // backends, and those the check does not cover, are left out.
-func Validate(costs map[pausemodel.Mutex]pausemodel.Costs, reports []*report.Report, work WorkOf) ([]Validation, error) {
-	var out []Validation
+func validatePoints(costs map[workerpool.MutexKind]pausemodel.Costs, reports []*report.Report, work workOf) ([]validation, error) {
+	var out []validation
 	pr := predictor{}
 	for _, r := range reports {
-		p, ok := ReadPoint(r)
+		p, ok := readPoint(r)
 		if !ok || p.Backend != "native" {
 			continue
 		}
@@ -198,7 +204,7 @@ func Validate(costs map[pausemodel.Mutex]pausemodel.Costs, reports []*report.Rep
 			}
 		}
 	}
-	Sort(out)
+	sortValidations(out)
 	return out, nil
 }
 
@@ -211,13 +217,13 @@ type prediction struct {
 	res   pausemodel.Result
 }
 
-// predict is pausemodel.Predict of p's collection at cores in mode proto.
-func (pr predictor) predict(c pausemodel.Costs, w pausemodel.Work, p Point, cores int, proto pausemodel.Protocol) (prediction, error) {
-	key := fmt.Sprint(c, heapKey(p.Config), cores, p.Config.Workers, proto, p.Mutex)
+// predict is pausemodel.Predict of p's collection at cores in mode.
+func (pr predictor) predict(c pausemodel.Costs, w pausemodel.Work, p sweepPoint, cores int, mode gcsim.Mode) (prediction, error) {
+	key := fmt.Sprint(c, heapKey(p.Config), cores, p.Config.Workers, mode, p.Mutex)
 	if got, ok := pr[key]; ok {
 		return got, nil
 	}
-	pause, res, err := pausemodel.Predict(c, w, cores, p.Config.Workers, proto, p.Mutex)
+	pause, res, err := pausemodel.Predict(c, w, cores, p.Config.Workers, mode, p.Mutex)
 	if err == nil {
 		pr[key] = prediction{pause, res}
 	}
@@ -227,23 +233,23 @@ func (pr predictor) predict(c pausemodel.Costs, w pausemodel.Work, p Point, core
 // validate sets run, one measurement of point p, beside its prediction
 // with costs c and job costs w; ok is false for a run the check cannot
 // use (without perjob or batch, or on an implausible core count).
-func (pr predictor) validate(p Point, run report.Run, c pausemodel.Costs, w pausemodel.Work) (v Validation, ok bool, err error) {
+func (pr predictor) validate(p sweepPoint, run report.Run, c pausemodel.Costs, w pausemodel.Work) (v validation, ok bool, err error) {
 	per, batch := run.Mode("perjob"), run.Mode("batch")
 	if per == nil || batch == nil || run.Host.Cores < 1 || run.Host.Cores > 4096 {
-		return Validation{}, false, nil
+		return validation{}, false, nil
 	}
-	predPer, err := pr.predict(c, w, p, run.Host.Cores, pausemodel.PerJob)
+	predPer, err := pr.predict(c, w, p, run.Host.Cores, gcsim.PerJob)
 	if err != nil {
-		return Validation{}, false, err
+		return validation{}, false, err
 	}
-	predBatch, err := pr.predict(c, w, p, run.Host.Cores, pausemodel.Batch)
+	predBatch, err := pr.predict(c, w, p, run.Host.Cores, gcsim.Batch)
 	if err != nil {
-		return Validation{}, false, err
+		return validation{}, false, err
 	}
-	v = Validation{Point: p, Host: run.Host.Label(), Cores: run.Host.Cores,
+	v = validation{sweepPoint: p, Host: run.Host.Label(), Cores: run.Host.Cores,
 		MeasuredPerJob: per.Summary.Mean, MeasuredBatch: batch.Summary.Mean, MeasuredFutile: per.CounterMeans[gcsim.CounterFutileWakeups.String()],
 		PredictedPerJob: micros(predPer.pause), PredictedBatch: micros(predBatch.pause), PredictedFutile: predPer.res.FutileWakeups}
-	for i, part := range Parts {
+	for i, part := range pauseParts {
 		v.MeasuredParts[i] = math.NaN()
 		a, okA := per.CounterMeans[part.Key]
 		b, okB := batch.CounterMeans[part.Key]
@@ -257,30 +263,30 @@ func (pr predictor) validate(p Point, run report.Run, c pausemodel.Costs, w paus
 
 func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
-// Sort orders validations as a reader compares them: by cores, most
+// sortValidations orders validations as a reader compares them: by cores, most
 // first, then mutex kind, then workers.
-func Sort(vals []Validation) {
-	slices.SortStableFunc(vals, func(a, b Validation) int {
-		return cmp.Or(cmp.Compare(b.Cores, a.Cores), cmp.Compare(a.Mutex, b.Mutex), cmp.Compare(a.Workers(), b.Workers()))
+func sortValidations(vals []validation) {
+	slices.SortStableFunc(vals, func(a, b validation) int {
+		return cmp.Or(cmp.Compare(b.Cores, a.Cores), cmp.Compare(a.Mutex, b.Mutex), cmp.Compare(a.workers(), b.workers()))
 	})
 }
 
-// Where is the validations keep accepts, in a new slice.
-func Where(vals []Validation, keep func(Validation) bool) []Validation {
-	return slices.DeleteFunc(slices.Clone(vals), func(v Validation) bool { return !keep(v) })
+// where is the validations keep accepts, in a new slice.
+func where(vals []validation, keep func(validation) bool) []validation {
+	return slices.DeleteFunc(slices.Clone(vals), func(v validation) bool { return !keep(v) })
 }
 
-// MeanAbsError is the mean absolute error of the predicted perjob − batch
+// meanAbsError is the mean absolute error of the predicted perjob − batch
 // differences (µs) and that error as a percentage of the mean absolute
 // measured difference.
-func MeanAbsError(vals []Validation) (mae, rel float64) {
+func meanAbsError(vals []validation) (mae, rel float64) {
 	if len(vals) == 0 {
 		return 0, 0
 	}
 	var absErr, absDiff float64
 	for _, v := range vals {
-		absErr += math.Abs(v.PredictedDiff() - v.MeasuredDiff())
-		absDiff += math.Abs(v.MeasuredDiff())
+		absErr += math.Abs(v.predictedDiff() - v.measuredDiff())
+		absDiff += math.Abs(v.measuredDiff())
 	}
 	return absErr / float64(len(vals)), 100 * absErr / math.Max(absDiff, 1e-9)
 }
@@ -295,29 +301,29 @@ type pointKey struct {
 	lockCollector bool
 }
 
-func key(v Validation) pointKey {
+func key(v validation) pointKey {
 	c := v.Config
 	c.Trace = nil // no setting: the session a run wrote to
 	return pointKey{v.Host, v.Cores, c, v.LockCollector}
 }
 
-// Floor is the measurement floor: the error, in MeanAbsError's terms, that
+// floor is the measurement floor: the error, in meanAbsError's terms, that
 // a model predicting every point's mean difference exactly would show
 // against the sweeps given — each repeated point's measured differences
 // against their own mean, over the points measured more than once (Points
 // of them; Replicas their measurements).
-type Floor struct {
+type floor struct {
 	Points, Replicas int
 	MAE, Rel         float64
 }
 
-// MeasurementFloor computes the Floor of vals.
-func MeasurementFloor(vals []Validation) Floor {
+// measurementFloor computes the floor of vals.
+func measurementFloor(vals []validation) floor {
 	groups := map[pointKey][]float64{}
 	for _, v := range vals {
-		groups[key(v)] = append(groups[key(v)], v.MeasuredDiff())
+		groups[key(v)] = append(groups[key(v)], v.measuredDiff())
 	}
-	var f Floor
+	var f floor
 	var absDev, absDiff float64
 	for _, diffs := range groups {
 		if len(diffs) < 2 {
@@ -332,7 +338,7 @@ func MeasurementFloor(vals []Validation) Floor {
 		}
 	}
 	if f.Replicas == 0 {
-		return Floor{}
+		return floor{}
 	}
 	f.MAE, f.Rel = absDev/float64(f.Replicas), 100*absDev/math.Max(absDiff, 1e-9)
 	return f
@@ -346,32 +352,32 @@ func meanOf(xs []float64) float64 {
 	return s
 }
 
-// Verdict is the check's outcome on vals: its relative error, the floor,
-// and whether the error is within Goal plus the floor.
-type Verdict struct {
+// verdict is the check's outcome on vals: its relative error, the floor,
+// and whether the error is within goal plus the floor.
+type verdict struct {
 	MAE, Rel float64
-	Floor    Floor
+	Floor    floor
 	Met      bool
 }
 
-// Judge computes the Verdict of vals.
-func Judge(vals []Validation) Verdict {
-	mae, rel := MeanAbsError(vals)
-	f := MeasurementFloor(vals)
-	return Verdict{MAE: mae, Rel: rel, Floor: f, Met: rel <= Goal+f.Rel}
+// judge computes the verdict of vals.
+func judge(vals []validation) verdict {
+	mae, rel := meanAbsError(vals)
+	f := measurementFloor(vals)
+	return verdict{MAE: mae, Rel: rel, Floor: f, Met: rel <= goal+f.Rel}
 }
 
-// FutileOK reports whether v's predicted futile wake-ups are within
-// FutileTolerance of the measured mean or within [lo, hi], the measured
+// futileOK reports whether v's predicted futile wake-ups are within
+// futileTolerance of the measured mean or within [lo, hi], the measured
 // range over the point's repeats.
-func FutileOK(predicted int, measured, lo, hi float64) bool {
+func futileOK(predicted int, measured, lo, hi float64) bool {
 	p := float64(predicted)
-	return math.Abs(p-measured) <= FutileTolerance/100*measured || (p >= lo && p <= hi)
+	return math.Abs(p-measured) <= futileTolerance/100*measured || (p >= lo && p <= hi)
 }
 
 // futileRanges is, for each point key, the lowest and highest measured
 // futile wake-ups over its repeats.
-func futileRanges(vals []Validation) map[pointKey][2]float64 {
+func futileRanges(vals []validation) map[pointKey][2]float64 {
 	r := map[pointKey][2]float64{}
 	for _, v := range vals {
 		k := key(v)
@@ -384,21 +390,21 @@ func futileRanges(vals []Validation) map[pointKey][2]float64 {
 	return r
 }
 
-// FutileHits counts the validations whose futile wake-ups meet their
+// futileHits counts the validations whose futile wake-ups meet their
 // target.
-func FutileHits(vals []Validation) (ok, all int) {
+func futileHits(vals []validation) (ok, all int) {
 	ranges := futileRanges(vals)
 	for _, v := range vals {
 		r := ranges[key(v)]
-		if FutileOK(v.PredictedFutile, v.MeasuredFutile, r[0], r[1]) {
+		if futileOK(v.PredictedFutile, v.MeasuredFutile, r[0], r[1]) {
 			ok++
 		}
 	}
 	return ok, len(vals)
 }
 
-// CoreCounts lists the validations' core counts, most first.
-func CoreCounts(vals []Validation) []int {
+// coreCounts lists the validations' core counts, most first.
+func coreCounts(vals []validation) []int {
 	var cores []int
 	for _, v := range vals {
 		if !slices.Contains(cores, v.Cores) {
@@ -410,9 +416,9 @@ func CoreCounts(vals []Validation) []int {
 	return cores
 }
 
-// Mutexes lists the validations' mutex kinds, in order.
-func Mutexes(vals []Validation) []pausemodel.Mutex {
-	var ks []pausemodel.Mutex
+// mutexKinds lists the validations' mutex kinds, in order.
+func mutexKinds(vals []validation) []workerpool.MutexKind {
+	var ks []workerpool.MutexKind
 	for _, v := range vals {
 		if !slices.Contains(ks, v.Mutex) {
 			ks = append(ks, v.Mutex)
@@ -422,25 +428,25 @@ func Mutexes(vals []Validation) []pausemodel.Mutex {
 	return ks
 }
 
-// ErrorBreakdown gives the relative error of each core count and, within
+// errorBreakdown gives the relative error of each core count and, within
 // it, of each mutex kind: the model may hold in one regime and not
 // another, and one pooled figure hides which.
-func ErrorBreakdown(vals []Validation) string {
-	cores, kinds := CoreCounts(vals), Mutexes(vals)
+func errorBreakdown(vals []validation) string {
+	cores, kinds := coreCounts(vals), mutexKinds(vals)
 	if len(cores) < 2 && len(kinds) < 2 {
 		return ""
 	}
-	rel := func(keep func(Validation) bool) float64 {
-		_, r := MeanAbsError(Where(vals, keep))
+	rel := func(keep func(validation) bool) float64 {
+		_, r := meanAbsError(where(vals, keep))
 		return r
 	}
 	var parts []string
 	for _, c := range cores {
-		part := fmt.Sprintf("%s %.0f%%", CoresLabel(c), rel(func(v Validation) bool { return v.Cores == c }))
+		part := fmt.Sprintf("%s %.0f%%", coresLabel(c), rel(func(v validation) bool { return v.Cores == c }))
 		var byKind []string
 		for _, k := range kinds {
-			if slices.ContainsFunc(vals, func(v Validation) bool { return v.Cores == c && v.Mutex == k }) {
-				byKind = append(byKind, fmt.Sprintf("%v %.0f%%", k, rel(func(v Validation) bool { return v.Cores == c && v.Mutex == k })))
+			if slices.ContainsFunc(vals, func(v validation) bool { return v.Cores == c && v.Mutex == k }) {
+				byKind = append(byKind, fmt.Sprintf("%v %.0f%%", k, rel(func(v validation) bool { return v.Cores == c && v.Mutex == k })))
 			}
 		}
 		if len(kinds) > 1 {
@@ -451,8 +457,8 @@ func ErrorBreakdown(vals []Validation) string {
 	return "The same per core count and mutex kind: " + strings.Join(parts, "; ") + "."
 }
 
-// CoresLabel is "1 core", "2 cores", ...
-func CoresLabel(c int) string {
+// coresLabel is "1 core", "2 cores", ...
+func coresLabel(c int) string {
 	if c == 1 {
 		return "1 core"
 	}

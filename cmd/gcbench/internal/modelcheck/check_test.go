@@ -3,8 +3,7 @@ package modelcheck
 import (
 	"encoding/json"
 	"math"
-	"slices"
-	"strings"
+	"strconv"
 	"testing"
 	"time"
 
@@ -18,18 +17,18 @@ import (
 
 // val is a validation of a point of workers on cores under kind k,
 // measured diff and predicted pdiff perjob − batch (µs).
-func val(k pausemodel.Mutex, cores, workers int, diff, pdiff float64) Validation {
-	p, ok := ReadPoint(point("native", k.String(), workers))
+func val(k workerpool.MutexKind, cores, workers int, diff, pdiff float64) validation {
+	p, ok := readPoint(point("native", k.String(), workers))
 	if !ok {
 		panic("bad point")
 	}
-	return Validation{Point: p, Host: "h", Cores: cores,
+	return validation{sweepPoint: p, Host: "h", Cores: cores,
 		MeasuredPerJob: 1000 + diff, MeasuredBatch: 1000, PredictedPerJob: 1000 + pdiff, PredictedBatch: 1000}
 }
 
 func config(backend, mutex string, workers int) report.Config {
 	c := report.Config{{Key: "major_heap", Value: "64MiB"}, {Key: "los", Value: "16MiB"}, {Key: "nursery", Value: "4MiB"},
-		{Key: "workers", Value: itoa(workers)}, {Key: "backend", Value: backend}, {Key: "wake", Value: "broadcast"}}
+		{Key: "workers", Value: strconv.Itoa(workers)}, {Key: "backend", Value: backend}, {Key: "wake", Value: "broadcast"}}
 	if mutex != "" {
 		c = append(c, report.Pair{Key: "mutex", Value: mutex})
 	}
@@ -56,15 +55,13 @@ func point(backend, mutex string, workers int, edit ...func(*gcsim.Experiment)) 
 	return &report.Report{Schema: report.Schema, Config: config(backend, mutex, workers), Settings: b}
 }
 
-func itoa(n int) string { return F(float64(n), 0) }
-
 func TestReadPoint(t *testing.T) {
-	p, ok := ReadPoint(point("native", "pi", 8))
+	p, ok := readPoint(point("native", "pi", 8))
 	require.True(t, ok)
-	assert.Equal(t, pausemodel.PI, p.Mutex)
+	assert.Equal(t, workerpool.MutexPI, p.Mutex)
 	assert.Equal(t, 8, p.Config.Workers)
 	assert.Equal(t, int64(64<<20), p.Config.MajorHeap)
-	_, ok = ReadPoint(point("threads", "", 2))
+	_, ok = readPoint(point("threads", "", 2))
 	assert.True(t, ok, "a Go backend's point is read, to be shown beside")
 	v1 := point("native", "pi", 2)
 	v1.Schema, v1.Settings = report.SchemaV1, nil
@@ -75,7 +72,7 @@ func TestReadPoint(t *testing.T) {
 		"bad heap":       point("native", "pi", 2, func(e *gcsim.Experiment) { e.Config.LOS = 1 }),
 		"version 1":      v1,
 	} {
-		_, ok := ReadPoint(r)
+		_, ok := readPoint(r)
 		assert.False(t, ok, name)
 	}
 }
@@ -85,21 +82,21 @@ func TestReadPoint(t *testing.T) {
 // 140 of 640 = 21.9%; the floor 40 of 240 = 16.7%: met, 21.9 ≤ 20 + 16.7.
 // Without the repeat (no floor) it is missed.
 func TestJudgeAddsTheFloor(t *testing.T) {
-	vals := []Validation{val(pausemodel.PI, 2, 8, 100, 120), val(pausemodel.PI, 2, 8, 140, 120), val(pausemodel.PI, 2, 16, 400, 300)}
-	j := Judge(vals)
+	vals := []validation{val(workerpool.MutexPI, 2, 8, 100, 120), val(workerpool.MutexPI, 2, 8, 140, 120), val(workerpool.MutexPI, 2, 16, 400, 300)}
+	j := judge(vals)
 	assert.InDelta(t, 140.0/3, j.MAE, 1e-9)
 	assert.InDelta(t, 100*140.0/640, j.Rel, 1e-9)
-	assert.Equal(t, Floor{Points: 1, Replicas: 2, MAE: 20, Rel: 100 * 40.0 / 240}, j.Floor)
+	assert.Equal(t, floor{Points: 1, Replicas: 2, MAE: 20, Rel: 100 * 40.0 / 240}, j.Floor)
 	assert.True(t, j.Met)
-	assert.False(t, Judge(vals[1:]).Met, "no repeat, no floor: %+v", Judge(vals[1:]))
+	assert.False(t, judge(vals[1:]).Met, "no repeat, no floor: %+v", judge(vals[1:]))
 }
 
 // TestFloorKeepsLockedCollectorsApart: the same grid point measured with
 // and without a locked collector thread is two points, not a repeat.
 func TestFloorKeepsLockedCollectorsApart(t *testing.T) {
-	locked := val(pausemodel.PI, 2, 8, 140, 120)
+	locked := val(workerpool.MutexPI, 2, 8, 140, 120)
 	locked.LockCollector = true
-	assert.Equal(t, Floor{}, MeasurementFloor([]Validation{val(pausemodel.PI, 2, 8, 100, 120), locked}))
+	assert.Equal(t, floor{}, measurementFloor([]validation{val(workerpool.MutexPI, 2, 8, 100, 120), locked}))
 }
 
 // TestPoolableRefusesUntypedAndMixedPoints: a version-1 point, or points
@@ -123,45 +120,45 @@ func TestPoolableRefusesUntypedAndMixedPoints(t *testing.T) {
 }
 
 func TestFutileOKTakesTheWiderOfToleranceAndRange(t *testing.T) {
-	assert.True(t, FutileOK(130, 100, 100, 100), "within 30%")
-	assert.False(t, FutileOK(131, 100, 100, 100))
-	assert.True(t, FutileOK(200, 100, 60, 210), "within the measured range")
-	assert.False(t, FutileOK(0, 10, 8, 12))
-	vals := []Validation{val(pausemodel.PI, 1, 8, 1, 1), val(pausemodel.PI, 1, 8, 1, 1)}
+	assert.True(t, futileOK(130, 100, 100, 100), "within 30%")
+	assert.False(t, futileOK(131, 100, 100, 100))
+	assert.True(t, futileOK(200, 100, 60, 210), "within the measured range")
+	assert.False(t, futileOK(0, 10, 8, 12))
+	vals := []validation{val(workerpool.MutexPI, 1, 8, 1, 1), val(workerpool.MutexPI, 1, 8, 1, 1)}
 	vals[0].MeasuredFutile, vals[1].MeasuredFutile = 100, 300
 	vals[0].PredictedFutile, vals[1].PredictedFutile = 280, 280
-	ok, all := FutileHits(vals)
+	ok, all := futileHits(vals)
 	assert.Equal(t, 2, ok, "280 is in the repeats' range 100–300 though 180% above the first")
 	assert.Equal(t, 2, all)
 }
 
 func TestErrorBreakdownByCoresAndMutex(t *testing.T) {
-	vals := []Validation{val(pausemodel.Normal, 2, 8, 100, 150), val(pausemodel.PI, 2, 8, 300, 300), val(pausemodel.PI, 1, 8, 1000, 0)}
-	Sort(vals)
-	assert.Equal(t, []int{2, 1}, CoreCounts(vals))
-	assert.Equal(t, "The same per core count and mutex kind: 2 cores 12% (normal 50%, pi 0%); 1 core 100% (pi 100%).", ErrorBreakdown(vals))
+	vals := []validation{val(workerpool.MutexNormal, 2, 8, 100, 150), val(workerpool.MutexPI, 2, 8, 300, 300), val(workerpool.MutexPI, 1, 8, 1000, 0)}
+	sortValidations(vals)
+	assert.Equal(t, []int{2, 1}, coreCounts(vals))
+	assert.Equal(t, "The same per core count and mutex kind: 2 cores 12% (normal 50%, pi 0%); 1 core 100% (pi 100%).", errorBreakdown(vals))
 }
 
 func TestPartsTableAveragesEachRow(t *testing.T) {
-	a, b := val(pausemodel.PI, 2, 2, 10, 10), val(pausemodel.PI, 2, 4, 10, 10)
+	a, b := val(workerpool.MutexPI, 2, 2, 10, 10), val(workerpool.MutexPI, 2, 4, 10, 10)
 	a.MeasuredParts, a.PredictedParts = [3]float64{10, 20, math.NaN()}, [3]float64{1, 2, 3}
 	b.MeasuredParts, b.PredictedParts = [3]float64{30, 40, math.NaN()}, [3]float64{3, 4, 5}
-	tab := PartsTable([]Validation{a, b})
+	tab := partsTable([]validation{a, b})
 	require.Len(t, tab.Rows, 1)
 	assert.Equal(t, []string{"2", "pi", "2", "0%", "20", "2", "30", "3", "", "4"}, tab.Rows[0])
 }
 
 func TestGoRuntimeTableIsTheGapToNative(t *testing.T) {
-	p, _ := ReadPoint(point("threads", "", 8))
-	gos := []GoPoint{{Point: p, Host: "h", Cores: 2, PerJob: 1500, Batch: 1000}}
-	vals := []Validation{val(pausemodel.PI, 2, 8, 800, 0), val(pausemodel.PI, 2, 8, 600, 0), val(pausemodel.Normal, 2, 8, 100, 0)}
-	tab := GoRuntimeTable(gos, vals)
+	p, _ := readPoint(point("threads", "", 8))
+	gos := []goPoint{{sweepPoint: p, Host: "h", Cores: 2, PerJob: 1500, Batch: 1000}}
+	vals := []validation{val(workerpool.MutexPI, 2, 8, 800, 0), val(workerpool.MutexPI, 2, 8, 600, 0), val(workerpool.MutexNormal, 2, 8, 100, 0)}
+	tab := goRuntimeTable(gos, vals)
 	require.Len(t, tab.Rows, 1)
 	assert.Equal(t, []string{"threads", "8", "2", "500", "0.667", "0.0", "100", "400", "700", "-200"}, tab.Rows[0])
 }
 
 func TestFactsTableBounds(t *testing.T) {
-	tab := FactsTable([]int{8})
+	tab := factsTable([]int{8})
 	require.Len(t, tab.Rows, 3)
 	assert.Equal(t, []string{"8", "65", "perjob", "66", "67 + 1 per Join wake-up", "130 + 1 per wake-up", "0 to 528"}, tab.Rows[0])
 	assert.Equal(t, "0 to 16", tab.Rows[1][6])
@@ -176,17 +173,17 @@ func TestManyCoreRangeAndDecider(t *testing.T) {
 	median := pausemodel.Costs{WakeCall: 3 * time.Microsecond, WakePer: 1500, Futile: 10 * time.Microsecond, Take: 400}
 	runs := []pausemodel.Costs{median, median}
 	runs[1].Futile = 14 * time.Microsecond
-	p, err := PredictManyCore(median, runs, w, 8, pausemodel.PI)
+	p, err := predictManyCore(median, runs, w, 8, workerpool.MutexPI)
 	require.NoError(t, err)
-	assert.Len(t, p.Ratios, len(GridWakeToRun)*len(GridWakeIdle)+2*len(calibratedFields))
+	assert.Len(t, p.Ratios, len(gridWakeToRun)*len(gridWakeIdle)+2*len(calibratedFields))
 	assert.Contains(t, p.Ratios, p.Base)
 	assert.NotEmpty(t, p.Decides)
-	narrow := ManyCore{Cores: 8, Ratios: []float64{0.70, 0.75}, Base: 0.72, Futile: []int{1}}
-	wide := ManyCore{Cores: 16, Ratios: []float64{0.2, 0.9}, Base: 0.5, Futile: []int{1}}
-	tab := ManyCoreTable([]ManyCore{narrow, wide}, "x")
+	narrow := manyCore{Cores: 8, Ratios: []float64{0.70, 0.75}, Base: 0.72, Futile: []int{1}}
+	wide := manyCore{Cores: 16, Ratios: []float64{0.2, 0.9}, Base: 0.5, Futile: []int{1}}
+	tab := manyCoreTable([]manyCore{narrow, wide}, "x")
 	assert.Equal(t, "0.720", tab.Rows[0][6])
 	assert.Contains(t, tab.Rows[0][7], "0.734")
 	assert.Empty(t, tab.Rows[1][6], "a range of 0.7 gets no single ratio")
 	assert.Empty(t, tab.Rows[1][7])
-	assert.True(t, slices.Equal([]string{"0.2", "0.9"}, strings.Split(Range([]float64{0.2, 0.9}, 1), "–")))
+	assert.Equal(t, "0.200–0.900", tab.Rows[1][3], "the range of batch/perjob")
 }

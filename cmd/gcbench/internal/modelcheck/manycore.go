@@ -9,27 +9,30 @@ import (
 	"time"
 
 	"github.com/gcbench/gcbench/analysis/render"
+	"github.com/gcbench/gcbench/analysis/stats"
+	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/jobs"
 	"github.com/gcbench/gcbench/pausemodel"
+	"github.com/gcbench/gcbench/workerpool"
 )
 
 // SGen's ratios on 8 cores, batch/perjob (mono/mono#20634): TrimMean 10%
 // of its pauses, and its averages (1629/2206).
 const (
-	SGenTrimMean = 0.734
-	SGenAverages = 0.738
+	sgenTrimMean = 0.734
+	sgenAverages = 0.738
 )
 
 // The many-core grid: costs this host cannot measure for a machine it is
 // not, each over the values a many-core server plausibly has.
 var (
-	GridWakeToRun = []time.Duration{5 * time.Microsecond, 10 * time.Microsecond, 20 * time.Microsecond, 50 * time.Microsecond}
-	GridWakeIdle  = []time.Duration{0, 2 * time.Microsecond, 6 * time.Microsecond}
+	gridWakeToRun = []time.Duration{5 * time.Microsecond, 10 * time.Microsecond, 20 * time.Microsecond, 50 * time.Microsecond}
+	gridWakeIdle  = []time.Duration{0, 2 * time.Microsecond, 6 * time.Microsecond}
 )
 
-// NarrowRange is the widest range of batch/perjob for which a single
+// narrowRange is the widest range of batch/perjob for which a single
 // ratio is printed.
-const NarrowRange = 0.1
+const narrowRange = 0.1
 
 // calibratedFields are the costs taken from the host's calibration (the
 // grid sets WakeToRun and WakeIdle), with their names.
@@ -45,12 +48,12 @@ var calibratedFields = []struct {
 	{"take", func(c *pausemodel.Costs) *time.Duration { return &c.Take }},
 }
 
-// A ManyCore is the prediction of one core count and mutex kind at the
+// A manyCore is the prediction of one core count and mutex kind at the
 // seed's shape (workers = cores) over the grid and the calibration's
 // spread.
-type ManyCore struct {
+type manyCore struct {
 	Cores   int
-	Mutex   pausemodel.Mutex
+	Mutex   workerpool.MutexKind
 	Jobs    int
 	Ratios  []float64 // batch/perjob of every combination
 	Futile  []int     // perjob's futile wake-ups of every combination
@@ -59,10 +62,10 @@ type ManyCore struct {
 	Swing   float64   // how far it moves it (mean over the other costs' grid)
 }
 
-// Narrow reports whether the ratio's range is narrower than NarrowRange.
-func (p ManyCore) Narrow() bool { return slices.Max(p.Ratios)-slices.Min(p.Ratios) < NarrowRange }
+// narrow reports whether the ratio's range is narrower than narrowRange.
+func (p manyCore) narrow() bool { return slices.Max(p.Ratios)-slices.Min(p.Ratios) < narrowRange }
 
-// PredictManyCore simulates one collection of w's mean jobs at cores
+// predictManyCore simulates one collection of w's mean jobs at cores
 // cores and workers with mutex kind k: at the median costs for every
 // combination of the grid's wake-to-run and idle-CPU costs, and, at the
 // grid's base point (wake-to-run 10 µs, 2 µs per idle CPU), with each
@@ -70,8 +73,8 @@ func (p ManyCore) Narrow() bool { return slices.Max(p.Ratios)-slices.Min(p.Ratio
 // (Every calibrated variant at every grid point would take minutes at 64
 // cores: a PI herd there is tens of thousands of wake-ups per
 // collection.)
-func PredictManyCore(median pausemodel.Costs, runs []pausemodel.Costs, w pausemodel.Work, cores int, k pausemodel.Mutex) (ManyCore, error) {
-	p := ManyCore{Cores: cores, Mutex: k}
+func predictManyCore(median pausemodel.Costs, runs []pausemodel.Costs, w pausemodel.Work, cores int, k workerpool.MutexKind) (manyCore, error) {
+	p := manyCore{Cores: cores, Mutex: k}
 	sim := manyCoreSim{p: &p, w: w, shape: pausemodel.Shape{Cores: cores, Workers: cores, Mutex: k, Jobs: w.Jobs(cores)}}
 	p.Jobs = len(sim.shape.Jobs)
 	grid, err := sim.grid(median)
@@ -84,7 +87,7 @@ func PredictManyCore(median pausemodel.Costs, runs []pausemodel.Costs, w pausemo
 	p.consider("waking an idle CPU", idle)
 	spread := pausemodel.RangeOf(append([]pausemodel.Costs{median}, runs...))
 	base := median
-	base.WakeToRun, base.WakeIdle = GridWakeToRun[baseWakeToRun], GridWakeIdle[baseWakeIdle]
+	base.WakeToRun, base.WakeIdle = gridWakeToRun[baseWakeToRun], gridWakeIdle[baseWakeIdle]
 	for _, f := range calibratedFields {
 		xs := []float64{p.Base}
 		for _, d := range []time.Duration{*f.of(&spread.Lo), *f.of(&spread.Hi)} {
@@ -103,16 +106,16 @@ func PredictManyCore(median pausemodel.Costs, runs []pausemodel.Costs, w pausemo
 
 // consider makes the cost called name the one that decides p's ratio if
 // its swing s is the widest yet.
-func (p *ManyCore) consider(name string, s float64) {
+func (p *manyCore) consider(name string, s float64) {
 	if s > p.Swing || p.Decides == "" {
 		p.Decides, p.Swing = name, s
 	}
 }
 
-// A manyCoreSim simulates collections of one shape for a ManyCore,
+// A manyCoreSim simulates collections of one shape for a manyCore,
 // recording each one's ratio and futile wake-ups in it.
 type manyCoreSim struct {
-	p     *ManyCore
+	p     *manyCore
 	w     pausemodel.Work
 	shape pausemodel.Shape
 }
@@ -121,12 +124,12 @@ type manyCoreSim struct {
 // outside dispatch are the same in both modes.
 func (m manyCoreSim) ratio(c pausemodel.Costs) (float64, error) {
 	s := m.shape
-	s.Protocol = pausemodel.PerJob
+	s.Mode = gcsim.PerJob
 	per, err := pausemodel.Simulate(c, s)
 	if err != nil {
 		return 0, fmt.Errorf("predicting %d cores: %w", s.Cores, err)
 	}
-	s.Protocol = pausemodel.Batch
+	s.Mode = gcsim.Batch
 	batch, err := pausemodel.Simulate(c, s)
 	if err != nil {
 		return 0, fmt.Errorf("predicting %d cores: %w", s.Cores, err)
@@ -137,11 +140,11 @@ func (m manyCoreSim) ratio(c pausemodel.Costs) (float64, error) {
 }
 
 // grid is the ratio at median with each combination of the grid's costs:
-// grid[i][j] at GridWakeToRun[i] and GridWakeIdle[j].
+// grid[i][j] at gridWakeToRun[i] and gridWakeIdle[j].
 func (m manyCoreSim) grid(median pausemodel.Costs) ([][]float64, error) {
-	grid := make([][]float64, len(GridWakeToRun))
-	for i, w2r := range GridWakeToRun {
-		for _, idle := range GridWakeIdle {
+	grid := make([][]float64, len(gridWakeToRun))
+	for i, w2r := range gridWakeToRun {
+		for _, idle := range gridWakeIdle {
 			c := median
 			c.WakeToRun, c.WakeIdle = w2r, idle
 			r, err := m.ratio(c)
@@ -157,34 +160,35 @@ func (m manyCoreSim) grid(median pausemodel.Costs) ([][]float64, error) {
 // gridSwings is how far each of the grid's two costs moves the ratio: its
 // swing along the cost's axis, the mean over the other cost's values.
 func gridSwings(grid [][]float64) (wakeToRun, idle float64) {
-	for j := range GridWakeIdle {
+	for j := range gridWakeIdle {
 		var xs []float64
-		for i := range GridWakeToRun {
+		for i := range gridWakeToRun {
 			xs = append(xs, grid[i][j])
 		}
-		wakeToRun += swing(xs) / float64(len(GridWakeIdle))
+		wakeToRun += swing(xs) / float64(len(gridWakeIdle))
 	}
-	for i := range GridWakeToRun {
-		idle += swing(grid[i]) / float64(len(GridWakeToRun))
+	for i := range gridWakeToRun {
+		idle += swing(grid[i]) / float64(len(gridWakeToRun))
 	}
 	return wakeToRun, idle
 }
 
 func swing(xs []float64) float64 { return slices.Max(xs) - slices.Min(xs) }
 
-// PredictManyCores is PredictManyCore for every core count of cores and
-// every mutex kind of Kinds, at medians[kind] with runs[kind]'s spread, in
-// that order (by core count, then kind). The simulations are independent
-// and deterministic, so they run side by side: 64 cores under PI take
-// seconds each.
-func PredictManyCores(medians map[pausemodel.Mutex]pausemodel.Costs, runs map[pausemodel.Mutex][]pausemodel.Costs, w pausemodel.Work, cores []int) ([]ManyCore, error) {
-	many := make([]ManyCore, len(cores)*len(Kinds))
+// predictManyCores is predictManyCore for every core count of cores and
+// every mutex kind of pausemodel.MutexKinds, at medians[kind] with
+// runs[kind]'s spread, in that order (by core count, then kind). The
+// simulations are independent and deterministic, so they run side by
+// side: 64 cores under PI take seconds each.
+func predictManyCores(medians map[workerpool.MutexKind]pausemodel.Costs, runs map[workerpool.MutexKind][]pausemodel.Costs, w pausemodel.Work, cores []int) ([]manyCore, error) {
+	kinds := pausemodel.MutexKinds()
+	many := make([]manyCore, len(cores)*len(kinds))
 	errs := make([]error, len(many))
 	var wg sync.WaitGroup
 	for i, c := range cores {
-		for j, k := range Kinds {
-			n := i*len(Kinds) + j
-			wg.Go(func() { many[n], errs[n] = PredictManyCore(medians[k], runs[k], w, c, k) })
+		for j, k := range kinds {
+			n := i*len(kinds) + j
+			wg.Go(func() { many[n], errs[n] = predictManyCore(medians[k], runs[k], w, c, k) })
 		}
 	}
 	wg.Wait()
@@ -197,44 +201,44 @@ func PredictManyCores(medians map[pausemodel.Mutex]pausemodel.Costs, runs map[pa
 // The grid's base point: wake-to-run 10 µs, 2 µs per idle CPU.
 const baseWakeToRun, baseWakeIdle = 1, 1
 
-// ManyCoreTable prints each prediction's range of batch/perjob, the cost
-// that decides it and, where the range is narrower than NarrowRange, a
+// manyCoreTable prints each prediction's range of batch/perjob, the cost
+// that decides it and, where the range is narrower than narrowRange, a
 // single ratio beside SGen's.
-func ManyCoreTable(ps []ManyCore, heap string) *render.Table {
+func manyCoreTable(ps []manyCore, heap string) *render.Table {
 	t := &render.Table{Title: fmt.Sprintf("prediction at the seed's shape (%s, broadcast, workers = cores): batch/perjob over the costs' plausible spread", heap)}
 	t.Header = [][]string{{"cores", "mutex", "jobs", "batch/perjob range", "decided by", "its swing", "batch/perjob", "SGen (8 cores)",
 		"perjob futile wake-ups"}}
 	for _, p := range ps {
 		single, sgen := "", ""
-		if p.Narrow() {
-			single = F(p.Base, 3)
+		if p.narrow() {
+			single = render.Float(p.Base, 3)
 		}
 		if p.Cores == 8 {
-			sgen = fmt.Sprintf("%.3f (TrimMean 10%%), %.3f (averages)", SGenTrimMean, SGenAverages)
+			sgen = fmt.Sprintf("%.3f (TrimMean 10%%), %.3f (averages)", sgenTrimMean, sgenAverages)
 		}
 		fut := make([]float64, len(p.Futile))
 		for i, f := range p.Futile {
 			fut[i] = float64(f)
 		}
-		t.Rows = append(t.Rows, []string{strconv.Itoa(p.Cores), p.Mutex.String(), strconv.Itoa(p.Jobs), Range(p.Ratios, 3), p.Decides,
-			F(p.Swing, 3), single, sgen, Range(fut, 0)})
+		t.Rows = append(t.Rows, []string{strconv.Itoa(p.Cores), p.Mutex.String(), strconv.Itoa(p.Jobs), render.Range(stats.SpreadOf(p.Ratios), 3), p.Decides,
+			render.Float(p.Swing, 3), single, sgen, render.Range(stats.SpreadOf(fut), 0)})
 	}
 	t.Notes = append(t.Notes,
 		fmt.Sprintf("Range: one simulated collection of the mean jobs at the calibration's medians for every combination of wake-to-run %v "+
 			"and the extra cost of waking an idle CPU %v, and, at wake-to-run 10µs and 2µs per idle CPU, with each calibrated cost "+
 			"(wake call, per thread woken, futile wake-up, enqueue call, push, take) at the lowest and the highest of the calibration runs, "+
-			"one at a time.", GridWakeToRun, GridWakeIdle),
+			"one at a time.", gridWakeToRun, gridWakeIdle),
 		"Decided by: the cost whose own range moves batch/perjob most (for the grid's two, the mean over the other's values). "+
-			fmt.Sprintf("batch/perjob: printed only where the range is narrower than %.1f (at the medians, wake-to-run 10µs, 2µs per idle CPU).", NarrowRange),
+			fmt.Sprintf("batch/perjob: printed only where the range is narrower than %.1f (at the medians, wake-to-run 10µs, 2µs per idle CPU).", narrowRange),
 		"SGen: its change's 8-core figures (mono/mono#20634); its heap and jobs are not this simulator's, so compare ratios, not microseconds.")
 	return t
 }
 
-// FactsTable gives, for each core count (workers = cores), what the
-// native protocol does whatever the timing: the work condition's
+// factsTable gives, for each core count (workers = cores), what the
+// native pool does whatever the timing: the work condition's
 // broadcasts, the mutex acquisitions, and bounds on the futile wake-ups
 // per collection, for each mode.
-func FactsTable(cores []int) *render.Table {
+func factsTable(cores []int) *render.Table {
 	t := &render.Table{Title: "timing-free facts per collection (workers = cores; J jobs)"}
 	t.Header = [][]string{{"cores", "J", "mode", "work broadcasts", "collector's lock acquisitions", "workers' lock acquisitions", "futile wake-ups"}}
 	for _, c := range cores {

@@ -11,68 +11,49 @@ import (
 	"github.com/gcbench/gcbench/analysis/report"
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/internal/bytesize"
+	"github.com/gcbench/gcbench/pausemodel"
 )
 
-// F formats v at prec decimals; a small negative rounded to zero is 0.
-func F(v float64, prec int) string {
-	s := strconv.FormatFloat(v, 'f', prec, 64)
-	if strings.Trim(s, "-0.") == "" {
-		return strings.TrimPrefix(s, "-")
-	}
-	return s
-}
-
-// Range is "lo–hi" of xs at prec decimals, or one value if both ends read
-// the same.
-func Range(xs []float64, prec int) string {
-	if len(xs) == 0 {
-		return ""
-	}
-	lo, hi := F(slices.Min(xs), prec), F(slices.Max(xs), prec)
-	if lo == hi {
-		return lo
-	}
-	return lo + "–" + hi
-}
-
-// Tables checks the model against reports with cal (Validate with its
-// medians, RunErrors with each run) and predicts at each core count of
-// cores, with workers = cores, for the jobs of heap's collections
-// (PredictManyCores): every table of a check, in the order a reader takes
-// them — ValidationTable, PartsTable, GoRuntimeTable if reports have
-// points of the Go backends, ManyCoreTable and FactsTable. measure gives
-// a heap's job costs; Tables calls it once per heap (Memo).
-func Tables(cal Calibration, reports []*report.Report, measure WorkOf, heap gcsim.Config, cores []int) ([]*render.Table, error) {
-	work := Memo(measure)
-	vals, err := Validate(cal.Medians, reports, work)
+// Tables checks the model against reports with cal (with its medians, and
+// again with each calibration run's own costs) and predicts at each core
+// count of cores, with workers = cores, for the jobs of heap's
+// collections: every table of a check, in the order a reader takes them —
+// the check point by point, the check by part of the pause, the Go
+// backends beside it if reports have points of them, the many-core
+// predictions and the timing-free facts. measure gives a heap's job
+// costs (pausemodel.MeasureWork); Tables calls it once per heap.
+func Tables(cal Calibration, reports []*report.Report, measure func(gcsim.Config) (pausemodel.Work, error), heap gcsim.Config,
+	cores []int) ([]*render.Table, error) {
+	work := memo(measure)
+	vals, err := validatePoints(cal.medians, reports, work)
 	if err != nil {
 		return nil, err
 	}
-	runErrors, err := RunErrors(cal.Runs, reports, work)
+	runErrors, err := calibrationRunErrors(cal.runs, reports, work)
 	if err != nil {
 		return nil, err
 	}
-	tables := []*render.Table{ValidationTable(vals, runErrors), PartsTable(vals)}
-	if gos := GoPoints(reports); len(gos) > 0 {
-		tables = append(tables, GoRuntimeTable(gos, vals))
+	tables := []*render.Table{validationTable(vals, runErrors), partsTable(vals)}
+	if gos := goPoints(reports); len(gos) > 0 {
+		tables = append(tables, goRuntimeTable(gos, vals))
 	}
 	label := bytesize.Format(heap.MajorHeap) + " + " + bytesize.Format(heap.LOS)
 	w, err := work(heap)
 	if err != nil {
 		return nil, fmt.Errorf("measuring job costs at %s: %w", label, err)
 	}
-	many, err := PredictManyCores(cal.Medians, cal.Runs, w, cores)
+	many, err := predictManyCores(cal.medians, cal.runs, w, cores)
 	if err != nil {
 		return nil, err
 	}
-	return append(tables, ManyCoreTable(many, label), FactsTable(cores)), nil
+	return append(tables, manyCoreTable(many, label), factsTable(cores)), nil
 }
 
-// ValidationTable is the check: each native point's measured and
+// validationTable is the check: each native point's measured and
 // predicted perjob − batch, ratio and futile wake-ups, with the verdict
-// against Goal plus the measurement floor. runErrors, if any, are the
+// against goal plus the measurement floor. runErrors, if any, are the
 // relative errors of the same check with each calibration run's own costs.
-func ValidationTable(vals []Validation, runErrors []float64) *render.Table {
+func validationTable(vals []validation, runErrors []float64) *render.Table {
 	t := &render.Table{Title: "model check against the native backend: measured vs predicted mean pause (µs), perjob − batch"}
 	t.Header = [][]string{{"mutex", "workers", "cores", "perjob", "batch", "perjob−batch", "batch/perjob",
 		"predicted perjob", "predicted batch", "predicted perjob−batch", "predicted batch/perjob", "error",
@@ -81,31 +62,31 @@ func ValidationTable(vals []Validation, runErrors []float64) *render.Table {
 	for _, v := range vals {
 		r := ranges[key(v)]
 		ok := "yes"
-		if !FutileOK(v.PredictedFutile, v.MeasuredFutile, r[0], r[1]) {
+		if !futileOK(v.PredictedFutile, v.MeasuredFutile, r[0], r[1]) {
 			ok = "NO"
 		}
-		t.Rows = append(t.Rows, []string{v.Mutex.String(), strconv.Itoa(v.Workers()), strconv.Itoa(v.Cores),
-			F(v.MeasuredPerJob, 0), F(v.MeasuredBatch, 0), F(v.MeasuredDiff(), 0), F(v.MeasuredBatch/v.MeasuredPerJob, 3),
-			F(v.PredictedPerJob, 0), F(v.PredictedBatch, 0), F(v.PredictedDiff(), 0), F(v.PredictedBatch/v.PredictedPerJob, 3),
-			F(v.PredictedDiff()-v.MeasuredDiff(), 0), F(v.MeasuredFutile, 1), strconv.Itoa(v.PredictedFutile), ok})
+		t.Rows = append(t.Rows, []string{v.Mutex.String(), strconv.Itoa(v.workers()), strconv.Itoa(v.Cores),
+			render.Float(v.MeasuredPerJob, 0), render.Float(v.MeasuredBatch, 0), render.Float(v.measuredDiff(), 0), render.Float(v.MeasuredBatch/v.MeasuredPerJob, 3),
+			render.Float(v.PredictedPerJob, 0), render.Float(v.PredictedBatch, 0), render.Float(v.predictedDiff(), 0), render.Float(v.PredictedBatch/v.PredictedPerJob, 3),
+			render.Float(v.predictedDiff()-v.measuredDiff(), 0), render.Float(v.MeasuredFutile, 1), strconv.Itoa(v.PredictedFutile), ok})
 	}
-	j := Judge(vals)
+	j := judge(vals)
 	verdict := "met"
 	if !j.Met {
 		verdict = "MISSED"
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("Mean absolute error of perjob−batch: %.0f µs, %.0f%% of the mean measured difference "+
 		"(goal ≤ %.0f%% + the measurement floor %.0f%%: %s). Measured: each point's Avg; predicted: pausemodel.Predict, "+
-		"calibrated from this host's native primitives with the point's mutex kind.", j.MAE, j.Rel, Goal, j.Floor.Rel, verdict))
+		"calibrated from this host's native primitives with the point's mutex kind.", j.MAE, j.Rel, goal, j.Floor.Rel, verdict))
 	if j.Floor.Points == 0 {
 		t.Notes = append(t.Notes, "Measurement floor: none (no point was measured twice; give a repeated sweep of the grid as another --dir).")
 	} else {
 		t.Notes = append(t.Notes, floorNote(vals, j.Floor))
 	}
-	hits, all := FutileHits(vals)
+	hits, all := futileHits(vals)
 	t.Notes = append(t.Notes, fmt.Sprintf("Futile wake-ups per perjob collection: %d of %d points within ±%.0f%% of the measured mean "+
-		"or within its run-to-run range (futile ok).", hits, all, FutileTolerance))
-	if note := ErrorBreakdown(vals); note != "" {
+		"or within its run-to-run range (futile ok).", hits, all, futileTolerance))
+	if note := errorBreakdown(vals); note != "" {
 		t.Notes = append(t.Notes, note)
 	}
 	if len(runErrors) > 0 {
@@ -118,13 +99,13 @@ func ValidationTable(vals []Validation, runErrors []float64) *render.Table {
 	return t
 }
 
-func floorNote(vals []Validation, f Floor) string {
+func floorNote(vals []validation, f floor) string {
 	perCores := ""
-	if cores := CoreCounts(vals); len(cores) > 1 {
+	if cores := coreCounts(vals); len(cores) > 1 {
 		var parts []string
 		for _, c := range cores {
-			if g := MeasurementFloor(Where(vals, func(v Validation) bool { return v.Cores == c })); g.Points > 0 {
-				parts = append(parts, fmt.Sprintf("%s %.0f%%", CoresLabel(c), g.Rel))
+			if g := measurementFloor(where(vals, func(v validation) bool { return v.Cores == c })); g.Points > 0 {
+				parts = append(parts, fmt.Sprintf("%s %.0f%%", coresLabel(c), g.Rel))
 			}
 		}
 		perCores = " (" + strings.Join(parts, ", ") + ")"
@@ -134,26 +115,26 @@ func floorNote(vals []Validation, f Floor) string {
 		"would show against these sweeps.", f.Points, f.Replicas, f.MAE, f.Rel, perCores)
 }
 
-// PartsTable says where the check's error lies: for each core count and
+// partsTable says where the check's error lies: for each core count and
 // mutex kind, the perjob − batch difference of each part of the
 // dispatch, measured (the anatomy's means) and predicted, averaged over
 // its points.
-func PartsTable(vals []Validation) *render.Table {
+func partsTable(vals []validation) *render.Table {
 	t := &render.Table{Title: "model check by part of the pause: perjob − batch (µs, mean over the points)"}
 	header := []string{"cores", "mutex", "points", "error"}
-	for _, p := range Parts {
+	for _, p := range pauseParts {
 		header = append(header, p.Label, "predicted "+p.Label)
 	}
 	t.Header = [][]string{header}
-	for _, c := range CoreCounts(vals) {
-		for _, k := range Mutexes(vals) {
-			of := Where(vals, func(v Validation) bool { return v.Cores == c && v.Mutex == k })
+	for _, c := range coreCounts(vals) {
+		for _, k := range mutexKinds(vals) {
+			of := where(vals, func(v validation) bool { return v.Cores == c && v.Mutex == k })
 			if len(of) == 0 {
 				continue
 			}
-			_, rel := MeanAbsError(of)
+			_, rel := meanAbsError(of)
 			row := []string{strconv.Itoa(c), k.String(), strconv.Itoa(len(of)), fmt.Sprintf("%.0f%%", rel)}
-			for i := range Parts {
+			for i := range pauseParts {
 				var measured, predicted float64
 				known := 0
 				for _, v := range of {
@@ -165,9 +146,9 @@ func PartsTable(vals []Validation) *render.Table {
 				}
 				cell := ""
 				if known > 0 {
-					cell = F(measured/float64(known), 0)
+					cell = render.Float(measured/float64(known), 0)
 				}
-				row = append(row, cell, F(predicted, 0))
+				row = append(row, cell, render.Float(predicted, 0))
 			}
 			t.Rows = append(t.Rows, row)
 		}
@@ -178,20 +159,20 @@ func PartsTable(vals []Validation) *render.Table {
 	return t
 }
 
-// A GoPoint is a Go backend's measured point (threads or goroutines).
-type GoPoint struct {
-	Point
+// A goPoint is a Go backend's measured point (threads or goroutines).
+type goPoint struct {
+	sweepPoint
 	Host           string
 	Cores          int
 	PerJob, Batch  float64
 	MeasuredFutile float64
 }
 
-// GoPoints reads the measured points of the Go backends from reports.
-func GoPoints(reports []*report.Report) []GoPoint {
-	var out []GoPoint
+// goPoints reads the measured points of the Go backends from reports.
+func goPoints(reports []*report.Report) []goPoint {
+	var out []goPoint
 	for _, r := range reports {
-		p, ok := ReadPoint(r)
+		p, ok := readPoint(r)
 		if !ok || p.Backend == "native" {
 			continue
 		}
@@ -200,11 +181,11 @@ func GoPoints(reports []*report.Report) []GoPoint {
 			if per == nil || batch == nil {
 				continue
 			}
-			out = append(out, GoPoint{Point: p, Host: run.Host.Label(), Cores: run.Host.Cores, PerJob: per.Summary.Mean,
+			out = append(out, goPoint{sweepPoint: p, Host: run.Host.Label(), Cores: run.Host.Cores, PerJob: per.Summary.Mean,
 				Batch: batch.Summary.Mean, MeasuredFutile: per.CounterMeans[gcsim.CounterFutileWakeups.String()]})
 		}
 	}
-	slices.SortStableFunc(out, func(a, b GoPoint) int {
+	slices.SortStableFunc(out, func(a, b goPoint) int {
 		if a.Cores != b.Cores {
 			return b.Cores - a.Cores
 		}
@@ -216,23 +197,23 @@ func GoPoints(reports []*report.Report) []GoPoint {
 	return out
 }
 
-// GoRuntimeTable sets each Go backend's measured perjob − batch beside the
+// goRuntimeTable sets each Go backend's measured perjob − batch beside the
 // native points' of the same host, cores, workers and heap (the mean over
 // their repeats), for each mutex kind: the gap is the Go runtime's effect
 // (its scheduler between a wake and the woken: P hand-off, sysmon), which
 // the model does not model.
-func GoRuntimeTable(gos []GoPoint, vals []Validation) *render.Table {
+func goRuntimeTable(gos []goPoint, vals []validation) *render.Table {
 	t := &render.Table{Title: "beside the check: the Go backends, measured (µs, perjob − batch); the gap to native is the Go runtime's effect"}
-	kinds := Mutexes(vals)
+	kinds := mutexKinds(vals)
 	header := []string{"backend", "workers", "cores", "perjob−batch", "batch/perjob", "futile wake-ups"}
 	for _, k := range kinds {
 		header = append(header, "native "+k.String()+" perjob−batch", "Go runtime's effect vs "+k.String())
 	}
 	t.Header = [][]string{header}
 	for _, g := range gos {
-		row := []string{g.Backend, strconv.Itoa(g.Config.Workers), strconv.Itoa(g.Cores), F(g.PerJob-g.Batch, 0), F(g.Batch/g.PerJob, 3), F(g.MeasuredFutile, 1)}
+		row := []string{g.Backend, strconv.Itoa(g.Config.Workers), strconv.Itoa(g.Cores), render.Float(g.PerJob-g.Batch, 0), render.Float(g.Batch/g.PerJob, 3), render.Float(g.MeasuredFutile, 1)}
 		for _, k := range kinds {
-			same := Where(vals, func(v Validation) bool {
+			same := where(vals, func(v validation) bool {
 				return v.Mutex == k && v.Host == g.Host && v.Cores == g.Cores && v.Config.Workers == g.Config.Workers &&
 					v.Config.MajorHeap == g.Config.MajorHeap && v.Config.LOS == g.Config.LOS && v.Config.Seed == g.Config.Seed
 			})
@@ -242,13 +223,13 @@ func GoRuntimeTable(gos []GoPoint, vals []Validation) *render.Table {
 			}
 			var d float64
 			for _, v := range same {
-				d += v.MeasuredDiff() / float64(len(same))
+				d += v.measuredDiff() / float64(len(same))
 			}
-			row = append(row, F(d, 0), F(g.PerJob-g.Batch-d, 0))
+			row = append(row, render.Float(d, 0), render.Float(g.PerJob-g.Batch-d, 0))
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	t.Notes = append(t.Notes, "Measured only: the model is the pool protocol on the kernel (the native backend). "+
+	t.Notes = append(t.Notes, "Measured only: the model is SGen's pool on the kernel (the native backend). "+
 		"Go runtime's effect: the Go backend's perjob−batch minus the native one's at the same point (mean over its repeats).")
 	return t
 }

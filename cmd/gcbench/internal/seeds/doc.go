@@ -15,9 +15,10 @@
 // (ErrInvalidOptions), overflow-checked bounds (MulBounded), the stop
 // interval (StopEvery), the OS-thread primitives their actors use
 // (ThreadID, CountThreads, FutexWait, FutexWake), and the look of their
-// result tables, which each protocol builds itself (NewTable, Float,
-// SpreadCell, Partial). None of it is API: the CLI is the protocols' only
-// user, and it only writes what they render.
+// result tables, which each protocol builds itself (NewTable, Partial;
+// their cells spelled by render.Float and render.Range). None of it is
+// API: the CLI is the protocols' only user, and it only writes what they
+// render.
 //
 // # What every protocol guarantees
 //

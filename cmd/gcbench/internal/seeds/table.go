@@ -1,16 +1,11 @@
 package seeds
 
-import (
-	"strconv"
-	"strings"
-
-	"github.com/gcbench/gcbench/analysis/render"
-	"github.com/gcbench/gcbench/analysis/stats"
-)
+import "github.com/gcbench/gcbench/analysis/render"
 
 // The protocols' tables share one look: a title naming the run's
 // configuration, the host on the line under it, then the rows. Their
-// cells share one spelling of numbers, which is this file's.
+// cells spell numbers and ranges as every table does (render.Float and
+// render.Range).
 
 // NewTable is a protocol's result table: title, then a "host" fact with
 // host (one line describing the machine, as the caller probed it), then
@@ -29,23 +24,4 @@ const PartialNote = "interrupted; the medians are of the repetitions that finish
 // of its own on every row.
 func Partial(note string) render.Fact {
 	return render.Fact{Key: "PARTIAL", Value: note, Warning: true}
-}
-
-// Float is v at prec decimals, never "-0": a small negative rounded to
-// zero is 0.
-func Float(v float64, prec int) string {
-	s := strconv.FormatFloat(v, 'f', prec, 64)
-	if strings.Trim(s, "-0.") == "" {
-		return strings.TrimPrefix(s, "-")
-	}
-	return s
-}
-
-// SpreadCell is a run-to-run range beside a median, "lo–hi" at prec
-// decimals, or "" for an empty sample.
-func SpreadCell(s stats.Spread, prec int) string {
-	if s.N == 0 {
-		return ""
-	}
-	return Float(s.Lo, prec) + "–" + Float(s.Hi, prec)
 }

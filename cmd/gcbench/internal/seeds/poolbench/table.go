@@ -79,8 +79,8 @@ func (r *Report) cells(st *Stats, p Protocol) []string {
 	for i, sec := range st.Samples {
 		perItem[i] = sec * 1e9 / float64(items)
 	}
-	return []string{seeds.Float(st.Seconds, 3), seeds.Float(st.PerItemNs, 0),
-		seeds.SpreadCell(stats.SpreadOf(perItem), 0), seeds.Float(st.Speedup, 2) + "x"}
+	return []string{render.Float(st.Seconds, 3), render.Float(st.PerItemNs, 0),
+		render.Range(stats.SpreadOf(perItem), 0), render.Float(st.Speedup, 2) + "x"}
 }
 
 func (r *Report) title() string {

@@ -21,10 +21,10 @@ func (r *Report) Table(host string) *render.Table {
 		rows = append(rows, []string{
 			row.Variant,
 			strconv.Itoa(row.Producers),
-			seeds.Float(row.MPSC.EventsPerMs, 0), seeds.Float(row.MPSC.RunTimeMs, 2),
-			seeds.Float(row.Mutex.EventsPerMs, 0), seeds.Float(row.Mutex.RunTimeMs, 2),
-			seeds.Float(row.Ratio, 2), seeds.SpreadCell(stats.SpreadOf(stats.PairedRatios(row.MPSC.Samples, row.Mutex.Samples)), 2),
-			seeds.Float(row.MPSC.PushesPerMs, 0), seeds.Float(row.Mutex.PushesPerMs, 0),
+			render.Float(row.MPSC.EventsPerMs, 0), render.Float(row.MPSC.RunTimeMs, 2),
+			render.Float(row.Mutex.EventsPerMs, 0), render.Float(row.Mutex.RunTimeMs, 2),
+			render.Float(row.Ratio, 2), render.Range(stats.SpreadOf(stats.PairedRatios(row.MPSC.Samples, row.Mutex.Samples)), 2),
+			render.Float(row.MPSC.PushesPerMs, 0), render.Float(row.Mutex.PushesPerMs, 0),
 		})
 	}
 	title := fmt.Sprintf("gcbench readylist: %d events per producer, medians of %d interleaved runs", r.Events, r.Repetitions)

@@ -56,9 +56,9 @@ func (r *Result) csvTable() *render.Table {
 	}
 	if ratio := r.LocklessOverLocked(); ratio != nil {
 		rows = append(rows,
-			[]string{"lockless/locked", "event throughput, ratio of means", "", "", seeds.Float(ratio.MeanRatio, 2), ""},
-			[]string{"lockless/locked", "event throughput, median of per-iteration ratios", "", "", seeds.Float(ratio.MedianRatio, 2), ""},
-			[]string{"lockless/locked", "events read, median of per-iteration ratios", "", "", seeds.Float(ratio.ReadMedianRatio, 2), ""})
+			[]string{"lockless/locked", "event throughput, ratio of means", "", "", render.Float(ratio.MeanRatio, 2), ""},
+			[]string{"lockless/locked", "event throughput, median of per-iteration ratios", "", "", render.Float(ratio.MedianRatio, 2), ""},
+			[]string{"lockless/locked", "events read, median of per-iteration ratios", "", "", render.Float(ratio.ReadMedianRatio, 2), ""})
 	}
 	t := &render.Table{Header: [][]string{append([]string{"policy", "metric"}, seedColumns...)}, Rows: rows}
 	if r.Partial {
@@ -79,7 +79,7 @@ func (r *Result) rows(p trace.Policy) [][]string {
 		}
 		s := m.Summary
 		rows = append(rows, []string{fmt.Sprintf("%s (%s)", m.Name, m.Unit),
-			seeds.Float(s.Min, prec), seeds.Float(s.Max, prec), seeds.Float(s.Mean, prec), seeds.Float(s.Stdev, prec)})
+			render.Float(s.Min, prec), render.Float(s.Max, prec), render.Float(s.Mean, prec), render.Float(s.Stdev, prec)})
 	}
 	return rows
 }
@@ -132,8 +132,8 @@ func (r *Result) perRunLines() []string {
 	for _, p := range r.Options.Policies {
 		var cpu, locks []string
 		for _, run := range r.PolicyRuns(p) {
-			cpu = append(cpu, seeds.Float(run.Counted.ReaderCPUShare(), 1))
-			locks = append(locks, seeds.Float(run.Counted.ReaderLocksPerFlush(), 1))
+			cpu = append(cpu, render.Float(run.Counted.ReaderCPUShare(), 1))
+			locks = append(locks, render.Float(run.Counted.ReaderLocksPerFlush(), 1))
 		}
 		if len(cpu) > 0 {
 			lines = append(lines, fmt.Sprintf("%s, each run while the writers wrote: reader CPU share %s%% of one CPU; reader manager-lock acquisitions per flush %s",

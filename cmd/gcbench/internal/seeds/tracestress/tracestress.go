@@ -30,16 +30,16 @@ import (
 // SpinLock, EventPipeReader, the allocation inside the lock and a 2 µs
 // writer cost (DefaultWriteCost).
 type Options struct {
-	Writers       int                  // writers, each on its own OS thread; 32; 1..MaxWriters
-	PayloadSize   int                  // bytes per event payload; 200; 0..trace.MaxPayload
-	Limit         int64                // session byte limit; trace.DefaultLimit (256 MiB); ≥ trace.MinLimit
-	Duration      time.Duration        // how long each run counts (after the initial fill, see Count); 20 s; Duration × runs must fit a time.Duration
-	Iterations    int                  // runs per policy; 3; 1..MaxIterations
-	Policies      []trace.Policy       // compared side by side, each at most once; Lockless, Locked
-	Memory        trace.Memory         // where buffers live; OffHeap
-	FlushInterval time.Duration        // the reader's pause; trace.DefaultFlushInterval (100 ms, EventPipe's)
-	Lock          trace.LockKind       // the session's locks (the manager lock, and the writers' own with EventPipeReader)
-	Reader        trace.ReaderProtocol // the session reader's protocol
+	Writers       int              // writers, each on its own OS thread; 32; 1..MaxWriters
+	PayloadSize   int              // bytes per event payload; 200; 0..trace.MaxPayload
+	Limit         int64            // session byte limit; trace.DefaultLimit (256 MiB); ≥ trace.MinLimit
+	Duration      time.Duration    // how long each run counts (after the initial fill, see Count); 20 s; Duration × runs must fit a time.Duration
+	Iterations    int              // runs per policy; 3; 1..MaxIterations
+	Policies      []trace.Policy   // compared side by side, each at most once; Lockless, Locked
+	Memory        trace.Memory     // where buffers live; OffHeap
+	FlushInterval time.Duration    // the reader's pause; trace.DefaultFlushInterval (100 ms, EventPipe's)
+	Lock          trace.LockKind   // the session's locks (the manager lock, and the writers' own with EventPipeReader)
+	Reader        trace.ReaderKind // the session reader's protocol
 	// LocklessAllocInLock allocates a Lockless buffer under the manager
 	// lock, as #50797 did (see trace.Options.LocklessAllocInLock).
 	LocklessAllocInLock bool

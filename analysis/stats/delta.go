@@ -7,12 +7,13 @@ import (
 	"golang.org/x/perf/benchmath"
 )
 
-// Alpha is the significance level below which a comparison reports a
+// Alpha is the significance level below which a Delta reports a
 // difference (benchstat's default).
 const Alpha = 0.05
 
-// A Comparison sets a new sample against a base sample.
-type Comparison struct {
+// A Delta is how a new sample differs from a base sample: each
+// statistic's improvement, and whether the difference is significant.
+type Delta struct {
 	Base string `json:"base"` // name of the base sample (a mode, in a report)
 	New  string `json:"new"`  // name of the new sample
 	// Improvement maps Statistic.Key() to (base − new) / base × 100:
@@ -29,7 +30,7 @@ type Comparison struct {
 	N2          int  `json:"n_new"`
 }
 
-// A Sample is a named set of observations with its Summary, as Compare
+// A Sample is a named set of observations with its Summary, as DeltaOf
 // takes them: the caller has usually summarized them already.
 type Sample struct {
 	Name    string
@@ -37,10 +38,10 @@ type Sample struct {
 	Summary Summary // Summarize(Values)
 }
 
-// Compare compares sample new against sample base, using their values and
-// summaries. Neither is modified.
-func Compare(base, new Sample) Comparison {
-	c := Comparison{Base: base.Name, New: new.Name, Improvement: make(map[string]float64), P: 1,
+// DeltaOf returns the Delta of sample new from sample base, using their
+// values and summaries. Neither is modified.
+func DeltaOf(base, new Sample) Delta {
+	c := Delta{Base: base.Name, New: new.Name, Improvement: make(map[string]float64), P: 1,
 		N1: len(base.Values), N2: len(new.Values)}
 	for _, st := range AllStatistics() {
 		if v := improvement(base.Summary.Value(st), new.Summary.Value(st)); !math.IsNaN(v) && !math.IsInf(v, 0) {
@@ -77,7 +78,7 @@ func improvement(base, new float64) float64 {
 }
 
 // ImprovementOf returns the improvement for st and whether it is defined.
-func (c Comparison) ImprovementOf(st Statistic) (pct float64, ok bool) {
+func (c Delta) ImprovementOf(st Statistic) (pct float64, ok bool) {
 	pct, ok = c.Improvement[st.Key()]
 	return pct, ok
 }

@@ -1,8 +1,12 @@
 package pausemodel
 
-import "time"
+import (
+	"time"
 
-// The pool protocol as the simulation runs it: workerpool's Native
+	"github.com/gcbench/gcbench/gcsim"
+)
+
+// The pool as the simulation runs it: workerpool's Native
 // backend, which is SGen's thread pool (mono/sgen/sgen-thread-pool.c,
 // thread_func and get_work) on pthreads — the collector's enqueues, Start
 // and Join, and each worker's loop of taking one job per mutex hold,
@@ -10,12 +14,12 @@ import "time"
 // variable. See the package documentation for the rules.
 
 func (m *machine) collect() {
-	switch m.s.Protocol {
-	case Batch:
+	switch m.s.Mode {
+	case gcsim.Batch:
 		m.enqueue(len(m.s.Jobs), m.start)
-	case StartBatch:
+	case gcsim.StartBatch:
 		m.startBatch()
-	default:
+	default: // gcsim.PerJob
 		m.enqueueOne(0)
 	}
 }
