@@ -10,7 +10,7 @@ import (
 
 // CompareOptions selects what Compare runs.
 type CompareOptions struct {
-	// Modes to compare (default: every mode, Modes()), each GCs recorded
+	// Modes to compare, each once (default: every mode, Modes()), each GCs recorded
 	// collections after Warmup unrecorded ones.
 	Modes       []Mode
 	GCs, Warmup int
@@ -98,10 +98,8 @@ func (opt CompareOptions) validate() ([]Mode, error) {
 	if len(modes) == 0 {
 		modes = Modes()
 	}
-	for _, m := range modes {
-		if !modeNames.Valid(m) {
-			return nil, badValue(KeyModes, m, modeNames.Want())
-		}
+	if err := validateModes(modes, true); err != nil {
+		return nil, err
 	}
 	switch {
 	case opt.GCs < 1:
