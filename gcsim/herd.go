@@ -69,6 +69,6 @@ func (e Experiment) CheckHerd(limit int64, cpus int) error {
 		mode = PerJob
 	}
 	return &setting.Error{Field: KeyWorkers, Value: fmt.Sprint(e.Config.Workers), Err: ErrHerdTooLarge,
-		Want: fmt.Sprintf("at most %d on %d CPUs for wake broadcast and mode %v: one collection would wake workers "+
-			"up to %d times in vain, %d per CPU, over the limit of %d per CPU", fit, cpus, mode, n, n/int64(max(cpus, 1)), limit)}
+		Want: fmt.Sprintf("at most %d on %d CPUs with wake broadcast and mode %v (one collection would wake the workers "+
+			"up to %d times in vain, %d per CPU, over the limit of %d per CPU)", fit, cpus, mode, n, n/int64(max(cpus, 1)), limit)}
 }

@@ -301,3 +301,25 @@ func TestSignalStopsAWaitForAnOutputFIFOsReader(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(text), "host: bench-a")
 }
+
+// TestSignalDuringAConfigReadSaysWhatItStopped: SIGINT while run waits for
+// a --config FIFO's writer ends it with a sentence naming the signal and
+// the file. Before, it printed "--config context canceled".
+func TestSignalDuringAConfigReadSaysWhatItStopped(t *testing.T) {
+	for _, writer := range []bool{false, true} {
+		t.Run(fmt.Sprintf("writer %v", writer), func(t *testing.T) {
+			dir := t.TempDir()
+			fifo := filepath.Join(dir, "settings.fifo")
+			require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+			if writer { // a writer that has opened the FIFO and says nothing
+				w, err := os.OpenFile(fifo, os.O_RDWR, 0)
+				require.NoError(t, err)
+				defer w.Close()
+			}
+			code, took, stderr := interrupt(t, dir, []string{"run", "--config", fifo}, 300*time.Millisecond, syscall.SIGINT)
+			assert.Equal(t, 130, code, stderr)
+			assert.Less(t, took, maxExit, "time to exit after the signal")
+			assert.Equal(t, "gcbench run: interrupted by SIGINT; --config "+fifo+" was not read, and nothing ran\n", stderr)
+		})
+	}
+}
