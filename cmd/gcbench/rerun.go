@@ -36,7 +36,7 @@ func runDefaults(ctx context.Context, args []string) (gcsim.Experiment, string, 
 // native backend, else mono's (PI), which a run with --backend native
 // alongside would use.
 func mutexDefault(c gcsim.Config) workerpool.MutexKind {
-	if c.Backend == workerpool.Native {
+	if c.Backend.HasMutexKinds() {
 		return c.Mutex
 	}
 	return workerpool.MutexPI

@@ -60,7 +60,7 @@ func ReadPoint(r *report.Report) (Point, bool) {
 	if !slices.Contains(e.Modes, gcsim.PerJob) || !slices.Contains(e.Modes, gcsim.Batch) || e.Config.Wake != workerpool.Broadcast {
 		return p, false
 	}
-	if e.Config.Backend == workerpool.Native {
+	if e.Config.Backend.HasMutexKinds() {
 		k, err := pausemodel.ParseMutex(e.Config.Mutex.String())
 		if err != nil {
 			return p, false
