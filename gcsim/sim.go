@@ -477,9 +477,9 @@ func stopped(done <-chan struct{}) bool {
 type phases [5]time.Time
 
 // pause is the timed part of a minor collection. It allocates nothing on
-// the Go heap.
-// A closed stop (the caller's context ended) ends PerJob's enqueues early
-// and makes pause return errPauseStopped; discardOnStop empties the queue.
+// the Go heap. A closed stop (the caller's context ended) ends PerJob's
+// enqueues early and makes pause return errPauseStopped; discardOnStop
+// empties the queue.
 func (s *Sim) pause(mode Mode, ph *phases, stop <-chan struct{}) (err error) {
 	ph[0] = time.Now()
 	s.heap.PrepareCards()
