@@ -142,6 +142,9 @@ func TestAHerdTheMachineCannotWakeIsRefusedAtOnce(t *testing.T) {
 	if workerpool.NativeAvailable {
 		backend = []string{"--backend", "native", "--mutex", "pi"}
 	}
+	// A heap that fits 4096 workers and a small machine's memory: the
+	// herd, not the heap, is what is refused.
+	backend = append(backend, "--major-heap", "512MiB", "--los", "256MiB", "--nursery", "256KiB")
 	_, stderr, code := runBinary(t, append([]string{"run", "--workers", "4096"}, backend...)...)
 	assert.Equal(t, 2, code, stderr)
 	assert.Contains(t, stderr, "gcbench run: --workers 4096: want at most ")

@@ -128,13 +128,16 @@ func (o *runOptions) validate(fs *pflag.FlagSet) error {
 // hold, as a usage error naming the flag: run, each point of a sweep, and
 // an experiment read with --config alike.
 func checkExperiment(e gcsim.Experiment, herdLimit int, fs *pflag.FlagSet) error {
+	if err := checkConfig(e.Config, fs); err != nil {
+		return err
+	}
 	if err := e.Validate(); err != nil {
 		return settingUsageError(err, fs)
 	}
 	if err := e.CheckHerd(int64(herdLimit), runtime.NumCPU()); err != nil {
 		return usagef("%v: --herd-limit sets that limit (0: none)", settingUsageError(err, fs))
 	}
-	return checkConfig(e.Config, fs)
+	return nil
 }
 
 // checkConfig refuses, before any work, a configuration gcsim would refuse
