@@ -10,7 +10,7 @@ import (
 
 // CompareOptions selects what Compare runs.
 type CompareOptions struct {
-	// Modes to compare (default: every mode, Modes()), each GCs recorded
+	// Modes to compare, each once (default: every mode, Modes()), each GCs recorded
 	// collections after Warmup unrecorded ones.
 	Modes       []Mode
 	GCs, Warmup int
@@ -50,7 +50,8 @@ type ModeResult struct {
 //
 // Compare looks at ctx between collections and inside every long untimed
 // phase (building the heap, mutator phases, major collections,
-// verification) after about every MiB of work; never inside a pause. What
+// verification) after about every MiB of work; a pause only between its
+// enqueues, and a cancel discards its queued jobs (Sim.CollectContext). What
 // it returns:
 //
 //   - nil error: every record, Partial false.
@@ -58,9 +59,9 @@ type ModeResult struct {
 //   - ctx ended: a non-nil Result with Partial set and an error wrapping
 //     ctx.Err(). Modes hold, in order, every collection recorded before the
 //     stop (none if the heap was still being built; the modes' counts may
-//     differ by one, as the stop can fall inside a round; a collection whose
-//     verification was interrupted is not recorded); MajorGCs, Elapsed and
-//     SimOverhead cover the run up to the stop.
+//     differ by one, as the stop can fall inside a round; a collection
+//     whose pause or verification was interrupted is not recorded);
+//     MajorGCs, Elapsed and SimOverhead cover the run up to the stop.
 //   - any other failure after the simulation was built (a full heap, a
 //     verification failure): the same partial Result and that error; a
 //     failure to build it (New's errors): a nil Result.
@@ -98,10 +99,8 @@ func (opt CompareOptions) validate() ([]Mode, error) {
 	if len(modes) == 0 {
 		modes = Modes()
 	}
-	for _, m := range modes {
-		if !modeNames.Valid(m) {
-			return nil, badValue(KeyModes, m, modeNames.Want())
-		}
+	if err := validateModes(modes, true); err != nil {
+		return nil, err
 	}
 	switch {
 	case opt.GCs < 1:

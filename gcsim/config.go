@@ -210,3 +210,16 @@ func (c Config) Heap() heap.Config {
 	}
 	return heap.Config{MajorHeap: c.MajorHeap, LOS: c.LOS, Nursery: c.Nursery, Roots: roots, Seed: c.Seed}
 }
+
+// PoolOptions are the options of the gated pool New starts for c: its
+// workers, backend and wake policy, and its mutex kind where the backend
+// has kinds (workerpool.Backend.HasMutexKinds; elsewhere Mutex is unused).
+// Validate checks them with workerpool.Options.Validate, so that a pool
+// New would refuse is refused before the heap is built.
+func (c Config) PoolOptions() workerpool.Options {
+	o := workerpool.Options{Workers: c.Workers, Backend: c.Backend, Wake: c.Wake, Gated: true}
+	if c.Backend.HasMutexKinds() {
+		o.Mutex = c.Mutex
+	}
+	return o
+}

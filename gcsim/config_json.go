@@ -21,7 +21,7 @@ import (
 //
 // Decoding is strict: a key that names no setting, or a value the setting
 // cannot hold, is a *setting.Error naming the key (with its path:
-// "mutator.major_fill"); a key that is absent keeps the value it had, so
+// "mutator.major_fill"), and so is null; a key that is absent keeps the value it had, so
 // decoding onto DefaultConfig fills in what a document leaves out. It does
 // not Validate: a combination of settings is checked where it is used.
 // Trace is not encoded.
@@ -144,6 +144,9 @@ func unmarshalFields(data []byte, fs []field) error {
 // unmarshalField sets f from raw. A nested object's error about one of its
 // own keys is returned with f's key in front ("mutator.major_fill").
 func unmarshalField(raw json.RawMessage, f field) error {
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) { // json would leave the value as it was: the default, unasked
+		return &setting.Error{Field: f.key, Value: "null", Want: f.want}
+	}
 	err := json.Unmarshal(raw, f.v)
 	if err == nil {
 		return nil

@@ -103,9 +103,10 @@ func TestMutateContextStopsInALargeNursery(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled, "ErrBroken says why")
 }
 
-// TestCollectContextStopsInTheVerifier: the pause runs whole and is
-// recorded; the verification after it stops at the cancel.
-func TestCollectContextStopsInTheVerifier(t *testing.T) {
+// TestCollectContextCancelledBreaksTheSim: a collection under a context
+// already ended is cut short (the pause stops; the record is returned
+// with its phases timed, the nursery emptied) and breaks the Sim.
+func TestCollectContextCancelledBreaksTheSim(t *testing.T) {
 	s := newSim(t, tinyConfig(2, 4))
 	require.NoError(t, s.Mutate())
 	ctx, cancel := context.WithCancel(context.Background())
@@ -130,4 +131,33 @@ func TestMutateContextStopsInTheMajorCollection(t *testing.T) {
 	assert.Contains(t, err.Error(), "major collection interrupted")
 	_, err = s.Heap().Verify(heap.VerifyOptions{})
 	assert.ErrorIs(t, err, heap.ErrInterrupted)
+}
+
+// TestThePauseStopsBetweenEnqueues: under a context already ended, a
+// PerJob pause enqueues nothing (it looks at the context before every
+// enqueue), and every pool mode returns the context's error rather than a
+// record of a collection that did not run whole. Before, a pause never
+// looked: 4096 workers woken for each of 32,769 jobs kept a SIGINT waiting
+// for minutes.
+func TestThePauseStopsBetweenEnqueues(t *testing.T) {
+	for _, mode := range []Mode{PerJob, Batch, StartBatch} {
+		t.Run(mode.String(), func(t *testing.T) {
+			cfg := tinyConfig(2, 4)
+			cfg.Verify = false
+			s := newSim(t, cfg)
+			require.NoError(t, s.Mutate())
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			before := s.PoolStats()
+			_, err := s.CollectContext(ctx, mode)
+			require.ErrorIs(t, err, context.Canceled)
+			assert.Contains(t, err.Error(), "collection interrupted")
+			assert.NotContains(t, err.Error(), "raise major_heap", "a stop is no sizing problem")
+			if mode == PerJob {
+				st := s.PoolStats().Sub(before)
+				assert.Zero(t, st.TotalJobsRun()+st.Dropped, "no job was enqueued")
+			}
+			assert.ErrorIs(t, s.Mutate(), ErrBroken)
+		})
+	}
 }

@@ -16,9 +16,15 @@
 //   - Compare runs the modes interleaved in rotating rounds on one evolving
 //     heap, so drift hits every mode alike.
 //   - A setting that cannot be used is a *setting.Error naming the
-//     setting's key (as Config's JSON spells it) and the bound; the long untimed phases look at a context about
-//     every MiB of work and return within milliseconds of a cancel, and the
-//     pause never looks at it.
+//     setting's key (as Config's JSON spells it) and the bound; an
+//     Experiment is validated whole (Experiment.Validate) before any heap
+//     is built, the pool's combination of backend, wake policy and mutex
+//     kind included.
+//   - The long untimed phases look at a context about every MiB of work
+//     and return within milliseconds of a cancel; a pause polls it only
+//     between PerJob's enqueues (a non-blocking channel receive), and a
+//     cancel discards its queued jobs, so that its Join waits only for the
+//     running ones.
 //
 // Compare is the entry point (ExampleCompare); a Sim (New, Mutate,
 // Collect) runs one collection at a time, and Config.Trace records its

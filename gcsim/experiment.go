@@ -45,6 +45,61 @@ func DefaultExperiment() Experiment {
 	return Experiment{Config: DefaultConfig(), Modes: []Mode{Serial, PerJob, Batch}, GCs: 1500, Warmup: 50}
 }
 
+// MaxCollections bounds an Experiment's GCs and Warmup: far more
+// collections than a run can do, small enough that counts times modes
+// never overflow an int.
+const MaxCollections = 1 << 40
+
+// MaxGOMAXPROCS bounds an Experiment's GOMAXPROCS: one P per worker of the
+// largest pool plus one for the collecting goroutine. More only makes the
+// runtime start threads it cannot use (and 2^31 is a fatal error in the
+// runtime itself).
+const MaxGOMAXPROCS = workerpool.MaxWorkers + 1
+
+// Validate reports the first of e's settings that a run would refuse, as
+// a *setting.Error naming its key: Config's (Config.Validate, the pool's
+// combination of backend, wake policy and mutex kind included), then at
+// least one mode and none twice (a report has a column per mode), GCs in
+// 1..MaxCollections, Warmup in 0..MaxCollections and GOMAXPROCS in
+// 0..MaxGOMAXPROCS. It is the one check of an experiment, wherever it
+// comes from (flags, a saved report, a sweep's point); like
+// Config.Validate it depends on e alone (see CheckHerd and
+// heap.Config.CheckMemory for the machine's limits).
+func (e Experiment) Validate() error {
+	if err := e.Config.Validate(); err != nil {
+		return err
+	}
+	if err := validateModes(e.Modes, false); err != nil {
+		return err
+	}
+	switch {
+	case e.GCs < 1 || e.GCs > MaxCollections:
+		return badValue(KeyGCs, e.GCs, fmt.Sprintf("1..%d", MaxCollections))
+	case e.Warmup < 0 || e.Warmup > MaxCollections:
+		return badValue(KeyWarmup, e.Warmup, fmt.Sprintf("0..%d", MaxCollections))
+	case e.GOMAXPROCS < 0 || e.GOMAXPROCS > MaxGOMAXPROCS:
+		return badValue(KeyGOMAXPROCS, e.GOMAXPROCS, fmt.Sprintf("0..%d (0: automatic)", MaxGOMAXPROCS))
+	}
+	return nil
+}
+
+// validateModes refuses an unknown mode, one given twice, and, unless
+// emptyOK (CompareOptions' "every mode"), an empty list.
+func validateModes(modes []Mode, emptyOK bool) error {
+	if len(modes) == 0 && !emptyOK {
+		return badValue(KeyModes, "[]", "at least one of "+modeNames.Want())
+	}
+	for i, m := range modes {
+		if !modeNames.Valid(m) {
+			return badValue(KeyModes, m, modeNames.Want())
+		}
+		if slices.Contains(modes[:i], m) {
+			return badValue(KeyModes, strings.Join(Experiment{Modes: modes}.ModeNames(), ","), "each mode once")
+		}
+	}
+	return nil
+}
+
 // Options returns the CompareOptions of e (without Progress).
 func (e Experiment) Options() CompareOptions {
 	return CompareOptions{Modes: e.Modes, GCs: e.GCs, Warmup: e.Warmup}
@@ -148,7 +203,7 @@ func (e Experiment) shown(f field) (report.Pair, bool) {
 			return report.Pair{Key: f.key, Value: "auto"}, true
 		}
 	}
-	return report.Pair{Key: f.key, Value: text(f.v)}, f.key != KeyMutex || e.Config.Backend == workerpool.Native
+	return report.Pair{Key: f.key, Value: text(f.v)}, f.key != KeyMutex || e.Config.Backend.HasMutexKinds()
 }
 
 // text is the value of a field (a pointer) as text: its String, its

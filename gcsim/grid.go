@@ -12,9 +12,10 @@ import (
 type Grid struct {
 	MajorHeaps, LOSes []int64
 	Backends          []workerpool.Backend
-	// Mutexes are the Native backend's mutex kinds, each a configuration
-	// of its own; the Go backends have none, and their configurations
-	// keep MutexNormal, which they do not use.
+	// Mutexes are the mutex kinds of the backends that have kinds
+	// (workerpool.Backend.HasMutexKinds), each a configuration of its
+	// own; the other backends' configurations keep MutexNormal, which
+	// they do not use.
 	Mutexes []workerpool.MutexKind
 	Wakes   []workerpool.WakePolicy
 	Workers []int
@@ -47,7 +48,7 @@ func (g Grid) Configs(base Config) []Config {
 
 // mutexes are the mutex kinds a backend's configurations take.
 func (g Grid) mutexes(backend workerpool.Backend) []workerpool.MutexKind {
-	if backend == workerpool.Native {
+	if backend.HasMutexKinds() {
 		return g.Mutexes
 	}
 	return []workerpool.MutexKind{workerpool.MutexNormal}
@@ -59,7 +60,7 @@ func (g Grid) mutexes(backend workerpool.Backend) []workerpool.MutexKind {
 // one Configs have distinct names, fit for file names.
 func (c Config) PointName() string {
 	backend := c.Backend.String()
-	if c.Backend == workerpool.Native {
+	if c.Backend.HasMutexKinds() {
 		backend += "-" + c.Mutex.String()
 	}
 	return fmt.Sprintf("workers%d-%s-%s-major%s-los%s", c.Workers, c.Wake, backend, bytesize.Format(c.MajorHeap), bytesize.Format(c.LOS))

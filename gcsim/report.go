@@ -1,6 +1,7 @@
 package gcsim
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -115,19 +116,20 @@ var ErrNoSettings = errors.New("gcsim: the report has no typed settings")
 // ReadExperiment reads the Experiment whose report r is, from its typed
 // settings (report.Report.Settings, as Report writes them), strictly: it
 // decodes them onto DefaultExperiment, so a setting r lacks keeps its
-// default; an unknown key, a value its setting cannot hold, or a Config
-// that Validate refuses is a *setting.Error naming the key
-// ("mutator.major_fill"). A report without typed settings is an error
-// wrapping ErrNoSettings.
+// default; an unknown key, a value its setting cannot hold, or an
+// experiment that Experiment.Validate refuses is a *setting.Error naming
+// the key ("mutator.major_fill", "gomaxprocs"). A report without typed
+// settings, or whose settings are JSON null, is an error wrapping
+// ErrNoSettings: null is no settings, never the default experiment.
 func ReadExperiment(r *report.Report) (Experiment, error) {
-	if len(r.Settings) == 0 {
+	if len(r.Settings) == 0 || string(bytes.TrimSpace(r.Settings)) == "null" {
 		return Experiment{}, fmt.Errorf("%w (a report of schema %s)", ErrNoSettings, r.Schema)
 	}
 	e := DefaultExperiment()
 	if err := json.Unmarshal(r.Settings, &e); err != nil {
 		return Experiment{}, err
 	}
-	if err := e.Config.Validate(); err != nil {
+	if err := e.Validate(); err != nil {
 		return Experiment{}, err
 	}
 	return e, nil

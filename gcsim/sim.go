@@ -110,10 +110,7 @@ func (s *Sim) populate(ctx context.Context) error {
 // startPool starts the gated pool and, with Config.Trace, its observer.
 func (s *Sim) startPool() error {
 	cfg := s.cfg
-	popt := workerpool.Options{Workers: cfg.Workers, Backend: cfg.Backend, Wake: cfg.Wake, Gated: true}
-	if cfg.Backend == workerpool.Native {
-		popt.Mutex = cfg.Mutex
-	}
+	popt := cfg.PoolOptions()
 	if cfg.Trace != nil {
 		var err error
 		if s.obs, err = NewTraceObserver(cfg.Trace, cfg.Workers); err != nil {
@@ -338,10 +335,14 @@ func (s *Sim) Collect(mode Mode) (Record, error) { return s.CollectContext(conte
 //
 // Only the four phases are timed; the pool counters,
 // host GC count and (with Config.Verify) verification are read outside the
-// pause. The pause never looks at ctx; the verification after it does,
-// about every MiB of heap, and if ctx ends first CollectContext returns the
-// record with an error wrapping ctx.Err(), and the Sim can only be closed
-// (ErrBroken).
+// pause. If ctx ends during the pause, PerJob enqueues no further job, the
+// jobs still queued are discarded (workerpool.Pool.Discard), so that Join
+// waits only for the running ones, and CollectContext returns an error
+// wrapping ctx.Err(): however many workers wake for each job, a stop ends
+// the pause within a few jobs' time. The verification after the pause
+// looks at ctx about every MiB of heap, and if ctx ends first
+// CollectContext returns the record with an error wrapping ctx.Err(). After
+// either the Sim can only be closed (ErrBroken).
 func (s *Sim) CollectContext(ctx context.Context, mode Mode) (Record, error) {
 	rec := Record{Mode: mode, Jobs: len(s.jobs)}
 	if err := s.usable(); err != nil {
@@ -350,7 +351,10 @@ func (s *Sim) CollectContext(ctx context.Context, mode Mode) (Record, error) {
 	if !modeNames.Valid(mode) {
 		return rec, fmt.Errorf("%w: mode %d", ErrInvalidConfig, int(mode))
 	}
-	if err := s.timedCollect(mode, &rec); err != nil {
+	if err := s.timedCollect(ctx, mode, &rec); err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return rec, s.fail(fmt.Errorf("%s collection interrupted: %w", mode, err))
+		}
 		return rec, s.fail(fmt.Errorf("%s collection (raise major_heap if the major heap is full): %w", mode, err))
 	}
 	if s.cfg.Verify {
@@ -361,7 +365,7 @@ func (s *Sim) CollectContext(ctx context.Context, mode Mode) (Record, error) {
 
 // timedCollect runs the pause and fills rec from it, the pool's counters,
 // the completion records and the promoters.
-func (s *Sim) timedCollect(mode Mode, rec *Record) error {
+func (s *Sim) timedCollect(ctx context.Context, mode Mode, rec *Record) error {
 	var before workerpool.Stats
 	if mode != Serial {
 		before = s.pool.Stats()
@@ -373,7 +377,11 @@ func (s *Sim) timedCollect(mode Mode, rec *Record) error {
 	if s.obs != nil {
 		s.obs.CollectionStart(s.collections)
 	}
-	err := s.pause(mode, &ph)
+	unwatch := s.discardOnStop(ctx)
+	err := s.pause(mode, &ph, ctx.Done())
+	if cut := unwatch(); errors.Is(err, errPauseStopped) || cut && err == nil {
+		err = fmt.Errorf("pause: %w", ctx.Err())
+	}
 	if s.obs != nil {
 		s.obs.CollectionEnd(s.collections)
 	}
@@ -428,13 +436,51 @@ func (s *Sim) Checksum() (uint64, error) {
 	return res.Checksum, nil
 }
 
+// discardOnStop makes the end of ctx discard the pool's queued jobs, so
+// that a pause's Join waits only for the jobs already running: with
+// thousands of workers woken for every job the rest could take minutes.
+// It registers outside the timed pause (context.AfterFunc allocates), and
+// the pause itself only polls ctx.Done between enqueues. unwatch ends the
+// watch, waiting for a discard already under way, and reports whether ctx
+// ended before it: the pause was then cut short, or may have been.
+func (s *Sim) discardOnStop(ctx context.Context) (unwatch func() (stopped bool)) {
+	if ctx.Done() == nil || s.pool == nil {
+		return func() bool { return false }
+	}
+	done := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		s.pool.Discard()
+		close(done)
+	})
+	return func() bool {
+		if stop() {
+			return false
+		}
+		<-done
+		return true
+	}
+}
+
+// stopped reports, without blocking, whether done (a context's Done, nil
+// for one that never ends) is closed.
+func stopped(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
+}
+
 // phases are the pause's phase boundaries: start, cards prepared, jobs
 // dispatched (and Start called), jobs joined, nursery reset.
 type phases [5]time.Time
 
 // pause is the timed part of a minor collection. It allocates nothing on
-// the Go heap.
-func (s *Sim) pause(mode Mode, ph *phases) (err error) {
+// the Go heap. A closed stop (the caller's context ended) ends PerJob's
+// enqueues early and makes pause return errPauseStopped; discardOnStop
+// empties the queue.
+func (s *Sim) pause(mode Mode, ph *phases, stop <-chan struct{}) (err error) {
 	ph[0] = time.Now()
 	s.heap.PrepareCards()
 	ph[1] = time.Now()
@@ -444,6 +490,10 @@ func (s *Sim) pause(mode Mode, ph *phases) (err error) {
 		err = s.runInline()
 	case PerJob:
 		for _, j := range s.completions.dispatch {
+			if stopped(stop) {
+				err = errPauseStopped
+				break
+			}
 			if err = s.pool.Enqueue(j); err != nil {
 				break
 			}
@@ -475,6 +525,10 @@ func (s *Sim) pause(mode Mode, ph *phases) (err error) {
 	ph[4] = time.Now()
 	return err
 }
+
+// errPauseStopped is pause's error when its context ended during PerJob's
+// enqueues; timedCollect replaces it with the context's error.
+var errPauseStopped = errors.New("pause stopped")
 
 // runInline is Serial's job loop, with job events when traced, as the
 // pool's workers report them, so that every mode's trace shows its jobs.

@@ -373,7 +373,7 @@ func TestPauseAllocatesNothing(t *testing.T) {
 			for range 20 {
 				require.NoError(t, s.Mutate())
 				var ph phases
-				require.NoError(t, s.pause(mode, &ph))
+				require.NoError(t, s.pause(mode, &ph, make(chan struct{})))
 				require.NoError(t, s.completions.drain(nil)) // frees the nodes for the next pause
 			}
 			allocs := pauseAllocs(t) - before

@@ -53,7 +53,32 @@ func (c Config) validatePool() error {
 	if _, err := c.Wake.MarshalText(); err != nil {
 		return badValue(KeyWake, c.Wake, enum.Or(workerpool.WakePolicyNames()))
 	}
-	return nil
+	return c.validateCombination()
+}
+
+// validateCombination refuses the pool options workerpool would refuse
+// for their combination (workerpool.Options.Validate, the rules' one
+// owner), each value being valid alone. The setting blamed is the wake
+// policy when another policy would be accepted (the Native backend has no
+// Spin), else the backend.
+func (c Config) validateCombination() error {
+	err := c.PoolOptions().Validate()
+	if err == nil {
+		return nil
+	}
+	var ok []string
+	for _, w := range workerpool.WakePolicyNames() {
+		o := c
+		o.Wake, _ = workerpool.ParseWakePolicy(w)
+		if o.PoolOptions().Validate() == nil {
+			ok = append(ok, w)
+		}
+	}
+	if len(ok) > 0 {
+		return &setting.Error{Field: KeyWake, Value: c.Wake.String(), Err: err,
+			Want: fmt.Sprintf("%s on the %v backend", enum.Or(ok), c.Backend)}
+	}
+	return &setting.Error{Field: KeyBackend, Value: c.Backend.String(), Want: fmt.Sprintf("another backend (%v)", err), Err: err}
 }
 
 func (m MutatorConfig) validate() error {

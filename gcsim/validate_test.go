@@ -153,6 +153,7 @@ func TestCompareOptionErrorsNameTheOption(t *testing.T) {
 		{"warmup", "≥ 0", CompareOptions{GCs: 1, Warmup: -1}},
 		{"warmup", "fits an int", CompareOptions{GCs: math.MaxInt, Warmup: 50}},
 		{"modes", "serial, perjob, batch or startbatch", CompareOptions{GCs: 1, Modes: []Mode{Batch, 9}}},
+		{"modes", "each mode once", CompareOptions{GCs: 1, Modes: []Mode{Batch, Batch}}},
 	} {
 		res, err := Compare(context.Background(), cfg, tc.opt)
 		assert.Nil(t, res)

@@ -214,6 +214,12 @@ func ParseMutexKind(s string) (MutexKind, error) { return mutexes.Parse(s) }
 // MutexKindNames lists the names ParseMutexKind accepts, in value order.
 func MutexKindNames() []string { return mutexes.List() }
 
+// HasMutexKinds reports whether b's lock has the kinds Options.Mutex
+// selects: only Native's pthread mutex does; the other backends accept
+// only MutexNormal. It is the one statement of that rule: front ends ask
+// it to refuse or hide a mutex kind, and Validate applies it.
+func (b Backend) HasMutexKinds() bool { return b == Native }
+
 // MaxWorkers is the largest pool New accepts. The Spin policy packs its
 // counts, which reach at most 2×workers, into 16-bit fields, a worker's
 // state word has 12 bits for a shard's index, and thousands of parked OS
@@ -285,6 +291,26 @@ type Observer interface {
 	FutileWake(worker int)
 }
 
+// Validate returns the error New would return for o before it starts
+// anything, or nil: an error wrapping ErrInvalidOptions for a value out of
+// range or a mutex kind on a backend without kinds (HasMutexKinds), and one
+// wrapping ErrUnsupported for a combination the backend does not carry
+// (Native with Spin or Sharded, or with MaxQueued). It does not ask
+// whether this build or system has the backend (NativeAvailable): New
+// alone finds that out.
+func (o Options) Validate() error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	switch {
+	case o.Backend == Native && o.Wake == Spin:
+		return fmt.Errorf("workerpool: the Native backend has no Spin policy: %w", ErrUnsupported)
+	case o.Backend == Native && o.Queue == Sharded:
+		return fmt.Errorf("workerpool: the Native backend has one shared queue, not Sharded: %w", ErrUnsupported)
+	}
+	return nil
+}
+
 func (o Options) validate() error {
 	switch {
 	case o.Workers < 0 || o.Workers > MaxWorkers:
@@ -297,7 +323,7 @@ func (o Options) validate() error {
 		return fmt.Errorf("%w: unknown queue layout %v", ErrInvalidOptions, o.Queue)
 	case !mutexes.Valid(o.Mutex):
 		return fmt.Errorf("%w: unknown mutex kind %v", ErrInvalidOptions, o.Mutex)
-	case o.Mutex != MutexNormal && o.Backend != Native:
+	case o.Mutex != MutexNormal && !o.Backend.HasMutexKinds():
 		return fmt.Errorf("%w: Mutex %v is for the Native backend, not %v", ErrInvalidOptions, o.Mutex, o.Backend)
 	case o.MaxQueued < 0:
 		return fmt.Errorf("%w: MaxQueued = %d, want ≥ 0 (0: unbounded)", ErrInvalidOptions, o.MaxQueued)

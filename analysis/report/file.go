@@ -2,27 +2,38 @@ package report
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/gcbench/gcbench/internal/infile"
 )
+
+// MaxFileSize bounds the report files ReadFile reads: hundreds of times
+// a default run's report (a few MiB for 1500 collections per mode), far
+// less than reading a mistaken multi-GiB file whole would cost.
+const MaxFileSize = 256 << 20
 
 // ReadFile reads the report in file name (ReadJSON) and sets its Source
 // to name, so that the errors of Merge and NewScalingContext name the
 // file. An error names the file too: an open's *PathError does, and a
 // read's error is prefixed with name. ctx ends a wait for a FIFO's or a
 // pipe's writer (internal/infile): a cancelled read returns ctx's error.
+// A file larger than MaxFileSize is refused before it is read (a stream,
+// once it passes that size), with an *infile.TooLargeError.
 func ReadFile(ctx context.Context, name string) (*Report, error) {
-	f, err := infile.OpenReader(ctx, name)
+	f, err := infile.OpenLimited(ctx, name, MaxFileSize)
 	if err != nil {
-		return nil, err // *PathError names the file
+		return nil, err // *PathError, or infile's ErrTooLarge, names the file
 	}
 	defer f.Close()
 	r, err := ReadJSON(f)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("%s: %w", name, ctx.Err())
-		}
+	var tooLarge *infile.TooLargeError
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil, fmt.Errorf("%s: %w", name, ctx.Err())
+	case errors.As(err, &tooLarge):
+		return nil, tooLarge // it names the file
+	case err != nil:
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	r.Source = name

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gcbench/gcbench/analysis/report"
 	"github.com/gcbench/gcbench/analysis/report/reporttest"
+	"github.com/gcbench/gcbench/internal/infile"
 )
 
 // writeReport saves the fixed report in dir as name and returns its path.
@@ -70,5 +71,43 @@ func TestReadFilesStopsWhenCancelled(t *testing.T) {
 	_, err := report.ReadFiles(ctx, []string{filepath.Join(t.TempDir(), "missing.json")})
 	if !errors.Is(err, cause) {
 		t.Fatalf("ReadFiles after a stop = %v, want its cause", err)
+	}
+}
+
+// TestReadFileRefusesAFileLargerThanAReport: over MaxFileSize, a file is
+// refused before it is read (a sparse file: nothing is written).
+func TestReadFileRefusesAFileLargerThanAReport(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "huge.json")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(report.MaxFileSize + 1); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	_, err = report.ReadFile(context.Background(), path)
+	if !errors.Is(err, infile.ErrTooLarge) || !strings.Contains(err.Error(), path) {
+		t.Errorf("got %v, want infile.ErrTooLarge naming %s", err, path)
+	}
+}
+
+// TestReadJSONRefusesUnknownKeys: a key no report has is refused, naming
+// it; one of a newer schema says which schema instead.
+func TestReadJSONRefusesUnknownKeys(t *testing.T) {
+	var b strings.Builder
+	if err := reporttest.Report(t).WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	doc := b.String()
+	extra := "{\n  \"surprise\": 1," + doc[1:]
+	_, err := report.ReadJSON(strings.NewReader(extra))
+	if !errors.Is(err, report.ErrSchema) || !strings.Contains(err.Error(), `"surprise"`) {
+		t.Errorf("unknown top-level key: got %v, want ErrSchema naming it", err)
+	}
+	newer := strings.Replace(extra, report.Schema, "gcbench/v99", 1)
+	_, err = report.ReadJSON(strings.NewReader(newer))
+	if !errors.Is(err, report.ErrSchema) || !strings.Contains(err.Error(), "gcbench/v99") {
+		t.Errorf("newer schema: got %v, want ErrSchema naming the schema", err)
 	}
 }

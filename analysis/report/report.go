@@ -352,13 +352,18 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // ReadJSON reads a Report written by WriteJSON. It trusts only the samples:
 // summaries and comparisons are recomputed from them, so an edited or
 // truncated file cannot produce inconsistent tables. The input must be one
-// JSON document and nothing more. Errors wrap ErrSchema (not a report of
+// JSON document and nothing more, with no key a report does not have (at
+// the top level or in its parts). Errors wrap ErrSchema (not a report of
 // this version, or trailing data) or ErrInvalidInput (bad samples, modes
 // other than ConfigModes lists).
 func ReadJSON(rd io.Reader) (*Report, error) {
 	var r Report
 	dec := json.NewDecoder(rd)
+	dec.DisallowUnknownFields() // a key no version wrote is a foreign document or an edit gone wrong
 	if err := dec.Decode(&r); err != nil {
+		if r.Schema != "" && !knownSchema(r.Schema) { // an unknown key of a newer schema: say which schema
+			return nil, fmt.Errorf("%w: schema %q, want %q (or %q)", ErrSchema, r.Schema, Schema, SchemaV1)
+		}
 		return nil, fmt.Errorf("%w: %w", ErrSchema, err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
@@ -367,7 +372,7 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 	if r.Schema == ScalingSchema {
 		return nil, fmt.Errorf("%w: a scaling table (report DIR --format json), which is rebuilt from its points: give report their directory", ErrSchema)
 	}
-	if r.Schema != Schema && r.Schema != SchemaV1 {
+	if !knownSchema(r.Schema) {
 		return nil, fmt.Errorf("%w: schema %q, want %q (or %q)", ErrSchema, r.Schema, Schema, SchemaV1)
 	}
 	if r.Unit != Unit {
@@ -389,6 +394,9 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 	}
 	return &r, nil
 }
+
+// knownSchema reports whether ReadJSON reads reports of schema s.
+func knownSchema(s string) bool { return s == Schema || s == SchemaV1 }
 
 // checkAnatomy bounds the means of the anatomy's parts as pauses are
 // bounded, so that the parts' sum, which the anatomy table prints and its

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/gcbench/gcbench/analysis/report"
 	"github.com/gcbench/gcbench/cmd/gcbench/internal/flagvalue"
 	"github.com/gcbench/gcbench/cmd/gcbench/internal/outfile"
+	"github.com/gcbench/gcbench/gcsim"
 	"github.com/spf13/pflag"
 )
 
@@ -37,7 +37,7 @@ func (x *exportFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&x.hdrLog, "hdr-log", "", "also write the pauses as an HdrHistogram interval log to `FILE` "+
 		"(HistogramLogAnalyzer, jHiccup's tools): one histogram tagged with the mode per --hdr-interval collections, "+
 		"values in nanoseconds, 3 significant digits")
-	fs.Var(flagvalue.NewInt(&x.hdrInterval, render.DefaultHDRInterval, 1, maxRunCollections), "hdr-interval",
+	fs.Var(flagvalue.NewInt(&x.hdrInterval, render.DefaultHDRInterval, 1, gcsim.MaxCollections), "hdr-interval",
 		"collections of a mode per interval histogram of --hdr-log")
 }
 
@@ -94,13 +94,11 @@ func (x *exportFlags) forSweep() error {
 
 // anatomyPath is where the CSV of the pause anatomy goes for --out out:
 // beside it, "r.csv" giving "r.anatomy.csv". It is "" when out is not a
-// file of its own to put one beside (a device such as /dev/stdout, a
-// FIFO): there, as on standard output, the pause table goes alone.
+// file of its own to put one beside (outfile.OwnFile: a descriptor such as
+// /dev/stdout or /dev/fd/N, even one open on a file, a device, a FIFO):
+// there, as on standard output, the pause table goes alone.
 func anatomyPath(out string) string {
-	if out == "" {
-		return ""
-	}
-	if fi, err := os.Stat(out); err == nil && !fi.Mode().IsRegular() {
+	if !outfile.OwnFile(out) {
 		return ""
 	}
 	if ext := filepath.Ext(out); strings.EqualFold(ext, ".csv") {

@@ -63,7 +63,7 @@ func registerPoolFlags(fs *pflag.FlagSet, opt *poolbench.Options, procs *int, fo
 	fs.Var(flagvalue.NewInt(&opt.Repetitions, poolbench.DefaultRepetitions, 1, poolbench.MaxRepetitions), "repetitions",
 		"runs of each contender and protocol (interleaved)")
 	fs.Var(flagvalue.NewInt(&opt.Workers, runtime.GOMAXPROCS(0), 1, workerpool.MaxWorkers), "workers", "pool workers")
-	fs.Var(flagvalue.NewInt(procs, 0, 0, maxGOMAXPROCS), "gomaxprocs",
+	fs.Var(flagvalue.NewInt(procs, 0, 0, workerpool.MaxWorkers+1), "gomaxprocs",
 		"GOMAXPROCS for the run (0: workers+1 when the threads or native backend runs, else the runtime's default; why: docs/methodology.md)")
 	fs.Var(flagvalue.New(&opt.BatchSize, poolbench.DefaultBatchSize, "int", parseBatchSize), "batch-size", "items per EnqueueBatch call in the throughput protocol (-1: all in one call)")
 	fs.Var(flagvalue.NewList(&opt.Protocols, []poolbench.Protocol{poolbench.Throughput, poolbench.Latency},

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/gcbench/gcbench/analysis/render"
 	"github.com/gcbench/gcbench/analysis/report"
@@ -84,7 +85,7 @@ func reportInputs(args []string) (names []string, sweep bool, err error) {
 			continue
 		}
 		sweep = true
-		found, err := filepath.Glob(filepath.Join(a, "*.json"))
+		found, err := jsonFiles(a)
 		if err != nil {
 			return nil, false, err
 		}
@@ -94,6 +95,23 @@ func reportInputs(args []string) (names []string, sweep bool, err error) {
 		names = append(names, found...)
 	}
 	return names, sweep, nil
+}
+
+// jsonFiles lists the .json files in dir, by name. It reads the directory
+// itself (not a glob of dir/*.json, which would take a directory named
+// "g[1]" for a pattern and read g1's files, and fail on "h[x").
+func jsonFiles(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err // *PathError names the directory
+	}
+	var out []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".json") && !e.IsDir() {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out, nil
 }
 
 // writeScaling renders a sweep's points as the scaling table: the last

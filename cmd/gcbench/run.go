@@ -2,15 +2,18 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"runtime"
 	"runtime/pprof"
 	"slices"
 	"time"
 
+	"github.com/gcbench/gcbench/analysis/report"
 	"github.com/gcbench/gcbench/cmd/gcbench/internal/flagvalue"
 	"github.com/gcbench/gcbench/cmd/gcbench/internal/host"
 	"github.com/gcbench/gcbench/cmd/gcbench/internal/outfile"
@@ -43,6 +46,8 @@ flags:
 // with it.
 type runOptions struct {
 	gcsim.Experiment
+	config     string // --config: the report the experiment was read from, an input
+	herdLimit  int    // --herd-limit: gcsim.Experiment.CheckHerd's limit
 	cpuprofile string
 	trace      string
 	output     outputFlags
@@ -56,7 +61,7 @@ func parseRunFlags(ctx context.Context, args []string, stdout io.Writer) (*runOp
 		return nil, err
 	}
 	def := base.Config
-	o := &runOptions{Experiment: base}
+	o := &runOptions{Experiment: base, config: config}
 	fs := newFlagSet("run")
 	fs.SortFlags = false
 	fs.String("config", config, "rerun the experiment saved in report `FILE.json` (gcbench run --format json): its settings "+
@@ -65,8 +70,8 @@ func parseRunFlags(ctx context.Context, args []string, stdout io.Writer) (*runOp
 	fs.Var(flagvalue.NewSize(&o.Config.LOS, def.LOS, 0), "los", "large-object space `size`: objects over 8000 bytes")
 	fs.Var(flagvalue.NewSize(&o.Config.Nursery, def.Nursery, 0), "nursery", "nursery `size`: what the mutator fills between two minor collections")
 	fs.Var(flagvalue.NewInt(&o.Config.Workers, def.Workers, 1, workerpool.MaxWorkers), "workers", "collector workers, one per CPU unless set")
-	fs.Var(flagvalue.NewInt(&o.GCs, base.GCs, 1, maxRunCollections), "gcs", "timed minor collections per mode")
-	fs.Var(flagvalue.NewInt(&o.Warmup, base.Warmup, 0, maxRunCollections), "warmup", "untimed collections per mode before timing starts")
+	fs.Var(flagvalue.NewInt(&o.GCs, base.GCs, 1, gcsim.MaxCollections), "gcs", "timed minor collections per mode")
+	fs.Var(flagvalue.NewInt(&o.Warmup, base.Warmup, 0, gcsim.MaxCollections), "warmup", "untimed collections per mode before timing starts")
 	fs.Var(flagvalue.NewList(&o.Modes, base.Modes, flagvalue.OneOf(gcsim.ParseMode, gcsim.ModeNames())), "modes",
 		"modes to compare, in column order; the last is compared with each earlier one "+
 			"(serial: jobs run inline; perjob: one enqueue and wake per job, then Start; batch: one enqueue and wake for all, "+
@@ -79,10 +84,11 @@ func parseRunFlags(ctx context.Context, args []string, stdout io.Writer) (*runOp
 	fs.Var(flagvalue.NewEnum(&o.Config.Wake, def.Wake, workerpool.ParseWakePolicy, workerpool.WakePolicyNames()), "wake",
 		"wake policy of the pool modes: "+enum.Or(workerpool.WakePolicyNames()))
 	fs.Uint64Var(&o.Config.Seed, "seed", def.Seed, "seed of the mutator's random choices (same seed, same heap)")
-	fs.Var(flagvalue.NewInt(&o.GOMAXPROCS, base.GOMAXPROCS, 0, maxGOMAXPROCS), "gomaxprocs", "GOMAXPROCS during the run; 0 = auto: workers+1 when --backend is threads or native and "+
+	fs.Var(flagvalue.NewInt(&o.GOMAXPROCS, base.GOMAXPROCS, 0, gcsim.MaxGOMAXPROCS), "gomaxprocs", "GOMAXPROCS during the run; 0 = auto: workers+1 when --backend is threads or native and "+
 		"a pool mode runs, else the runtime's default; the host line gives the value in force "+
 		"(why: docs/methodology.md)")
 	registerLockCollector(fs, &o.LockCollector, base.LockCollector)
+	registerHerdLimit(fs, &o.herdLimit)
 	fs.BoolVar(&o.Config.Verify, "verify", def.Verify, "run the heap verifier after every collection (slow; checks, does not time)")
 	o.output.register(fs)
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof FILE)")
@@ -101,14 +107,37 @@ func (o *runOptions) validate(fs *pflag.FlagSet) error {
 	if err := checkMutex(fs, o.Config.Backend, &o.Config.Mutex); err != nil {
 		return err
 	}
-	if err := checkConfig(o.Config, fs); err != nil {
+	if err := checkExperiment(o.Experiment, o.herdLimit, fs); err != nil {
 		return err
 	}
 	if err := o.output.check(fs); err != nil {
 		return err
 	}
+	var inputs []outfile.Path
+	if o.config != "" { // the report being rerun is never an output
+		inputs = pathsOf("--config", []string{o.config})
+	}
 	return checkPaths(append(o.output.paths(),
-		outfile.Path{Name: "--trace", Path: o.trace}, outfile.Path{Name: "--cpuprofile", Path: o.cpuprofile}), nil)
+		outfile.Path{Name: "--trace", Path: o.trace}, outfile.Path{Name: "--cpuprofile", Path: o.cpuprofile}), inputs)
+}
+
+// checkExperiment refuses, before any work, an experiment gcsim would
+// refuse (gcsim.Experiment.Validate: every setting and the pool's
+// combination), one whose wake-up herd this machine could not get through
+// in reasonable time (CheckHerd, at --herd-limit), or a heap it cannot
+// hold, as a usage error naming the flag: run, each point of a sweep, and
+// an experiment read with --config alike.
+func checkExperiment(e gcsim.Experiment, herdLimit int, fs *pflag.FlagSet) error {
+	if err := checkConfig(e.Config, fs); err != nil {
+		return err
+	}
+	if err := e.Validate(); err != nil {
+		return settingUsageError(err, fs)
+	}
+	if err := e.CheckHerd(int64(herdLimit), runtime.NumCPU()); err != nil {
+		return usagef("%v: --herd-limit sets that limit (0: none)", settingUsageError(err, fs))
+	}
+	return nil
 }
 
 // checkConfig refuses, before any work, a configuration gcsim would refuse
@@ -124,10 +153,17 @@ func checkConfig(c gcsim.Config, fs *pflag.FlagSet) error {
 	return nil
 }
 
+// registerHerdLimit adds --herd-limit, shared by run and sweep.
+func registerHerdLimit(fs *pflag.FlagSet, limit *int) {
+	fs.Var(flagvalue.NewInt(limit, gcsim.DefaultHerdLimit, 0, math.MaxInt), "herd-limit", "most futile wake-ups per CPU "+
+		"one collection may cause before the run is refused as one this machine cannot finish or stop in reasonable time "+
+		"(--wake broadcast wakes every worker per job: workers × (jobs+1) for perjob); 0: no limit")
+}
+
 // checkMutex refuses --mutex for a backend without mutex kinds, and sets the
 // mutex of one that has none to gcsim's unused zero.
 func checkMutex(fs *pflag.FlagSet, backend workerpool.Backend, m *workerpool.MutexKind) error {
-	if backend == workerpool.Native {
+	if backend.HasMutexKinds() {
 		return nil
 	}
 	if fs.Changed("mutex") {
@@ -194,11 +230,23 @@ func cmdRun(ctx context.Context, e *env, args []string) (err error) {
 	if !measured {
 		return err
 	}
-	report, rerr := o.Report(res, gcsim.ReportOptions{Host: host.Probe(), Started: started, Facts: facts, Partial: partial})
+	report, rerr := reportOf(o.Experiment, res, gcsim.ReportOptions{Host: host.Probe(), Started: started, Facts: facts, Partial: partial})
 	if rerr != nil {
 		return joinErrors(err, rerr)
 	}
 	return joinErrors(err, o.output.write(ctx, e, report))
+}
+
+// reportOf is e's report of res (gcsim.Experiment.Report). If it cannot
+// be built, the run's samples are not lost: res is kept as JSON in the
+// temporary directory, and the error (an *outfile.KeptError) says where.
+func reportOf(e gcsim.Experiment, res *gcsim.Result, o gcsim.ReportOptions) (*report.Report, error) {
+	r, err := e.Report(res, o)
+	if err == nil {
+		return r, nil
+	}
+	return nil, outfile.KeepAfter(fmt.Errorf("building the report: %w", err), "gcbench", "samples.json",
+		func(w io.Writer) error { return json.NewEncoder(w).Encode(res) })
 }
 
 // partialReason says why a run that ended with err stopped early, if it
@@ -217,15 +265,6 @@ func partialReason(ctx context.Context, err error, res *gcsim.Result, gcs int) s
 	}
 	return fmt.Sprintf("%v after %d of %d collections per mode", cause, n, gcs)
 }
-
-// maxRunCollections bounds --gcs and --warmup: far more collections than a
-// run can do, small enough that counts times modes never overflow an int.
-const maxRunCollections = 1 << 40
-
-// maxGOMAXPROCS bounds run's, sweep's and pool's --gomaxprocs: one P per
-// worker of the largest pool plus one for the goroutine that feeds it (the
-// collector, pool's submitter).
-const maxGOMAXPROCS = workerpool.MaxWorkers + 1
 
 // setProcs sets GOMAXPROCS to the experiment's (gcsim.Experiment.Procs)
 // and returns what restores the previous one; a caller defers it past the

@@ -54,7 +54,10 @@ func longPhases() []longPhase {
 			check: func(t *testing.T, dir string) {
 				assert.Empty(t, names(t, dir), "nothing measured, nothing written, nothing left")
 			}},
-		{name: "run: collecting", after: 1500 * time.Millisecond,
+		{name: "run: collecting", after: 3 * time.Second,
+			// Past the first recorded round even on a loaded machine: a stop
+			// inside a pause drops that collection, and a report needs one
+			// of every mode.
 			args: []string{"run", "--major-heap", "64MiB", "--los", "16MiB", "--nursery", "256KiB", "--gcs", "100000000",
 				"--warmup", "2", "--out", "run.json", "--trace", "run.gctrace"},
 			check: func(t *testing.T, dir string) {
@@ -300,4 +303,26 @@ func TestSignalStopsAWaitForAnOutputFIFOsReader(t *testing.T) {
 	text, err := os.ReadFile(filepath.Join(tmp, kept[0].Name()))
 	require.NoError(t, err)
 	assert.Contains(t, string(text), "host: bench-a")
+}
+
+// TestSignalDuringAConfigReadSaysWhatItStopped: SIGINT while run waits for
+// a --config FIFO's writer ends it with a sentence naming the signal and
+// the file. Before, it printed "--config context canceled".
+func TestSignalDuringAConfigReadSaysWhatItStopped(t *testing.T) {
+	for _, writer := range []bool{false, true} {
+		t.Run(fmt.Sprintf("writer %v", writer), func(t *testing.T) {
+			dir := t.TempDir()
+			fifo := filepath.Join(dir, "settings.fifo")
+			require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+			if writer { // a writer that has opened the FIFO and says nothing
+				w, err := os.OpenFile(fifo, os.O_RDWR, 0)
+				require.NoError(t, err)
+				defer w.Close()
+			}
+			code, took, stderr := interrupt(t, dir, []string{"run", "--config", fifo}, 300*time.Millisecond, syscall.SIGINT)
+			assert.Equal(t, 130, code, stderr)
+			assert.Less(t, took, maxExit, "time to exit after the signal")
+			assert.Equal(t, "gcbench run: interrupted by SIGINT; --config "+fifo+" was not read, and nothing ran\n", stderr)
+		})
+	}
 }

@@ -64,13 +64,14 @@ func parseSweepFlags(args []string, stdout io.Writer) (*sweepOptions, error) {
 	fs.Var(flagvalue.NewList(&o.grid.MajorHeaps, []int64{512 << 20}, bytesize.Parse).Showing(bytesize.Format), "major-heap", "major heap sizes")
 	fs.Var(flagvalue.NewList(&o.grid.LOSes, []int64{256 << 20}, bytesize.Parse).Showing(bytesize.Format), "los", "large-object space sizes")
 	fs.Var(flagvalue.NewSize(&o.base.Config.Nursery, def.Nursery, 0), "nursery", "nursery `size` of every point")
-	fs.Var(flagvalue.NewInt(&o.base.GCs, 300, 1, maxRunCollections), "gcs", "timed minor collections per mode and point")
-	fs.Var(flagvalue.NewInt(&o.base.Warmup, 20, 0, maxRunCollections), "warmup", "untimed collections per mode and point")
+	fs.Var(flagvalue.NewInt(&o.base.GCs, 300, 1, gcsim.MaxCollections), "gcs", "timed minor collections per mode and point")
+	fs.Var(flagvalue.NewInt(&o.base.Warmup, 20, 0, gcsim.MaxCollections), "warmup", "untimed collections per mode and point")
 	fs.Var(flagvalue.NewList(&o.base.Modes, []gcsim.Mode{gcsim.PerJob, gcsim.Batch}, flagvalue.OneOf(gcsim.ParseMode, gcsim.ModeNames())), "modes",
 		"modes each point compares, in column order; report compares the last two")
 	fs.Uint64Var(&o.base.Config.Seed, "seed", def.Seed, "seed of the mutator's random choices")
-	fs.Var(flagvalue.NewInt(&o.base.GOMAXPROCS, 0, 0, maxGOMAXPROCS), "gomaxprocs", "GOMAXPROCS per point; 0 = auto, as run's")
+	fs.Var(flagvalue.NewInt(&o.base.GOMAXPROCS, 0, 0, gcsim.MaxGOMAXPROCS), "gomaxprocs", "GOMAXPROCS per point; 0 = auto, as run's")
 	registerLockCollector(fs, &o.base.LockCollector, false)
+	registerHerdLimit(fs, &o.base.herdLimit)
 	o.shardSize = 1 // before the flag, whose help shows it: every point, 0/1
 	fs.Var(flagvalue.NewShard(&o.shardIndex, &o.shardSize), "shard", "`i/n`: run only the points whose index is i modulo n (0 ≤ i < n), e.g. "+
 		"$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT or $JOB_COMPLETION_INDEX/N")
@@ -89,11 +90,11 @@ func (o *sweepOptions) validate(fs *pflag.FlagSet) error {
 	if len(o.base.Modes) < 2 {
 		return usagef("--modes %s: a sweep compares at least two modes", strings.Join(o.base.ModeNames(), ","))
 	}
-	if fs.Changed("mutex") && !slices.Contains(o.grid.Backends, workerpool.Native) {
+	if fs.Changed("mutex") && !slices.ContainsFunc(o.grid.Backends, workerpool.Backend.HasMutexKinds) {
 		return usagef("--mutex: only the native backend has mutex kinds, and --backend has no native")
 	}
-	for _, p := range o.points() {
-		if err := checkConfig(p.Config, fs); err != nil {
+	for _, p := range o.points() { // every point, before the first runs
+		if err := checkExperiment(p.Experiment, p.herdLimit, fs); err != nil {
 			return usagef("point %s: %v", p.name(), err)
 		}
 	}
@@ -245,7 +246,7 @@ func runPoint(ctx context.Context, e *env, p *runOptions, path string, bar *term
 	if err != nil {
 		return err // an interrupted point is not saved: resuming runs it again
 	}
-	report, err := p.Report(res, gcsim.ReportOptions{Host: host.Probe(), Started: started})
+	report, err := reportOf(p.Experiment, res, gcsim.ReportOptions{Host: host.Probe(), Started: started})
 	if err != nil {
 		return err
 	}

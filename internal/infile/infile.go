@@ -9,8 +9,12 @@ package infile
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"os"
+
+	"github.com/gcbench/gcbench/internal/bytesize"
 )
 
 // Open opens name for reading, or returns ctx's error if ctx ends first.
@@ -75,6 +79,65 @@ func OpenReader(ctx context.Context, name string) (*File, error) {
 		return nil, err // *PathError names the file
 	}
 	return &File{Reader: Reader{ctx, f}, f: f, stop: context.AfterFunc(ctx, func() { f.Close() })}, nil
+}
+
+// ErrTooLarge is wrapped by every *TooLargeError.
+var ErrTooLarge = errors.New("input too large")
+
+// A TooLargeError is OpenLimited's about an input larger than its limit.
+type TooLargeError struct {
+	Name  string
+	Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s: larger than the %s an input of its kind may be", e.Name, bytesize.Format(e.Limit))
+}
+
+// Unwrap returns ErrTooLarge.
+func (e *TooLargeError) Unwrap() error { return ErrTooLarge }
+
+// OpenLimited is OpenReader for an input of at most limit bytes, such as
+// a settings file that is read whole: a regular file larger than that is
+// refused before anything is read, and a stream (a pipe, a FIFO, a file
+// that grows) fails the read that would pass the limit, so that no more
+// than limit bytes are ever read. The error is a *TooLargeError.
+func OpenLimited(ctx context.Context, name string, limit int64) (*File, error) {
+	f, err := OpenReader(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	tooLarge := &TooLargeError{Name: name, Limit: limit}
+	if fi, err := f.f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > limit {
+		f.Close()
+		return nil, tooLarge
+	}
+	f.R = &limitReader{r: f.f, left: limit, err: tooLarge}
+	return f, nil
+}
+
+// limitReader reads at most left more bytes from r; a read past them
+// returns err.
+type limitReader struct {
+	r    io.Reader
+	left int64
+	err  error
+}
+
+func (l *limitReader) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		var probe [1]byte // at the limit: is there more?
+		if n, err := l.r.Read(probe[:]); n == 0 {
+			return 0, err
+		}
+		return 0, l.err
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	return n, err
 }
 
 // Close closes the file.

@@ -91,3 +91,56 @@ func TestStopEndsAWaitingRead(t *testing.T) {
 		t.Errorf("a read after the stop: err = %v, want context.Canceled", err)
 	}
 }
+
+// TestOpenLimitedRefusesALargeFileBeforeReadingIt: a regular file over
+// the limit is refused at the open, naming the file and the limit; one at
+// the limit reads whole. Before, a 1 GB settings file was read whole (2 GB
+// resident, 20 s) before it was refused.
+func TestOpenLimitedRefusesALargeFileBeforeReadingIt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big")
+	if err := os.WriteFile(path, []byte("0123456789"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := OpenLimited(context.Background(), path, 9)
+	var tl *TooLargeError
+	if !errors.As(err, &tl) || !errors.Is(err, ErrTooLarge) || tl.Name != path || tl.Limit != 9 {
+		t.Fatalf("got %v, want a *TooLargeError for %s at 9 bytes", err, path)
+	}
+	f, err := OpenLimited(context.Background(), path, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if b, err := io.ReadAll(f); err != nil || string(b) != "0123456789" {
+		t.Errorf("read %q, %v", b, err)
+	}
+}
+
+// TestOpenLimitedStopsAStreamAtTheLimit: a FIFO's stream past the limit
+// fails the read that passes it, having read no more than the limit.
+func TestOpenLimitedStopsAStreamAtTheLimit(t *testing.T) {
+	path := fifo(t)
+	done := make(chan error, 1)
+	go func() {
+		w, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			done <- err
+			return
+		}
+		_, err = w.Write([]byte("0123456789"))
+		w.Close()
+		done <- err
+	}()
+	f, err := OpenLimited(context.Background(), path, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if !errors.Is(err, ErrTooLarge) || len(b) > 4 {
+		t.Errorf("read %q, %v; want at most 4 bytes and ErrTooLarge", b, err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

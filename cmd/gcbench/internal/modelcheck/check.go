@@ -66,7 +66,7 @@ func readPoint(r *report.Report) (sweepPoint, bool) {
 	if !slices.Contains(e.Modes, gcsim.PerJob) || !slices.Contains(e.Modes, gcsim.Batch) || e.Config.Wake != workerpool.Broadcast {
 		return p, false
 	}
-	if e.Config.Backend == workerpool.Native {
+	if e.Config.Backend.HasMutexKinds() {
 		if !slices.Contains(pausemodel.MutexKinds(), e.Config.Mutex) {
 			return p, false
 		}

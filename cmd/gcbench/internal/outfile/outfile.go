@@ -175,6 +175,25 @@ func Check(path string) error {
 	return nil
 }
 
+// OwnFile reports whether path names a file of its own, beside which a
+// program may put another output named after it (r.csv's r.anatomy.csv):
+// a regular file, or one not there yet. A descriptor entry (/dev/stdout,
+// /dev/fd/N, /proc/self/fd/N) is not, whatever it is open on: a file it
+// leads to is the shell's, and "/dev/stdout.anatomy.csv" is no place for
+// an output; nor is a device or a FIFO, nor a path that cannot be
+// resolved.
+func OwnFile(path string) bool {
+	if path == "" {
+		return false
+	}
+	t, err := resolve(path)
+	if err != nil || t.descriptor {
+		return false
+	}
+	fi, err := os.Stat(t.path)
+	return errors.Is(err, fs.ErrNotExist) || err == nil && fi.Mode().IsRegular()
+}
+
 // checkDescriptor reports whether this process's descriptor fd is open
 // for writing.
 func checkDescriptor(fd int) error {

@@ -509,3 +509,27 @@ func TestAStalledFIFOReaderCannotHoldAWriteForever(t *testing.T) {
 	require.ErrorIs(t, err, os.ErrDeadlineExceeded)
 	assert.Less(t, time.Since(start), fifoGrace+2*time.Second)
 }
+
+// TestOwnFile: a regular file or a new one has a place beside it for a
+// derived output; a descriptor entry never does, even open on a regular
+// file (its "sibling" would be /dev/fd/N.anatomy.csv), nor does a device.
+func TestOwnFile(t *testing.T) {
+	dir := t.TempDir()
+	regular := filepath.Join(dir, "r.csv")
+	require.NoError(t, os.WriteFile(regular, nil, 0o644))
+	f, err := os.Open(regular)
+	require.NoError(t, err)
+	defer f.Close()
+	for path, want := range map[string]bool{
+		regular:                                      true,
+		filepath.Join(dir, "new"):                    true,
+		"/dev/fd/" + strconv.Itoa(int(f.Fd())):       false,
+		"/proc/self/fd/" + strconv.Itoa(int(f.Fd())): false,
+		"/dev/stdout":                                false,
+		"/dev/null":                                  false,
+		dir:                                          false,
+		"":                                           false,
+	} {
+		assert.Equal(t, want, OwnFile(path), path)
+	}
+}
