@@ -301,3 +301,67 @@ func TestNativeConcurrentEnqueuers(t *testing.T) {
 	require.NoError(t, p.Join(timeoutCtx(t)))
 	assert.EqualValues(t, enqueuers*(each+each/10), j.runs.Load())
 }
+
+// Close returns the panics that no Join collected, as the Go backends'
+// Close does (TestNativePanicComesBackFromJoin covers Join's).
+func TestNativeCloseReturnsUncollectedPanics(t *testing.T) {
+	needNative(t)
+	p, err := New(Options{Workers: 2, Backend: Native})
+	require.NoError(t, err)
+	boom := errors.New("boom")
+	require.NoError(t, p.EnqueueFunc(func(int) { panic(boom) }))
+	err = p.Close()
+	require.ErrorIs(t, err, ErrJobPanicked)
+	require.ErrorIs(t, err, boom)
+	var pe *PanicError
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, err, p.Close(), "every Close returns the first one's result")
+}
+
+// Under GODEBUG=panicnil=1, recover returns nil for panic(nil): the native
+// worker must still see a panic, report it and go on.
+func TestNativePanicNilIsAPanic(t *testing.T) {
+	needNative(t)
+	t.Setenv("GODEBUG", "panicnil=1")
+	p := newPool(t, Options{Workers: 1, Backend: Native})
+	require.NoError(t, p.EnqueueFunc(func(int) { panic(nil) }))
+	err := p.Join(timeoutCtx(t))
+	var pe *PanicError
+	require.ErrorAs(t, err, &pe)
+	assert.Nil(t, pe.Value)
+	var j countJob
+	require.NoError(t, p.Enqueue(&j))
+	require.NoError(t, p.Join(timeoutCtx(t)))
+	assert.EqualValues(t, 1, j.runs.Load())
+}
+
+// Close, Shutdown and Join called inside a job run on one of the pool's own
+// threads, which the Native backend can tell: each returns
+// ErrCalledFromJob and leaves the pool as it was (no thread joins itself,
+// nothing is freed under the running job), and a Close from outside
+// afterwards closes. AddressSanitizer (.ci/run) saw a heap-use-after-free
+// here when Close from a job freed the pool.
+func TestNativeWaitsFromAJobAreRefused(t *testing.T) {
+	needNative(t)
+	for _, gated := range []bool{false, true} {
+		t.Run(map[bool]string{false: "ungated", true: "gated"}[gated], func(t *testing.T) {
+			p, err := New(Options{Workers: 2, Backend: Native, Gated: gated})
+			require.NoError(t, err)
+			var closeErr, shutdownErr, joinErr error
+			require.NoError(t, p.EnqueueFunc(func(int) {
+				closeErr = p.Close()
+				shutdownErr = p.Shutdown(context.Background())
+				joinErr = p.Join(context.Background())
+			}))
+			require.NoError(t, p.Join(timeoutCtx(t)))
+			assert.ErrorIs(t, closeErr, ErrCalledFromJob)
+			assert.ErrorIs(t, shutdownErr, ErrCalledFromJob)
+			assert.ErrorIs(t, joinErr, ErrCalledFromJob)
+			var j countJob
+			require.NoError(t, p.Enqueue(&j), "the pool still runs jobs")
+			require.NoError(t, p.Close())
+			assert.EqualValues(t, 1, j.runs.Load())
+			assert.ErrorIs(t, p.Enqueue(&j), ErrClosed)
+		})
+	}
+}

@@ -57,10 +57,13 @@ type Stats struct {
 	JobsRun                    []uint64
 }
 
-// Result of Push.
+// Errors of Push, Join and Close.
 var (
 	// ErrClosed: Close has begun.
 	ErrClosed = errors.New("native pool closing")
 	// ErrNoMemory: the queue could not grow.
 	ErrNoMemory = errors.New("native pool: out of memory growing the queue")
+	// ErrOnWorker: Join or Close was called on one of the pool's own
+	// threads, inside a job; it would wait for (or free) that thread.
+	ErrOnWorker = errors.New("native pool: wait called on one of its own worker threads")
 )

@@ -100,9 +100,36 @@ static void lock(np_pool *p, uint64_t *locks) {
 	BUMP(*locks);
 }
 
+// self is the pool whose worker this thread is, for np_on_worker: a Close
+// or Join called from a job would otherwise wait for, or free, the very
+// thread it runs on.
+static __thread np_pool *self;
+
+// retire_locked marks w's job done and tells the joiners, as thread_func
+// does after a job: pthread_cond_signal(done_cond), since one collector
+// waits there ("Only the main GC thread will ever wait on the done
+// condition, so we don't have to broadcast"); a broadcast only when
+// several Joins wait at once, which SGen never has. A signal with no
+// waiter makes no system call.
+static void retire_locked(np_pool *p, np_worker *w) {
+	w->running = NONE;
+	BUMP(w->jobs);
+	if (p->joiners > 1)
+		pthread_cond_broadcast(&p->done_cond);
+	else
+		pthread_cond_signal(&p->done_cond);
+}
+
+// worker_main is thread_func with get_work: one hold per job. The worker
+// takes an entry and releases the mutex to run it; it takes the mutex again
+// to retire the entry and, still holding it, looks for the next or waits on
+// work_cond (mono/sgen/sgen-thread-pool.c: thread_func relocks after
+// job->func, sets STATE_DONE, remove_job, mono_os_cond_signal(&done_cond),
+// and loops back to get_work without unlocking).
 static void *worker_main(void *arg) {
 	np_worker *w = arg;
 	np_pool *p = w->pool;
+	self = p;
 	w->tid = (int)syscall(SYS_gettid);
 	gcbenchNativeWarm(p->handle, w->id); // a C thread's first callback makes its M: not inside a job
 	lock(p, &w->locks);
@@ -119,15 +146,8 @@ static void *worker_main(void *arg) {
 			else
 				gcbenchNativeRun(p->handle, e, w->id);
 			lock(p, &w->locks);
-			w->running = NONE;
-			BUMP(w->jobs);
-			if (p->joiners)
-				pthread_cond_broadcast(&p->done_cond);
-			// SGen releases the mutex after retiring a job and takes it
-			// again to look for the next: two holds per job.
-			pthread_mutex_unlock(&p->lock);
-			lock(p, &w->locks);
-			continue;
+			retire_locked(p, w);
+			continue; // get_work with the mutex still held
 		}
 		if (p->closing && p->head == p->tail)
 			break;
@@ -144,6 +164,8 @@ static void *worker_main(void *arg) {
 	pthread_mutex_unlock(&p->lock);
 	return NULL;
 }
+
+int np_on_worker(np_pool *p) { return self == p; }
 
 int np_mutex_supported(int kind) {
 	pthread_mutexattr_t a;
@@ -306,13 +328,15 @@ static int done_upto(np_pool *p, uint64_t target) {
 uint64_t np_gen(np_pool *p) { return __atomic_load_n(&p->intr_gen, __ATOMIC_ACQUIRE); }
 
 int np_join(np_pool *p, uint64_t gen) {
+	if (self == p)
+		return -1; // it would wait for its own job
 	lock(p, &p->coord_locks);
 	uint64_t target = p->tail;
 	if (!p->started && p->head < target)
 		open_gate_locked(p); // a Join opens a closed gate for its own queued jobs
 	p->joiners++;
 	int done;
-	while (!(done = done_upto(p, target)) && gen == p->intr_gen) {
+	while (!(done = done_upto(p, target)) && gen == np_gen(p)) {
 		BUMP(p->join_sleeps);
 		pthread_cond_wait(&p->done_cond, &p->lock);
 		BUMP(p->coord_locks);
@@ -323,9 +347,12 @@ int np_join(np_pool *p, uint64_t gen) {
 	return done;
 }
 
+// np_interrupt moves the generation before it takes the mutex: a Join that
+// wakes for any reason (a retire's signal) sees it at once, without waiting
+// for this call's turn at a contended mutex.
 void np_interrupt(np_pool *p) {
+	__atomic_fetch_add(&p->intr_gen, 1, __ATOMIC_ACQ_REL);
 	lock(p, &p->coord_locks);
-	__atomic_store_n(&p->intr_gen, p->intr_gen + 1, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&p->done_cond);
 	pthread_mutex_unlock(&p->lock);
 }
@@ -341,7 +368,9 @@ int np_discard(np_pool *p, uint64_t *out, int cap) {
 	return n;
 }
 
-void np_close(np_pool *p) {
+int np_close(np_pool *p) {
+	if (self == p)
+		return -1; // pthread_join of itself, then a free under its feet
 	lock(p, &p->coord_locks);
 	p->closing = 1;
 	p->started = 1;
@@ -350,6 +379,7 @@ void np_close(np_pool *p) {
 	pthread_mutex_unlock(&p->lock);
 	for (int i = 0; i < p->nworkers; i++)
 		pthread_join(p->workers[i].thread, NULL);
+	return 0;
 }
 
 void np_free(np_pool *p) {
