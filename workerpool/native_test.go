@@ -365,3 +365,36 @@ func TestNativeWaitsFromAJobAreRefused(t *testing.T) {
 		})
 	}
 }
+
+// A worker retires a job and takes the next in one mutex hold, as SGen's
+// thread_func does (mono/sgen/sgen-thread-pool.c): in a gated 8-worker
+// round of 65 jobs by StartBatch, every lock acquisition is StartBatch's,
+// Join's (its first and one per wake-up from done_cond), a worker's return
+// from the work condition, or a worker's retire-and-look after a job.
+// Hence acquisitions minus workers woken minus jobs is 2 plus Join's
+// sleeps, under half the job count (issue 40's done-when); with a second
+// hold per job it was about 80.
+func TestNativeOneHoldPerJob(t *testing.T) {
+	needNative(t)
+	for _, m := range nativeMutexes {
+		t.Run(m.String(), func(t *testing.T) {
+			p := newPool(t, Options{Workers: 8, Backend: Native, Wake: Broadcast, Gated: true, Mutex: m})
+			var j countJob
+			batch := make([]jobs.Job, 65)
+			for i := range batch {
+				batch[i] = &j
+			}
+			for round := range 5 {
+				s0 := p.Stats()
+				require.NoError(t, p.StartBatch(batch))
+				require.NoError(t, p.Join(timeoutCtx(t)))
+				d := p.Stats().Sub(s0)
+				require.EqualValues(t, 65, d.TotalJobsRun())
+				extra := int64(d.LockAcquisitions) - int64(d.WorkersWoken) - int64(d.TotalJobsRun())
+				assert.EqualValues(t, 2+int64(d.JoinSleeps), extra,
+					"round %d: StartBatch's hold, Join's first and one per Join sleep; none but the retire per job (%+v)", round, d)
+				assert.Less(t, extra, int64(65/2), "round %d: lock acquisitions - workers woken - jobs", round)
+			}
+		})
+	}
+}
