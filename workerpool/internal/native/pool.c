@@ -1,13 +1,15 @@
 //go:build cgo && linux
 
-// SGen's thread pool (mono/sgen/sgen-thread-pool.c, thread_func and
-// get_work) on pthreads. One mutex guards everything; workers wait on
-// work_cond; a worker takes one entry per mutex hold, runs it with the mutex
-// released, then re-takes the mutex to retire it and signal done_cond, on
-// which joiners wait. Every counter but the wake counts is written with the
-// mutex held, so each has one writer at a time; Go reads them without it,
-// hence the relaxed atomic stores and loads. Wake counts are atomic adds: a
-// StartBatch wakes after its unlock.
+// SGen's thread pool (mono/sgen/sgen-thread-pool.c: thread_func, get_work,
+// sgen_thread_pool_job_enqueue) on pthreads. One mutex guards everything;
+// workers wait on work_cond. A worker holding the mutex takes one entry,
+// releases the mutex to run it, takes it again to retire it and signal
+// done_cond (on which Join waits), and with the mutex still held looks for
+// the next entry or waits on work_cond: one hold per job, as thread_func
+// returns to get_work without unlocking. Every counter but the wake counts
+// is written with the mutex held, so each has one writer at a time; Go
+// reads them without it, hence the relaxed atomic stores and loads. Wake
+// counts are atomic adds: a StartBatch wakes after its unlock.
 
 #define _GNU_SOURCE
 #include <errno.h>
