@@ -3,6 +3,7 @@ package workerpool
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -395,6 +396,53 @@ func TestNativeOneHoldPerJob(t *testing.T) {
 					"round %d: StartBatch's hold, Join's first and one per Join sleep; none but the retire per job (%+v)", round, d)
 				assert.Less(t, extra, int64(65/2), "round %d: lock acquisitions - workers woken - jobs", round)
 			}
+		})
+	}
+}
+
+// A cancelled Join returns without the pool's mutex. With thousands of
+// workers convoying on a PI mutex (--workers 4096 --mutex pi), a turn at it
+// took about a second, twice (the interrupt's and the joiner's); here a
+// test holds the mutex throughout as such a convoy would, and the cancelled
+// Join must still return.
+func TestNativeCancelledJoinNeedsNoMutex(t *testing.T) {
+	needNative(t)
+	for _, m := range nativeMutexes {
+		t.Run(m.String(), func(t *testing.T) {
+			p := newPool(t, Options{Workers: 1, Backend: Native, Mutex: m})
+			release := make(chan struct{})
+			require.NoError(t, p.EnqueueFunc(func(int) { <-release }))
+			ctx, cancel := context.WithCancel(context.Background())
+			joined := make(chan error, 1)
+			go func() { joined <- p.Join(ctx) }()
+			require.Eventually(t, func() bool { return p.Stats().JoinSleeps > 0 }, 20*time.Second, time.Millisecond,
+				"Join never went to sleep")
+
+			held, letGo, freed := make(chan struct{}), make(chan struct{}), make(chan struct{})
+			go func() {
+				runtime.LockOSThread() // a PI mutex is released by its owner only
+				defer runtime.UnlockOSThread()
+				unlock := p.nat.c.HoldMutex()
+				close(held)
+				<-letGo
+				unlock()
+				close(freed)
+			}()
+			<-held
+			cancel()
+			select {
+			case err := <-joined:
+				require.ErrorIs(t, err, context.Canceled)
+			case <-time.After(20 * time.Second):
+				close(letGo)
+				<-freed
+				close(release)
+				t.Fatal("a cancelled Join waited for the pool's mutex")
+			}
+			close(letGo)
+			<-freed
+			close(release)
+			require.NoError(t, p.Join(timeoutCtx(t)), "the pool goes on after a cancelled Join")
 		})
 	}
 }

@@ -145,6 +145,20 @@ func (p *Pool) Interrupt() {
 	}
 }
 
+// HoldMutex takes the pool's mutex and returns the function that releases
+// it, uncounted. It is for tests that stand in for a convoy on the mutex
+// (thousands of workers queued on a PI mutex): the caller must hold its OS
+// thread (runtime.LockOSThread) until it has released, since a PI mutex is
+// released only by its owner.
+func (p *Pool) HoldMutex() (release func()) {
+	p.life.RLock()
+	C.np_hold_mutex(p.c)
+	return func() {
+		C.np_release_mutex(p.c)
+		p.life.RUnlock()
+	}
+}
+
 // Discard removes every queued entry, appends them to dst and returns it.
 func (p *Pool) Discard(dst []uint64) []uint64 {
 	p.life.RLock()

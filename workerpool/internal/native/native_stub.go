@@ -16,6 +16,7 @@ func (*Pool) Start()                        {}
 func (*Pool) Generation() uint64            { return 0 }
 func (*Pool) Join(uint64) (bool, error)     { return true, nil }
 func (*Pool) OnWorker() bool                { return false }
+func (*Pool) HoldMutex() func()             { return func() {} }
 func (*Pool) Interrupt()                    {}
 func (*Pool) Discard(dst []uint64) []uint64 { return dst }
 func (*Pool) Close() error                  { return nil }

@@ -46,6 +46,10 @@ int np_discard(np_pool *p, uint64_t *out, int cap);
 int np_close(np_pool *p);
 // np_on_worker reports whether the calling thread is one of p's workers.
 int np_on_worker(np_pool *p);
+// np_hold_mutex and np_release_mutex take and release the pool's mutex, on
+// one thread, uncounted: for tests standing in for a convoy on it.
+void np_hold_mutex(np_pool *p);
+void np_release_mutex(np_pool *p);
 void np_free(np_pool *p);
 void np_stats_read(np_pool *p, np_stats *s, uint64_t *jobs_per_worker);
 void np_tids(np_pool *p, int *tids);
