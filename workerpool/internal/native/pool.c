@@ -14,10 +14,12 @@
 // and the joiner takes the mutex again to look, as pthread_cond_wait would.
 // The one difference is the way out: an interrupted Join (its context
 // ended) leaves without the mutex, which with thousands of workers queued
-// on a PI mutex took about a second to get. Every counter but the wake counts
-// is written with the mutex held, so each has one writer at a time; Go
-// reads them without it, hence the relaxed atomic stores and loads. Wake
-// counts are atomic adds: a StartBatch wakes after its unlock.
+// on a PI mutex took about a second to get.
+//
+// Every counter but the wake counts is written with the mutex held, so each
+// has one writer at a time; Go reads them without it, hence the relaxed
+// atomic stores and loads. Wake counts are atomic adds: a StartBatch wakes
+// after its unlock.
 
 #define _GNU_SOURCE
 #include <errno.h>
