@@ -81,9 +81,11 @@
 //     mutex at every enqueue call and at Start; StartBatch's after the
 //     unlock. A worker holding the mutex takes one job if the gate is open
 //     and one is queued (Take/2), releases the mutex, runs the job, takes
-//     the mutex to retire it (Take/2) and broadcasts done_cond if the
-//     collector is in Join, releases it and takes it again to look for the
-//     next: two holds per job. Finding nothing, it waits: a futile wake-up
+//     the mutex to retire it (Take/2), signals done_cond if the collector
+//     is in Join and, still holding the mutex, looks for the next: one hold
+//     per job, as SGen's thread_func retires a job and returns to get_work
+//     without unlocking (mono/sgen/sgen-thread-pool.c). Finding nothing, it
+//     waits: a futile wake-up
 //     if it had just woken, Futile of CPU in all (the look and the
 //     mutex's release included, as Calibrate measures it). Join takes the
 //     mutex, returns if every job is retired (and closes the gate), else

@@ -10,8 +10,9 @@ import (
 // backend, which is SGen's thread pool (mono/sgen/sgen-thread-pool.c,
 // thread_func and get_work) on pthreads — the collector's enqueues, Start
 // and Join, and each worker's loop of taking one job per mutex hold,
-// retiring it under a second hold, and waiting on the work condition
-// variable. See the package documentation for the rules.
+// retiring it and looking for the next in one hold after the job, and
+// waiting on the work condition variable. See the package documentation
+// for the rules.
 
 func (m *machine) collect() {
 	switch m.s.Mode {
@@ -155,10 +156,10 @@ func (m *machine) look(w *thread) {
 	})
 }
 
-// runJob runs one job with the mutex released, then retires it under a
-// second hold (broadcasting done_cond if the collector is joining),
-// releases the mutex and takes it again to look for the next: two holds
-// per job, as thread_func does.
+// runJob runs one job with the mutex released, then takes the mutex to
+// retire it (signalling done_cond if the collector is joining) and, still
+// holding it, looks for the next: one hold per job, as thread_func returns
+// to get_work without unlocking.
 func (m *machine) runJob(w *thread, job timeN) {
 	if m.firstStart < 0 {
 		m.firstStart = m.now
@@ -168,17 +169,16 @@ func (m *machine) runJob(w *thread, job timeN) {
 		m.lock(w, func() {
 			m.cpu(w, m.c.Take-m.c.Take/2, func() {
 				m.done++
-				m.signalJoin(w, func() {
-					m.unlock(w, func() { m.lock(w, func() { m.look(w) }) })
-				})
+				m.signalJoin(w, func() { m.look(w) })
 			})
 		})
 	})
 }
 
-// signalJoin is a retiring worker's broadcast of done_cond while the
-// collector is in Join: a wake call if the collector sleeps on it
-// unsignalled, else (glibc: no waiter to signal) nothing.
+// signalJoin is a retiring worker's pthread_cond_signal of done_cond (SGen
+// signals it after every job; only the collector waits there): a wake call
+// if the collector sleeps on it unsignalled, else (glibc: no waiter to
+// signal) nothing.
 func (m *machine) signalJoin(w *thread, then func()) {
 	if !m.joinWaiting {
 		then()

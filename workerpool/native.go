@@ -127,14 +127,19 @@ func (n *nativePool) run(e uint64, worker int) {
 }
 
 // runRecovering runs j and returns its panic, if any: a Go panic must not
-// unwind through C frames.
+// unwind through C frames. A panic is told by j.Run not returning, not by
+// recover's value, which is nil for panic(nil) under GODEBUG=panicnil=1.
+// (A Goexit would also skip the return, but it cannot be stopped here and
+// is fatal on a thread C made; Config.Run's contract excludes it.)
 func runRecovering(j jobs.Job, worker int) (pe *PanicError) {
+	returned := false
 	defer func() {
-		if v := recover(); v != nil {
-			pe = &PanicError{Worker: worker, Value: v, Stack: debug.Stack()}
+		if !returned {
+			pe = &PanicError{Worker: worker, Value: recover(), Stack: debug.Stack()}
 		}
 	}()
 	j.Run(worker)
+	returned = true
 	return nil
 }
 
@@ -226,7 +231,14 @@ func (n *nativePool) enqueue(one jobs.Job, js []jobs.Job, start bool) error {
 	return fmt.Errorf("workerpool: %w", err)
 }
 
+// join is Join. On one of the pool's threads (inside a job) it returns
+// ErrCalledFromJob: the pool can tell, and the wait would never end.
+// ctx's end interrupts the C wait (native.Pool.Interrupt), which moves the
+// interrupt generation before it queues for the pool's mutex.
 func (n *nativePool) join(ctx context.Context) error {
+	if n.c.OnWorker() {
+		return fmt.Errorf("workerpool: join: %w", ErrCalledFromJob)
+	}
 	gen := n.c.Generation()
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("workerpool: join: %w", err)
@@ -235,13 +247,34 @@ func (n *nativePool) join(ctx context.Context) error {
 		stop := context.AfterFunc(ctx, n.c.Interrupt)
 		defer stop()
 	}
-	for !n.c.Join(gen) {
+	for {
+		done, err := n.c.Join(gen)
+		if err != nil {
+			return fmt.Errorf("workerpool: join: %w", ErrCalledFromJob)
+		}
+		if done {
+			break
+		}
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("workerpool: join: %w", err)
 		}
 		gen = n.c.Generation() // another Join's cancellation woke this one
 	}
 	n.ran.Load() // the jobs' effects happen before Join returns, for the race detector too
+	return n.takePanics()
+}
+
+// calledFromJob reports whether the caller runs inside one of the pool's
+// jobs, on its worker thread: Close must refuse there before its once.
+func (n *nativePool) calledFromJob() bool { return n.c.OnWorker() }
+
+// close is Close: every accepted job runs, every worker thread is joined,
+// and the panics no Join collected come back, as on the other backends.
+func (n *nativePool) close() error {
+	if err := n.c.Close(); err != nil {
+		return fmt.Errorf("workerpool: close: %w", ErrCalledFromJob)
+	}
+	n.ran.Load() // the jobs' effects happen before Close returns
 	return n.takePanics()
 }
 

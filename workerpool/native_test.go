@@ -3,6 +3,7 @@ package workerpool
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -300,4 +301,148 @@ func TestNativeConcurrentEnqueuers(t *testing.T) {
 	}
 	require.NoError(t, p.Join(timeoutCtx(t)))
 	assert.EqualValues(t, enqueuers*(each+each/10), j.runs.Load())
+}
+
+// Close returns the panics that no Join collected, as the Go backends'
+// Close does (TestNativePanicComesBackFromJoin covers Join's).
+func TestNativeCloseReturnsUncollectedPanics(t *testing.T) {
+	needNative(t)
+	p, err := New(Options{Workers: 2, Backend: Native})
+	require.NoError(t, err)
+	boom := errors.New("boom")
+	require.NoError(t, p.EnqueueFunc(func(int) { panic(boom) }))
+	err = p.Close()
+	require.ErrorIs(t, err, ErrJobPanicked)
+	require.ErrorIs(t, err, boom)
+	var pe *PanicError
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, err, p.Close(), "every Close returns the first one's result")
+}
+
+// Under GODEBUG=panicnil=1, recover returns nil for panic(nil): the native
+// worker must still see a panic, report it and go on.
+func TestNativePanicNilIsAPanic(t *testing.T) {
+	needNative(t)
+	t.Setenv("GODEBUG", "panicnil=1")
+	p := newPool(t, Options{Workers: 1, Backend: Native})
+	require.NoError(t, p.EnqueueFunc(func(int) { panic(nil) }))
+	err := p.Join(timeoutCtx(t))
+	var pe *PanicError
+	require.ErrorAs(t, err, &pe)
+	assert.Nil(t, pe.Value)
+	var j countJob
+	require.NoError(t, p.Enqueue(&j))
+	require.NoError(t, p.Join(timeoutCtx(t)))
+	assert.EqualValues(t, 1, j.runs.Load())
+}
+
+// Close, Shutdown and Join called inside a job run on one of the pool's own
+// threads, which the Native backend can tell: each returns
+// ErrCalledFromJob and leaves the pool as it was (no thread joins itself,
+// nothing is freed under the running job), and a Close from outside
+// afterwards closes. AddressSanitizer (.ci/run) saw a heap-use-after-free
+// here when Close from a job freed the pool.
+func TestNativeWaitsFromAJobAreRefused(t *testing.T) {
+	needNative(t)
+	for _, gated := range []bool{false, true} {
+		t.Run(map[bool]string{false: "ungated", true: "gated"}[gated], func(t *testing.T) {
+			p, err := New(Options{Workers: 2, Backend: Native, Gated: gated})
+			require.NoError(t, err)
+			var closeErr, shutdownErr, joinErr error
+			require.NoError(t, p.EnqueueFunc(func(int) {
+				closeErr = p.Close()
+				shutdownErr = p.Shutdown(context.Background())
+				joinErr = p.Join(context.Background())
+			}))
+			require.NoError(t, p.Join(timeoutCtx(t)))
+			assert.ErrorIs(t, closeErr, ErrCalledFromJob)
+			assert.ErrorIs(t, shutdownErr, ErrCalledFromJob)
+			assert.ErrorIs(t, joinErr, ErrCalledFromJob)
+			var j countJob
+			require.NoError(t, p.Enqueue(&j), "the pool still runs jobs")
+			require.NoError(t, p.Close())
+			assert.EqualValues(t, 1, j.runs.Load())
+			assert.ErrorIs(t, p.Enqueue(&j), ErrClosed)
+		})
+	}
+}
+
+// A worker retires a job and takes the next in one mutex hold, as SGen's
+// thread_func does (mono/sgen/sgen-thread-pool.c): in a gated 8-worker
+// round of 65 jobs by StartBatch, every lock acquisition is StartBatch's,
+// Join's (its first and one per wake-up from done_cond), a worker's return
+// from the work condition, or a worker's retire-and-look after a job.
+// Hence acquisitions minus workers woken minus jobs is 2 plus Join's
+// sleeps, under half the job count (issue 40's done-when); with a second
+// hold per job it was about 80.
+func TestNativeOneHoldPerJob(t *testing.T) {
+	needNative(t)
+	for _, m := range nativeMutexes {
+		t.Run(m.String(), func(t *testing.T) {
+			p := newPool(t, Options{Workers: 8, Backend: Native, Wake: Broadcast, Gated: true, Mutex: m})
+			var j countJob
+			batch := make([]jobs.Job, 65)
+			for i := range batch {
+				batch[i] = &j
+			}
+			for round := range 5 {
+				s0 := p.Stats()
+				require.NoError(t, p.StartBatch(batch))
+				require.NoError(t, p.Join(timeoutCtx(t)))
+				d := p.Stats().Sub(s0)
+				require.EqualValues(t, 65, d.TotalJobsRun())
+				extra := int64(d.LockAcquisitions) - int64(d.WorkersWoken) - int64(d.TotalJobsRun())
+				assert.EqualValues(t, 2+int64(d.JoinSleeps), extra,
+					"round %d: StartBatch's hold, Join's first and one per Join sleep; none but the retire per job (%+v)", round, d)
+				assert.Less(t, extra, int64(65/2), "round %d: lock acquisitions - workers woken - jobs", round)
+			}
+		})
+	}
+}
+
+// A cancelled Join returns without the pool's mutex. With thousands of
+// workers convoying on a PI mutex (--workers 4096 --mutex pi), a turn at it
+// took about a second, twice (the interrupt's and the joiner's); here a
+// test holds the mutex throughout as such a convoy would, and the cancelled
+// Join must still return.
+func TestNativeCancelledJoinNeedsNoMutex(t *testing.T) {
+	needNative(t)
+	for _, m := range nativeMutexes {
+		t.Run(m.String(), func(t *testing.T) {
+			p := newPool(t, Options{Workers: 1, Backend: Native, Mutex: m})
+			release := make(chan struct{})
+			require.NoError(t, p.EnqueueFunc(func(int) { <-release }))
+			ctx, cancel := context.WithCancel(context.Background())
+			joined := make(chan error, 1)
+			go func() { joined <- p.Join(ctx) }()
+			require.Eventually(t, func() bool { return p.Stats().JoinSleeps > 0 }, 20*time.Second, time.Millisecond,
+				"Join never went to sleep")
+
+			held, letGo, freed := make(chan struct{}), make(chan struct{}), make(chan struct{})
+			go func() {
+				runtime.LockOSThread() // a PI mutex is released by its owner only
+				defer runtime.UnlockOSThread()
+				unlock := p.nat.c.HoldMutex()
+				close(held)
+				<-letGo
+				unlock()
+				close(freed)
+			}()
+			<-held
+			cancel()
+			select {
+			case err := <-joined:
+				require.ErrorIs(t, err, context.Canceled)
+			case <-time.After(20 * time.Second):
+				close(letGo)
+				<-freed
+				close(release)
+				t.Fatal("a cancelled Join waited for the pool's mutex")
+			}
+			close(letGo)
+			<-freed
+			close(release)
+			require.NoError(t, p.Join(timeoutCtx(t)), "the pool goes on after a cancelled Join")
+		})
+	}
 }

@@ -753,10 +753,16 @@ func (p *Pool) openGateDeferredLocked(c *counters) deferredWake {
 // A job must not call Close, nor Shutdown with a context of its own: it
 // would wait for its own worker to exit. Go has no goroutine identity, so
 // Close cannot tell such a call; Shutdown, Join and a group's WaitCtx given
-// the context a group's job received return ErrCalledFromJob instead.
+// the context a group's job received return ErrCalledFromJob instead. The
+// Native backend can tell its own worker threads: there Close, Shutdown
+// and Join called inside a job return ErrCalledFromJob, and a later Close
+// from outside still closes.
 func (p *Pool) Close() error {
 	if !p.initialized() {
 		return ErrNotInitialized
+	}
+	if p.nat != nil && p.nat.calledFromJob() { // before the once: a later Close must still close
+		return fmt.Errorf("workerpool: close: %w", ErrCalledFromJob)
 	}
 	p.closeOnce.Do(func() { p.closeErr = p.shutdown() })
 	return p.closeErr
@@ -835,8 +841,7 @@ func dropJob(j jobs.Job) {
 func (p *Pool) shutdown() error {
 	if p.nat != nil {
 		p.closed.Store(true)
-		p.nat.c.Close()
-		return nil
+		return p.nat.close()
 	}
 	c := &p.coord
 	if p.shards != nil {

@@ -1,9 +1,14 @@
 // Package native runs SGen's thread-pool protocol in C on pthreads, for
 // workerpool's Native backend: the whole worker loop (one mutex, a work
-// condition variable, the gate read under the mutex, one entry per mutex
-// hold) after mono/sgen/sgen-thread-pool.c's thread_func and get_work, with
-// each job one callback into Go. Herds of futile wake-ups are then the
-// kernel's alone: no Go scheduler stands between a wake and the woken.
+// condition variable, the gate read under the mutex; a worker retires a job,
+// signals the done condition and takes the next in one mutex hold) after
+// mono/sgen/sgen-thread-pool.c's thread_func and get_work, with each job one
+// callback into Go. Herds of futile wake-ups are then the kernel's alone: no
+// Go scheduler stands between a wake and the woken.
+//
+// A Join or Close called on one of the pool's own threads (inside a job)
+// returns ErrOnWorker: the pool knows its threads, and either call would
+// otherwise wait for, or free, the thread it runs on.
 //
 // The pool queues 64-bit entries, not Go values (C may not keep Go
 // pointers): the caller maps an entry to its job. An entry with SpinBit
@@ -57,10 +62,13 @@ type Stats struct {
 	JobsRun                    []uint64
 }
 
-// Result of Push.
+// Errors of Push, Join and Close.
 var (
 	// ErrClosed: Close has begun.
 	ErrClosed = errors.New("native pool closing")
 	// ErrNoMemory: the queue could not grow.
 	ErrNoMemory = errors.New("native pool: out of memory growing the queue")
+	// ErrOnWorker: Join or Close was called on one of the pool's own
+	// threads, inside a job; it would wait for (or free) that thread.
+	ErrOnWorker = errors.New("native pool: wait called on one of its own worker threads")
 )

@@ -24,6 +24,7 @@ const Available = true
 // until Close; after Close every method but Close and Stats fails or does
 // nothing.
 type Pool struct {
+	closeMu sync.Mutex   // serializes Close: np_close joins the threads once
 	life    sync.RWMutex // readers: calls into C; Close frees the C pool under the write lock
 	c       *C.np_pool   // nil once freed
 	handle  cgo.Handle
@@ -110,11 +111,29 @@ func (p *Pool) Generation() uint64 {
 // Join waits until every entry queued before it has run, or until an
 // Interrupt moves the generation past gen; it reports whether they ran. A
 // done Join of a gated pool closes the gate, as SGen's sgen_workers_join
-// does.
-func (p *Pool) Join(gen uint64) bool {
+// does. Called from a job of p (one of p's threads) it returns
+// ErrOnWorker at once: it would wait for itself.
+func (p *Pool) Join(gen uint64) (bool, error) {
 	p.life.RLock()
 	defer p.life.RUnlock()
-	return p.c == nil || C.np_join(p.c, C.uint64_t(gen)) == 1
+	if p.c == nil {
+		return true, nil
+	}
+	switch C.np_join(p.c, C.uint64_t(gen)) {
+	case 1:
+		return true, nil
+	case 0:
+		return false, nil
+	}
+	return false, ErrOnWorker
+}
+
+// OnWorker reports whether the caller runs on one of p's worker threads:
+// inside one of its jobs (a goroutine that a job started runs elsewhere).
+func (p *Pool) OnWorker() bool {
+	p.life.RLock()
+	defer p.life.RUnlock()
+	return p.c != nil && C.np_on_worker(p.c) == 1
 }
 
 // Interrupt makes every Join in progress return false.
@@ -123,6 +142,20 @@ func (p *Pool) Interrupt() {
 	defer p.life.RUnlock()
 	if p.c != nil {
 		C.np_interrupt(p.c)
+	}
+}
+
+// HoldMutex takes the pool's mutex and returns the function that releases
+// it, uncounted. It is for tests that stand in for a convoy on the mutex
+// (thousands of workers queued on a PI mutex): the caller must hold its OS
+// thread (runtime.LockOSThread) until it has released, since a PI mutex is
+// released only by its owner.
+func (p *Pool) HoldMutex() (release func()) {
+	p.life.RLock()
+	C.np_hold_mutex(p.c)
+	return func() {
+		C.np_release_mutex(p.c)
+		p.life.RUnlock()
 	}
 }
 
@@ -144,26 +177,33 @@ func (p *Pool) Discard(dst []uint64) []uint64 {
 }
 
 // Close refuses new entries, lets every queued one run, joins every worker
-// thread and frees the pool. Only the first call does anything.
-func (p *Pool) Close() {
+// thread and frees the pool. Only the first call does anything; a call
+// from a job of p (one of p's threads) does nothing and returns
+// ErrOnWorker: it would join, then free, the thread it runs on.
+func (p *Pool) Close() error {
+	if p.OnWorker() {
+		return ErrOnWorker
+	}
+	p.closeMu.Lock()
+	defer p.closeMu.Unlock()
 	p.life.RLock()
 	c := p.c
 	p.life.RUnlock()
 	if c == nil {
-		return
+		return nil
 	}
 	// Not under the write lock: a job still running may call Push (and get
 	// ErrClosed) or a Join may wait for it.
-	C.np_close(c)
+	if C.np_close(c) != 0 {
+		return ErrOnWorker
+	}
 	p.life.Lock()
 	defer p.life.Unlock()
-	if p.c == nil {
-		return
-	}
 	p.last = p.read()
 	C.np_free(p.c)
 	p.c = nil
 	p.handle.Delete()
+	return nil
 }
 
 // Stats returns the counters.

@@ -14,9 +14,11 @@ func New(Config) (*Pool, error) { return nil, ErrUnavailable }
 func (*Pool) Push([]uint64, bool) error     { return ErrClosed }
 func (*Pool) Start()                        {}
 func (*Pool) Generation() uint64            { return 0 }
-func (*Pool) Join(uint64) bool              { return true }
+func (*Pool) Join(uint64) (bool, error)     { return true, nil }
+func (*Pool) OnWorker() bool                { return false }
+func (*Pool) HoldMutex() func()             { return func() {} }
 func (*Pool) Interrupt()                    {}
 func (*Pool) Discard(dst []uint64) []uint64 { return dst }
-func (*Pool) Close()                        {}
+func (*Pool) Close() error                  { return nil }
 func (*Pool) Stats() Stats                  { return Stats{} }
 func (*Pool) ThreadIDs() []int              { return nil }

@@ -1,16 +1,30 @@
 //go:build cgo && linux
 
-// SGen's thread pool (mono/sgen/sgen-thread-pool.c, thread_func and
-// get_work) on pthreads. One mutex guards everything; workers wait on
-// work_cond; a worker takes one entry per mutex hold, runs it with the mutex
-// released, then re-takes the mutex to retire it and signal done_cond, on
-// which joiners wait. Every counter but the wake counts is written with the
-// mutex held, so each has one writer at a time; Go reads them without it,
-// hence the relaxed atomic stores and loads. Wake counts are atomic adds: a
-// StartBatch wakes after its unlock.
+// SGen's thread pool (mono/sgen/sgen-thread-pool.c: thread_func, get_work,
+// sgen_thread_pool_job_enqueue) on pthreads. One mutex guards everything;
+// workers wait on work_cond. A worker holding the mutex takes one entry,
+// releases the mutex to run it, takes it again to retire it and wake the
+// joiner (SGen's mono_os_cond_signal(&done_cond)), and with the mutex still
+// held looks for the next entry or waits on work_cond: one hold per job, as
+// thread_func returns to get_work without unlocking.
+//
+// SGen's done_cond is a futex word here (done_seq), waited on by Join
+// (sgen_thread_pool_wait_for_all_jobs) without the mutex: a retire under
+// the mutex bumps it and wakes the joiner if one sleeps, as a signal would,
+// and the joiner takes the mutex again to look, as pthread_cond_wait would.
+// The one difference is the way out: an interrupted Join (its context
+// ended) leaves without the mutex, which with thousands of workers queued
+// on a PI mutex took about a second to get.
+//
+// Every counter but the wake counts is written with the mutex held, so each
+// has one writer at a time; Go reads them without it, hence the relaxed
+// atomic stores and loads. Wake counts are atomic adds: a StartBatch wakes
+// after its unlock.
 
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,11 +50,14 @@ typedef struct {
 
 struct np_pool {
 	pthread_mutex_t lock;
-	pthread_cond_t work_cond, done_cond;
+	pthread_cond_t work_cond, ready_cond;
+	uint32_t done_seq;           // the futex Join sleeps on: bumped by each wake of it
 	uint64_t *q;                 // ring of entries; q[seq & (cap-1)]
 	uint64_t cap, head, tail;    // head: next to take; tail: next to push (sequence numbers)
 	int wake, gated, started, closing;
-	int nworkers, ready, waiting, pending, joiners;
+	int nworkers, ready, waiting, pending;
+	int joiners;                 // Joins in progress (atomic: an interrupted one leaves without the mutex)
+	int join_asleep;             // Joins asleep on done_seq since its last wake
 	uint64_t intr_gen;
 	uintptr_t handle;
 	uint64_t enq_locks, enq_wakes, coord_locks, coord_wakes, join_sleeps;
@@ -100,14 +117,51 @@ static void lock(np_pool *p, uint64_t *locks) {
 	BUMP(*locks);
 }
 
+// self is the pool whose worker this thread is, for np_on_worker: a Close
+// or Join called from a job would otherwise wait for, or free, the very
+// thread it runs on.
+static __thread np_pool *self;
+
+static void futex_wake_all(uint32_t *addr) {
+	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+// wake_joiners_locked is SGen's mono_os_cond_signal(&done_cond): it wakes
+// the Join asleep (one collector, in SGen: "Only the main GC thread will
+// ever wait on the done condition, so we don't have to broadcast"; here
+// every Join asleep, the rare case of several), and makes no system call
+// when none is, as glibc's signal makes none without a waiter.
+static void wake_joiners_locked(np_pool *p) {
+	if (p->join_asleep == 0)
+		return;
+	p->join_asleep = 0;
+	__atomic_fetch_add(&p->done_seq, 1, __ATOMIC_SEQ_CST);
+	futex_wake_all(&p->done_seq);
+}
+
+// retire_locked marks w's job done and wakes the joiner, as thread_func
+// does after a job.
+static void retire_locked(np_pool *p, np_worker *w) {
+	w->running = NONE;
+	BUMP(w->jobs);
+	wake_joiners_locked(p);
+}
+
+// worker_main is thread_func with get_work: one hold per job. The worker
+// takes an entry and releases the mutex to run it; it takes the mutex again
+// to retire the entry and, still holding it, looks for the next or waits on
+// work_cond (mono/sgen/sgen-thread-pool.c: thread_func relocks after
+// job->func, sets STATE_DONE, remove_job, mono_os_cond_signal(&done_cond),
+// and loops back to get_work without unlocking).
 static void *worker_main(void *arg) {
 	np_worker *w = arg;
 	np_pool *p = w->pool;
+	self = p;
 	w->tid = (int)syscall(SYS_gettid);
 	gcbenchNativeWarm(p->handle, w->id); // a C thread's first callback makes its M: not inside a job
 	lock(p, &w->locks);
 	p->ready++;
-	pthread_cond_broadcast(&p->done_cond);
+	pthread_cond_broadcast(&p->ready_cond);
 	for (;;) {
 		if (runnable(p)) {
 			uint64_t seq = p->head++;
@@ -119,15 +173,8 @@ static void *worker_main(void *arg) {
 			else
 				gcbenchNativeRun(p->handle, e, w->id);
 			lock(p, &w->locks);
-			w->running = NONE;
-			BUMP(w->jobs);
-			if (p->joiners)
-				pthread_cond_broadcast(&p->done_cond);
-			// SGen releases the mutex after retiring a job and takes it
-			// again to look for the next: two holds per job.
-			pthread_mutex_unlock(&p->lock);
-			lock(p, &w->locks);
-			continue;
+			retire_locked(p, w);
+			continue; // get_work with the mutex still held
 		}
 		if (p->closing && p->head == p->tail)
 			break;
@@ -144,6 +191,11 @@ static void *worker_main(void *arg) {
 	pthread_mutex_unlock(&p->lock);
 	return NULL;
 }
+
+int np_on_worker(np_pool *p) { return self == p; }
+
+void np_hold_mutex(np_pool *p) { pthread_mutex_lock(&p->lock); }
+void np_release_mutex(np_pool *p) { pthread_mutex_unlock(&p->lock); }
 
 int np_mutex_supported(int kind) {
 	pthread_mutexattr_t a;
@@ -203,7 +255,7 @@ np_pool *np_new(int workers, int mutex_kind, int wake, int gated, uintptr_t hand
 	pthread_mutex_init(&p->lock, &a);
 	pthread_mutexattr_destroy(&a);
 	pthread_cond_init(&p->work_cond, NULL);
-	pthread_cond_init(&p->done_cond, NULL);
+	pthread_cond_init(&p->ready_cond, NULL);
 	p->wake = wake;
 	p->gated = gated;
 	p->started = !gated;
@@ -228,7 +280,7 @@ np_pool *np_new(int workers, int mutex_kind, int wake, int gated, uintptr_t hand
 		return NULL;
 	}
 	while (p->ready < workers)
-		pthread_cond_wait(&p->done_cond, &p->lock);
+		pthread_cond_wait(&p->ready_cond, &p->lock);
 	pthread_mutex_unlock(&p->lock);
 	return p;
 }
@@ -303,31 +355,49 @@ static int done_upto(np_pool *p, uint64_t target) {
 	return 1;
 }
 
-uint64_t np_gen(np_pool *p) { return __atomic_load_n(&p->intr_gen, __ATOMIC_ACQUIRE); }
+uint64_t np_gen(np_pool *p) { return __atomic_load_n(&p->intr_gen, __ATOMIC_SEQ_CST); }
 
+// np_join is sgen_thread_pool_wait_for_all_jobs with a way out: under the
+// mutex it looks, and if not done sleeps on done_seq with the mutex
+// released, then takes the mutex to look again. The sequence number is
+// read before the generation, and np_interrupt moves the generation before
+// the sequence number, so that no interrupt falls between the look and the
+// sleep; an interrupted Join returns without taking the mutex again.
 int np_join(np_pool *p, uint64_t gen) {
+	if (self == p)
+		return -1; // it would wait for its own job
 	lock(p, &p->coord_locks);
 	uint64_t target = p->tail;
 	if (!p->started && p->head < target)
 		open_gate_locked(p); // a Join opens a closed gate for its own queued jobs
-	p->joiners++;
+	__atomic_fetch_add(&p->joiners, 1, __ATOMIC_SEQ_CST);
 	int done;
-	while (!(done = done_upto(p, target)) && gen == p->intr_gen) {
+	for (;;) {
+		uint32_t seq = __atomic_load_n(&p->done_seq, __ATOMIC_SEQ_CST);
+		if ((done = done_upto(p, target)) || gen != np_gen(p))
+			break;
+		p->join_asleep++;
 		BUMP(p->join_sleeps);
-		pthread_cond_wait(&p->done_cond, &p->lock);
-		BUMP(p->coord_locks);
+		pthread_mutex_unlock(&p->lock);
+		syscall(SYS_futex, &p->done_seq, FUTEX_WAIT_PRIVATE, seq, NULL, NULL, 0);
+		if (gen != np_gen(p)) { // interrupted: out without the mutex
+			__atomic_fetch_sub(&p->joiners, 1, __ATOMIC_SEQ_CST);
+			return 0;
+		}
+		lock(p, &p->coord_locks);
 	}
-	if (--p->joiners == 0 && done && p->gated && !p->closing)
+	if (__atomic_sub_fetch(&p->joiners, 1, __ATOMIC_SEQ_CST) == 0 && done && p->gated && !p->closing)
 		p->started = 0; // sgen_workers_join: started = FALSE
 	pthread_mutex_unlock(&p->lock);
 	return done;
 }
 
+// np_interrupt takes no mutex: it moves the generation, then wakes every
+// Join asleep, which then returns without the mutex too.
 void np_interrupt(np_pool *p) {
-	lock(p, &p->coord_locks);
-	__atomic_store_n(&p->intr_gen, p->intr_gen + 1, __ATOMIC_RELEASE);
-	pthread_cond_broadcast(&p->done_cond);
-	pthread_mutex_unlock(&p->lock);
+	__atomic_fetch_add(&p->intr_gen, 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&p->done_seq, 1, __ATOMIC_SEQ_CST);
+	futex_wake_all(&p->done_seq);
 }
 
 int np_discard(np_pool *p, uint64_t *out, int cap) {
@@ -335,13 +405,15 @@ int np_discard(np_pool *p, uint64_t *out, int cap) {
 	int n = 0;
 	while (n < cap && p->head < p->tail)
 		out[n++] = p->q[(p->head++) & (p->cap - 1)];
-	if (n > 0 && p->joiners)
-		pthread_cond_broadcast(&p->done_cond);
+	if (n > 0)
+		wake_joiners_locked(p);
 	pthread_mutex_unlock(&p->lock);
 	return n;
 }
 
-void np_close(np_pool *p) {
+int np_close(np_pool *p) {
+	if (self == p)
+		return -1; // pthread_join of itself, then a free under its feet
 	lock(p, &p->coord_locks);
 	p->closing = 1;
 	p->started = 1;
@@ -350,12 +422,13 @@ void np_close(np_pool *p) {
 	pthread_mutex_unlock(&p->lock);
 	for (int i = 0; i < p->nworkers; i++)
 		pthread_join(p->workers[i].thread, NULL);
+	return 0;
 }
 
 void np_free(np_pool *p) {
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->work_cond);
-	pthread_cond_destroy(&p->done_cond);
+	pthread_cond_destroy(&p->ready_cond);
 	free_pool(p);
 }
 

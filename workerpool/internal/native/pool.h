@@ -32,16 +32,24 @@ void np_start(np_pool *p);
 // np_join waits until every entry queued before it ran, or until the
 // interrupt generation differs from gen (np_gen read before the caller
 // checked its own cancellation); it returns 1 when done, 0 when
-// interrupted. A done join of a gated pool closes the gate (SGen's
-// sgen_workers_join).
+// interrupted, -1 on one of p's worker threads (inside a job), where it
+// would wait for itself. A done join of a gated pool closes the gate
+// (SGen's sgen_workers_join).
 int np_join(np_pool *p, uint64_t gen);
 uint64_t np_gen(np_pool *p);
 void np_interrupt(np_pool *p);
 // np_discard moves up to cap queued entries to out and returns how many.
 int np_discard(np_pool *p, uint64_t *out, int cap);
-// np_close lets every queued entry run and joins every worker thread;
+// np_close lets every queued entry run and joins every worker thread, and
+// returns 0; on one of p's worker threads it does nothing and returns -1.
 // np_free then frees p, once no other call can be in progress.
-void np_close(np_pool *p);
+int np_close(np_pool *p);
+// np_on_worker reports whether the calling thread is one of p's workers.
+int np_on_worker(np_pool *p);
+// np_hold_mutex and np_release_mutex take and release the pool's mutex, on
+// one thread, uncounted: for tests standing in for a convoy on it.
+void np_hold_mutex(np_pool *p);
+void np_release_mutex(np_pool *p);
 void np_free(np_pool *p);
 void np_stats_read(np_pool *p, np_stats *s, uint64_t *jobs_per_worker);
 void np_tids(np_pool *p, int *tids);

@@ -160,7 +160,7 @@ func TestGoRuntimeTableIsTheGapToNative(t *testing.T) {
 func TestFactsTableBounds(t *testing.T) {
 	tab := factsTable([]int{8})
 	require.Len(t, tab.Rows, 3)
-	assert.Equal(t, []string{"8", "65", "perjob", "66", "67 + 1 per Join wake-up", "130 + 1 per wake-up", "0 to 528"}, tab.Rows[0])
+	assert.Equal(t, []string{"8", "65", "perjob", "66", "67 + 1 per Join wake-up", "65 + 1 per wake-up", "0 to 528"}, tab.Rows[0])
 	assert.Equal(t, "0 to 16", tab.Rows[1][6])
 	assert.Equal(t, "0 to 8", tab.Rows[2][6])
 }

@@ -245,9 +245,9 @@ func factsTable(cores []int) *render.Table {
 		j := 2*jobs.SplitCount(c) + 1
 		w := c
 		rows := [][]string{
-			{"perjob", strconv.Itoa(j + 1), fmt.Sprintf("%d + 1 per Join wake-up", j+2), fmt.Sprintf("%d + 1 per wake-up", 2*j), fmt.Sprintf("0 to %d", w*(j+1))},
-			{"batch", "2", "3 + 1 per Join wake-up", fmt.Sprintf("%d + 1 per wake-up", 2*j), fmt.Sprintf("0 to %d", 2*w)},
-			{"startbatch", "1", "2 + 1 per Join wake-up", fmt.Sprintf("%d + 1 per wake-up", 2*j), fmt.Sprintf("0 to %d", w)},
+			{"perjob", strconv.Itoa(j + 1), fmt.Sprintf("%d + 1 per Join wake-up", j+2), fmt.Sprintf("%d + 1 per wake-up", j), fmt.Sprintf("0 to %d", w*(j+1))},
+			{"batch", "2", "3 + 1 per Join wake-up", fmt.Sprintf("%d + 1 per wake-up", j), fmt.Sprintf("0 to %d", 2*w)},
+			{"startbatch", "1", "2 + 1 per Join wake-up", fmt.Sprintf("%d + 1 per wake-up", j), fmt.Sprintf("0 to %d", w)},
 		}
 		for _, r := range rows {
 			t.Rows = append(t.Rows, append([]string{strconv.Itoa(c), strconv.Itoa(j)}, r...))
