@@ -199,6 +199,7 @@ func humanTable(r *report.Report, hostLine bool) *Table {
 	if hostLine {
 		t.Header = append(t.Header, headerLine(cols, 0, ""))
 	}
+	t.Lead = verdictLines(r)
 	t.Header = append(t.Header, headerLine(cols, 1, r.Title+" (µs)"), headerLine(cols, 2, ""))
 	for _, rw := range tableRows() {
 		line := []string{rw.label}

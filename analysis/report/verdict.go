@@ -1,0 +1,42 @@
+package report
+
+import (
+	"github.com/gcbench/gcbench/analysis/stats"
+)
+
+// VerdictStatistic is the statistic a Verdict states: TrimMean 10%, the
+// one SGen's measurements led with.
+const VerdictStatistic = stats.TrimMean10
+
+// A Verdict is a run's headline: the comparison the experiment exists for
+// and how it came out on VerdictStatistic.
+type Verdict struct {
+	// Comparison is the run's last: its last mode against the mode before
+	// it (batch vs perjob in the seed experiment, serial,perjob,batch).
+	Comparison stats.Comparison
+	// Improvement is Comparison's improvement on VerdictStatistic (%,
+	// positive: the new mode's pauses are shorter); Defined is false
+	// when it has none (a base statistic of zero).
+	Improvement float64
+	Defined     bool
+	// CI is the improvement's percentile-bootstrap interval (%) from
+	// stats.RatioOf's interval of the ratio new/base; its Confidence is 0
+	// when the bootstrap could not give one.
+	CI stats.Interval
+}
+
+// Verdict returns the run's headline comparison, or false for a run of
+// one mode, which compares nothing.
+func (r Run) Verdict() (Verdict, bool) {
+	if len(r.Comparisons) == 0 || len(r.Modes) < 2 {
+		return Verdict{}, false
+	}
+	v := Verdict{Comparison: r.Comparisons[len(r.Comparisons)-1]}
+	v.Improvement, v.Defined = v.Comparison.ImprovementOf(VerdictStatistic)
+	base, new := r.Modes[len(r.Modes)-2], r.Modes[len(r.Modes)-1]
+	if ratio, err := stats.RatioOf(base.Pauses, new.Pauses, VerdictStatistic); err == nil {
+		// improvement = (1 − ratio)·100: the ratio's upper end is the improvement's lower.
+		v.CI = stats.Interval{Lo: (1 - ratio.CI.Hi) * 100, Hi: (1 - ratio.CI.Lo) * 100, Confidence: ratio.CI.Confidence}
+	}
+	return v, true
+}
