@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -104,7 +105,17 @@ type cellStyle struct {
 	value func(float64) string // µs
 	pct   func(float64) string // improvement %
 	p     func(float64) string // p-value
+	// notSignificant, if not empty, follows each improvement of a
+	// comparison whose p-value is not below stats.Alpha (people's
+	// tables; a machine reads the p-value row).
+	notSignificant string
 }
+
+// notSignificantMark follows an improvement that may be noise, and
+// notSignificantNote, under the table when one is marked, says so once.
+const notSignificantMark = "†"
+
+var notSignificantNote = fmt.Sprintf("%s not significant: p ≥ %g, so this comparison's improvements may be noise.", notSignificantMark, stats.Alpha)
 
 var humanStyle = cellStyle{
 	value: func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) },
@@ -115,6 +126,7 @@ var humanStyle = cellStyle{
 		}
 		return strconv.FormatFloat(p, 'f', 3, 64)
 	},
+	notSignificant: notSignificantMark,
 }
 
 var machineStyle = cellStyle{
@@ -138,6 +150,9 @@ func (c column) cell(rw row, s cellStyle) string {
 		switch rw.kind {
 		case rowStat:
 			if v, ok := c.cmp.ImprovementOf(rw.stat); ok {
+				if !c.cmp.Significant {
+					return s.pct(v) + s.notSignificant
+				}
 				return s.pct(v)
 			}
 			return "n/a"
@@ -212,6 +227,9 @@ func humanTable(r *report.Report, hostLine bool) *Table {
 		"Improvement = (base − new) / base: positive means shorter pauses. p-value: two-sided Mann–Whitney U.",
 		definitionsNote,
 		medianCIs(r),
+	}
+	if slices.ContainsFunc(cols, func(c column) bool { return c.cmp != nil && !c.cmp.Significant }) {
+		t.Notes = append(t.Notes, notSignificantNote)
 	}
 	return t
 }

@@ -1,0 +1,35 @@
+package render
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestTableMarksImprovementsThatAreNotSignificant: in a run whose batch
+// and perjob pauses are alike, every batch-vs-perjob improvement carries
+// the mark and the note explains it once; batch vs serial, significant,
+// carries none; a run significant throughout has neither mark nor note;
+// CSV keeps bare numbers (its p-value row says the rest).
+func TestTableMarksImprovementsThatAreNotSignificant(t *testing.T) {
+	r := verdictReport(t, 1)
+	tab := humanTable(r, false)
+	for _, row := range tab.Rows[:len(tab.Rows)-3] { // the statistics
+		assert.False(t, strings.HasSuffix(row[4], notSignificantMark), "%s: batch vs serial is significant: %q", row[0], row[4])
+		assert.True(t, strings.HasSuffix(row[5], notSignificantMark), "%s: batch vs perjob is not significant: %q", row[0], row[5])
+	}
+	text := string(render(t, r, Text))
+	assert.Equal(t, 1, strings.Count(text, notSignificantNote), text)
+	md := string(render(t, r, Markdown))
+	assert.Contains(t, md, "| +0.0%"+notSignificantMark+" |")
+	assert.Contains(t, md, notSignificantNote)
+	var c bytes.Buffer
+	require.NoError(t, WriteCSV(&c, r))
+	assert.NotContains(t, c.String(), notSignificantMark)
+
+	sig := string(render(t, verdictReport(t, 0.9), Text))
+	assert.NotContains(t, sig, notSignificantMark)
+}
