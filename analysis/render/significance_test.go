@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"encoding/csv"
 	"strings"
 	"testing"
 
@@ -32,4 +33,29 @@ func TestTableMarksImprovementsThatAreNotSignificant(t *testing.T) {
 
 	sig := string(render(t, verdictReport(t, 0.9), Text))
 	assert.NotContains(t, sig, notSignificantMark)
+}
+
+// TestEveryCSVHasUniqueColumnsAndSaysWhatRanWhere: pandas renames a
+// repeated column ("ci lo.1"), so no CSV repeats one; each ends its
+// records in the configuration and host.
+func TestEveryCSVHasUniqueColumnsAndSaysWhatRanWhere(t *testing.T) {
+	merged := fixtureReport(t)
+	merged.Runs = append(merged.Runs, merged.Runs[0]) // two runs of one host: "bench-a #1", "bench-a #2"
+	var anat bytes.Buffer
+	require.NoError(t, WriteAnatomyCSV(&anat, anatomyReport(t)))
+	for name, out := range map[string][]byte{"pause": render(t, fixtureReport(t), CSV), "merged": render(t, merged, CSV), "anatomy": anat.Bytes()} {
+		recs, err := csv.NewReader(bytes.NewReader(out)).ReadAll()
+		require.NoError(t, err, name)
+		head := recs[0]
+		seen := map[string]bool{}
+		for _, h := range head {
+			assert.False(t, seen[h], "%s: column %q twice in %q", name, h, head)
+			seen[h] = true
+		}
+		require.Equal(t, []string{"config", "host"}, head[len(head)-2:], name)
+		for _, rec := range recs[1:] {
+			assert.NotEmpty(t, rec[len(rec)-2], "%s: no configuration", name)
+			assert.Contains(t, rec[len(rec)-1], "cores", "%s: no host", name)
+		}
+	}
 }

@@ -269,8 +269,9 @@ func medianCIs(r *report.Report) string {
 }
 
 // WriteCSV writes the grid as CSV: a header record ("statistic", then one
-// heading per column: "mode", "host/mode", "new vs base improvement %"),
-// then one record per row with unit-free numbers at fixed precision (µs to
+// heading per column: "mode", "host/mode", "new vs base improvement %",
+// then "config" and "host"), then one record per row, each ending in the
+// configuration and the host(s), with unit-free numbers at fixed precision (µs to
 // 3 decimals, percent to 2, p-values to 4 significant digits); cells that
 // do not apply are empty. A run that stopped early adds a last column,
 // "partial" (per host when several are merged), that says why on every
@@ -278,7 +279,8 @@ func medianCIs(r *report.Report) string {
 // columns, is WriteAnatomyCSV's.
 func WriteCSV(w io.Writer, r *report.Report) error {
 	cols := columns(r)
-	t := &Table{Header: [][]string{csvHeader(cols, []string{"statistic"}, " improvement %")}}
+	t := &Table{Header: [][]string{append(csvHeader(cols, []string{"statistic"}, " improvement %"), csvSetting...)}}
+	setting := csvSettingCells(r)
 	for _, rw := range tableRows() {
 		rec := []string{rw.label}
 		for _, c := range cols {
@@ -288,10 +290,26 @@ func WriteCSV(w io.Writer, r *report.Report) error {
 			}
 			rec = append(rec, cell)
 		}
-		t.Rows = append(t.Rows, rec)
+		t.Rows = append(t.Rows, append(rec, setting...))
 	}
 	addPartialColumns(r, t)
 	return t.Write(w, CSV)
+}
+
+// csvSetting names the columns that end every record of a report's CSV
+// tables (before "partial"): the configuration and the host, so that the
+// rows, read alone or concatenated with another run's, say what ran where.
+var csvSetting = []string{"config", "host"}
+
+// csvSettingCells are the csvSetting cells of r's records: its
+// configuration, and each run's host as the text header describes it
+// (merged runs' in column order, separated by " | ").
+func csvSettingCells(r *report.Report) []string {
+	var hosts []string
+	for _, run := range r.Runs {
+		hosts = append(hosts, describeHost(run))
+	}
+	return []string{r.Config.String(), strings.Join(hosts, " | ")}
 }
 
 // addPartialColumns adds to t, for CSV, a column "partial" (per host when
@@ -323,7 +341,8 @@ func WriteAnatomyCSV(w io.Writer, r *report.Report) error {
 		return fmt.Errorf("%w: the report has no pause anatomy", ErrInvalidInput)
 	}
 	cols := columns(r)
-	t := &Table{Header: [][]string{csvHeader(cols, []string{"row", "kind"}, " difference")}}
+	t := &Table{Header: [][]string{append(csvHeader(cols, []string{"row", "kind"}, " difference"), csvSetting...)}}
+	setting := csvSettingCells(r)
 	rows := append(append([]report.AnatomyRow{}, r.Anatomy.Parts...), r.Anatomy.Counters...)
 	for i, a := range rows {
 		kind := "part (µs)"
@@ -351,7 +370,7 @@ func WriteAnatomyCSV(w io.Writer, r *report.Report) error {
 			}
 			rec = append(rec, cell)
 		}
-		t.Rows = append(t.Rows, rec)
+		t.Rows = append(t.Rows, append(rec, setting...))
 	}
 	addPartialColumns(r, t)
 	return t.Write(w, CSV)
