@@ -75,3 +75,13 @@ func TestSweepHelpNamesEveryGridFlag(t *testing.T) {
 		assert.Regexp(t, `--`+m[1]+`\b`, sentence, "the grid sentence leaves out --%s", m[1])
 	}
 }
+
+// TestRunHelpSaysWhatATraceLacks: --trace promises wakes, which the
+// native backend's workers (in C) do not report: the help says so.
+func TestRunHelpSaysWhatATraceLacks(t *testing.T) {
+	stdout, stderr, code := runBinary(t, "run", "--help")
+	require.Equal(t, 0, code, stderr)
+	text := strings.Join(strings.Fields(unwrapHelp(stdout)), " ")
+	assert.Contains(t, text, "wakes (not on the native backend")
+	assert.Contains(t, text, "collections (named by mode)")
+}

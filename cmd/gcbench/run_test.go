@@ -358,7 +358,9 @@ func TestRunTrace(t *testing.T) {
 			spans[ev.Name]++
 		}
 	}
-	assert.Equal(t, collections, spans["collection"])
+	for _, mode := range []string{"serial", "perjob", "batch"} { // each collection's slice names its mode
+		assert.Equal(t, gcs+warmup, spans["collection "+mode], mode)
+	}
 	assert.Equal(t, collections*jobs, spans["job"])
 }
 
