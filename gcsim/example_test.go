@@ -119,13 +119,13 @@ func ExampleTraceObserver() {
 		fmt.Println(err)
 		return
 	}
-	o.CollectionStart(1)
+	o.CollectionStart(1, gcsim.Batch)
 	o.Enqueued(2)
 	o.JobStart(0)
 	o.JobStart(1)
 	o.JobEnd(1)
 	o.JobEnd(0)
-	o.CollectionEnd(1)
+	o.CollectionEnd(1, gcsim.Batch)
 	sess.Close()
 
 	r, _ := trace.Open(bytes.NewReader(file.Bytes()))

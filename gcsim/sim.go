@@ -117,6 +117,9 @@ func (s *Sim) startPool() error {
 			return fmt.Errorf("gcsim: registering trace writers (Trace): %w", err)
 		}
 		popt.Observer = s.obs // only when set: a nil *TraceObserver in the interface would not be nil
+		if cfg.Backend == workerpool.Native {
+			s.obs.WakesUnrecorded() // its workers wake in C, which reports no Woken or FutileWake
+		}
 	}
 	var err error
 	if s.pool, err = workerpool.New(popt); err != nil {
@@ -375,7 +378,7 @@ func (s *Sim) timedCollect(ctx context.Context, mode Mode, rec *Record) error {
 	var ph phases
 	s.collections++
 	if s.obs != nil {
-		s.obs.CollectionStart(s.collections)
+		s.obs.CollectionStart(s.collections, mode)
 	}
 	unwatch := s.discardOnStop(ctx)
 	err := s.pause(mode, &ph, ctx.Done())
@@ -383,7 +386,7 @@ func (s *Sim) timedCollect(ctx context.Context, mode Mode, rec *Record) error {
 		err = fmt.Errorf("pause: %w", ctx.Err())
 	}
 	if s.obs != nil {
-		s.obs.CollectionEnd(s.collections)
+		s.obs.CollectionEnd(s.collections, mode)
 	}
 	rec.HostGCs = gcBefore.overlapped(s.hostGC())
 	if e := s.completions.drain(err); e != nil {

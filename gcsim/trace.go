@@ -23,7 +23,16 @@ const (
 	TraceEnqueue         trace.Kind = 6 // one call enqueued Arg jobs
 	TraceWake            trace.Kind = 7 // a parked worker woke up
 	TraceFutileWake      trace.Kind = 8 // a worker woke and found no job it may run
+	// TraceWakesUnrecorded, written once before the first collection,
+	// says that the pool's backend does not report wakes and futile
+	// wakes (Native: they happen in C), so their absence is no finding.
+	TraceWakesUnrecorded trace.Kind = 9
 )
+
+// maxModeName bounds the mode name a collection's slice takes from its
+// payload, so that a crafted file cannot grow a name without bound (and
+// the export's name buffer never needs to grow).
+const maxModeName = 32
 
 var traceKindNames = [...]string{
 	TraceCollectionStart: "collection-start",
@@ -33,7 +42,12 @@ var traceKindNames = [...]string{
 	TraceEnqueue:         "enqueue",
 	TraceWake:            "wake",
 	TraceFutileWake:      "futile-wake",
+	TraceWakesUnrecorded: "wakes-unrecorded",
 }
+
+// wakesUnrecordedName is TraceWakesUnrecorded's name in the Chrome export:
+// a sentence for the reader of the timeline.
+const wakesUnrecordedName = "wakes not recorded: the native backend's workers wake in C"
 
 // TraceKindName returns the name of one of the Trace kinds above
 // ("collection-start", "job-end", "futile-wake", …), and k.String() for
@@ -56,6 +70,7 @@ func TraceKindName(k trace.Kind) string {
 type TraceObserver struct {
 	workers []lockedWriter
 	shared  lockedWriter
+	modes   [][]byte // each Mode's name, the payload of its collections' events, built once
 }
 
 var _ workerpool.Observer = (*TraceObserver)(nil)
@@ -68,9 +83,11 @@ type lockedWriter struct {
 	_  [40]byte // one worker's lock per cache line
 }
 
-func (l *lockedWriter) write(k trace.Kind, arg uint64) {
+func (l *lockedWriter) write(k trace.Kind, arg uint64) { l.writePayload(k, arg, nil) }
+
+func (l *lockedWriter) writePayload(k trace.Kind, arg uint64, payload []byte) {
 	l.mu.Lock()
-	l.w.Write(k, arg, nil)
+	l.w.Write(k, arg, payload)
 	l.mu.Unlock()
 }
 
@@ -82,6 +99,12 @@ func NewTraceObserver(s *trace.Session, workers int) (*TraceObserver, error) {
 		return nil, fmt.Errorf("gcsim: trace observer for %d workers: %w", workers, ErrInvalidConfig)
 	}
 	o := &TraceObserver{workers: make([]lockedWriter, workers)}
+	for _, m := range Modes() {
+		for len(o.modes) <= int(m) {
+			o.modes = append(o.modes, nil)
+		}
+		o.modes[m] = []byte(m.String())
+	}
 	for i := range o.workers {
 		w, err := s.NewWriter()
 		if err != nil {
@@ -121,11 +144,27 @@ func (o *TraceObserver) FutileWake(worker int) {
 	o.worker(worker).write(TraceFutileWake, uint64(worker))
 }
 
-// CollectionStart records the start of collection number gc's pause.
-func (o *TraceObserver) CollectionStart(gc uint64) { o.shared.write(TraceCollectionStart, gc) }
+// CollectionStart records the start of collection number gc's pause in
+// mode, whose name is the event's payload.
+func (o *TraceObserver) CollectionStart(gc uint64, mode Mode) {
+	o.shared.writePayload(TraceCollectionStart, gc, o.modeName(mode))
+}
 
-// CollectionEnd records the end of collection number gc's pause.
-func (o *TraceObserver) CollectionEnd(gc uint64) { o.shared.write(TraceCollectionEnd, gc) }
+// CollectionEnd records the end of collection number gc's pause in mode.
+func (o *TraceObserver) CollectionEnd(gc uint64, mode Mode) {
+	o.shared.writePayload(TraceCollectionEnd, gc, o.modeName(mode))
+}
+
+// WakesUnrecorded records that the pool does not report its wakes (see
+// TraceWakesUnrecorded).
+func (o *TraceObserver) WakesUnrecorded() { o.shared.write(TraceWakesUnrecorded, 0) }
+
+func (o *TraceObserver) modeName(m Mode) []byte {
+	if m >= 0 && int(m) < len(o.modes) {
+		return o.modes[m]
+	}
+	return nil
+}
 
 // Processes of the Chrome export (ChromeTracks).
 const (
@@ -135,7 +174,9 @@ const (
 
 // ChromeTracks is the trace.ChromeMapping of a Sim's traces, for
 // trace.ExportChrome: in a "pool" process, the "collector" track carries
-// collection slices, enqueues and the jobs run inline (jobs.Inline), and
+// collection slices named by their mode, enqueues, the jobs run inline
+// (jobs.Inline) and, on the Native backend, the note that wakes are not
+// recorded, and
 // worker w's track ("worker w", thread id w+1) its job slices, wakes and
 // futile wakes; events of other kinds go on their writers' tracks in a
 // "writers" process. Collection slices carry their number as "gc" and
@@ -160,6 +201,8 @@ func (ChromeTracks) Place(ev trace.Event) trace.ChromePlace {
 		return trace.ChromePlace{Track: workerTrack(ev.Arg), Phase: trace.ChromeEnd}
 	case TraceWake, TraceFutileWake:
 		return trace.ChromePlace{Track: workerTrack(ev.Arg), Phase: trace.ChromeInstant}
+	case TraceWakesUnrecorded:
+		return trace.ChromePlace{Track: collector, Phase: trace.ChromeInstant}
 	}
 	return trace.WriterTracks{PID: chromeWritersPID}.Place(ev)
 }
@@ -176,12 +219,20 @@ func workerTrack(arg uint64) trace.ChromeTrack {
 	return tr
 }
 
-// AppendName names collection slices "collection", job slices "job", and
-// other events by TraceKindName.
+// AppendName names collection slices "collection MODE" ("collection
+// perjob"; "collection" in a trace written before they carried their mode),
+// job slices "job", the backend's note that it does not report wakes as a
+// sentence, and other events by TraceKindName.
 func (ChromeTracks) AppendName(b []byte, ev trace.Event) []byte {
 	switch ev.Kind {
 	case TraceCollectionStart, TraceCollectionEnd:
-		return append(b, "collection"...)
+		b = append(b, "collection"...)
+		if mode := ev.Payload[:min(len(ev.Payload), maxModeName)]; len(mode) > 0 {
+			b = append(append(b, ' '), mode...)
+		}
+		return b
+	case TraceWakesUnrecorded:
+		return append(b, wakesUnrecordedName...)
 	case TraceJobStart, TraceJobEnd:
 		return append(b, "job"...)
 	case TraceEnqueue, TraceWake, TraceFutileWake:

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 
 	"github.com/gcbench/gcbench/jobs"
 	"github.com/gcbench/gcbench/trace"
+	"github.com/gcbench/gcbench/workerpool"
 )
 
 // TestTraceRecordsCollectionsAndJobs: with Config.Trace set, every
@@ -53,6 +55,8 @@ func TestTraceRecordsCollectionsAndJobs(t *testing.T) {
 				require.NoError(t, err)
 				inline, pooled := uint64(0), uint64(0)
 				starts := map[uint64]int{}
+				byMode := map[string]uint64{}
+				unrecorded := 0
 				for {
 					ev, err := r.Next()
 					if err == io.EOF {
@@ -69,6 +73,9 @@ func TestTraceRecordsCollectionsAndJobs(t *testing.T) {
 						}
 					case TraceCollectionStart:
 						starts[ev.Arg]++
+						byMode[string(ev.Payload)]++
+					case TraceWakesUnrecorded:
+						unrecorded++
 					}
 				}
 				read, lost := r.Totals()
@@ -84,6 +91,14 @@ func TestTraceRecordsCollectionsAndJobs(t *testing.T) {
 						serial = (gcs + warmup) * jobsPer
 					}
 				}
+				for _, m := range modes {
+					assert.Equal(t, uint64(gcs+warmup), byMode[m.String()], "each collection's start names its mode")
+				}
+				wantUnrecorded := 0
+				if backend == workerpool.Native {
+					wantUnrecorded = 1
+				}
+				assert.Equal(t, wantUnrecorded, unrecorded, "the trace says when the backend does not report wakes")
 				assert.Equal(t, serial, inline, "Serial's jobs are traced on the inline worker")
 				assert.Equal(t, collections*jobsPer-serial, pooled, "the pool's jobs are traced on its workers")
 
@@ -110,8 +125,9 @@ func observedSession(t *testing.T) []byte {
 	require.NoError(t, err)
 	o, err := NewTraceObserver(s, 3)
 	require.NoError(t, err)
-	for gc := uint64(1); gc <= 2; gc++ {
-		o.CollectionStart(gc)
+	o.WakesUnrecorded()
+	for gc, mode := range map[uint64]Mode{1: PerJob, 2: Batch} {
+		o.CollectionStart(gc, mode)
 		o.Enqueued(7)
 		o.JobStart(jobs.Inline)
 		o.JobEnd(jobs.Inline)
@@ -123,7 +139,7 @@ func observedSession(t *testing.T) []byte {
 			}
 		}
 		o.FutileWake(2)
-		o.CollectionEnd(gc)
+		o.CollectionEnd(gc, mode)
 	}
 	uw, err := s.NewWriter()
 	require.NoError(t, err)
@@ -163,7 +179,7 @@ func TestTraceObserverEvents(t *testing.T) {
 		}
 	}
 	assert.Equal(t, map[string]int{"collection-start": 2, "collection-end": 2, "enqueue": 2, "job-start": 14, "job-end": 14,
-		"wake": 6, "futile-wake": 2, "user+3": 1}, kinds)
+		"wake": 6, "futile-wake": 2, "wakes-unrecorded": 1, "user+3": 1}, kinds)
 	_, err := NewTraceObserver(nil, -1)
 	assert.ErrorIs(t, err, ErrInvalidConfig)
 }
@@ -173,7 +189,8 @@ func TestTraceObserverEvents(t *testing.T) {
 func TestTraceKindNames(t *testing.T) {
 	for k, want := range map[trace.Kind]string{TraceCollectionStart: "collection-start", TraceCollectionEnd: "collection-end",
 		TraceJobStart: "job-start", TraceJobEnd: "job-end", TraceEnqueue: "enqueue", TraceWake: "wake", TraceFutileWake: "futile-wake",
-		trace.KindStress: "stress", trace.KindUser + 3: "user+3", 0: "kind(0)", 9: "kind(9)", 999: "kind(999)"} {
+		TraceWakesUnrecorded: "wakes-unrecorded", trace.KindStress: "stress", trace.KindUser + 3: "user+3", 0: "kind(0)", 10: "kind(10)",
+		999: "kind(999)"} {
 		assert.Equal(t, want, TraceKindName(k), "kind %d", uint16(k))
 	}
 }
@@ -218,12 +235,12 @@ func TestChromeTracksLayout(t *testing.T) {
 			continue
 		}
 		counts[ev.Ph+" "+ev.Name]++
-		if ev.Name == "collection" {
+		if strings.HasPrefix(ev.Name, "collection") {
 			assert.NotNil(t, ev.Args["gc"], "a collection carries its number")
 		}
 	}
-	assert.Equal(t, map[string]int{"B collection": 2, "E collection": 2, "i enqueue": 2, "B job": 14, "E job": 14,
-		"i wake": 6, "i futile-wake": 2, "i user+3": 1}, counts)
+	assert.Equal(t, map[string]int{"B collection perjob": 1, "E collection perjob": 1, "B collection batch": 1, "E collection batch": 1,
+		"i enqueue": 2, "B job": 14, "E job": 14, "i wake": 6, "i futile-wake": 2, "i " + wakesUnrecordedName: 1, "i user+3": 1}, counts)
 	assert.Equal(t, map[string]bool{"1/0 pool": true, "1/0 collector": true, "1/1 worker 0": true, "1/2 worker 1": true,
 		"1/3 worker 2": true, "2/0 writers": true, "2/4 writer 4": true}, names)
 }
@@ -233,10 +250,11 @@ func TestChromeTracksLayout(t *testing.T) {
 func TestChromeTracksAllocateNothing(t *testing.T) {
 	var m trace.ChromeMapping = ChromeTracks{}
 	b := make([]byte, 0, 64)
+	long := bytes.Repeat([]byte("m"), 1000) // a crafted mode name: cut at maxModeName
 	for _, k := range []trace.Kind{TraceCollectionStart, TraceCollectionEnd, TraceJobStart, TraceJobEnd, TraceEnqueue,
-		TraceWake, TraceFutileWake, trace.KindStress, trace.KindUser + 7, 999} {
+		TraceWake, TraceFutileWake, TraceWakesUnrecorded, trace.KindStress, trace.KindUser + 7, 999} {
 		for _, arg := range []uint64{0, 5, math.MaxUint64, math.MaxInt64} {
-			ev := trace.Event{Kind: k, Arg: arg}
+			ev := trace.Event{Kind: k, Arg: arg, Payload: long}
 			allocs := testing.AllocsPerRun(100, func() {
 				_ = m.Place(ev)
 				b = m.AppendName(b[:0], ev)

@@ -43,16 +43,16 @@ func AnatomyTable(r *report.Report) *Table {
 		t.Header = [][]string{hosts, head}
 	}
 	for _, p := range a.Parts {
-		t.Rows = append(t.Rows, anatomyRow(p.Label, cols, func(m *report.Mode) float64 { return m.CounterMeans[p.Key] }, true))
+		t.Rows = append(t.Rows, anatomyRow(p.Label, cols, func(m *report.Mode) float64 { return m.CounterMeans[p.Key] }, shareBeyondNoise(p.Key)))
 	}
 	t.Rows = append(t.Rows,
-		anatomyRow("sum of the parts", cols, func(m *report.Mode) float64 { return a.Sum(m) }, true),
-		anatomyRow("mean pause (Avg)", cols, func(m *report.Mode) float64 { return m.Summary.Mean }, true))
+		anatomyRow("sum of the parts", cols, func(m *report.Mode) float64 { return a.Sum(m) }, shareBeyondNoise("")),
+		anatomyRow("mean pause (Avg)", cols, func(m *report.Mode) float64 { return m.Summary.Mean }, shareBeyondNoise("")))
 	for _, c := range a.Counters {
-		t.Rows = append(t.Rows, anatomyRow(c.Label, cols, func(m *report.Mode) float64 { return counterMean(m, c.Key) }, false))
+		t.Rows = append(t.Rows, anatomyRow(c.Label, cols, func(m *report.Mode) float64 { return counterMean(m, c.Key) }, nil))
 	}
 	t.Notes = append(t.Notes, "The parts add up to each collection's pause; a difference column is base − new (positive: new is shorter there), "+
-		"share its part of the whole difference of the mean pauses.")
+		"share its part of the whole difference of the mean pauses.", shareNote)
 	for _, run := range r.Runs {
 		on := ""
 		if len(r.Runs) > 1 {
@@ -78,10 +78,31 @@ func counterMean(m *report.Mode, key string) float64 {
 	return math.NaN()
 }
 
+// shareNote says when the anatomy shows a share: a share of a difference
+// within noise (597% of a 28 µs difference) reads as a finding.
+const shareNote = "A share is shown only where the whole difference of the mean pauses and the part's own difference both exceed their noise " +
+	"(the 95% normal interval of a difference of two means); else it is left blank."
+
+// shareBeyondNoise decides whether a row of counter key (the pause's
+// total for "") shows its share of a comparison: only when the whole
+// difference of the mean pauses and the row's own difference both exceed
+// their noise (a part whose noise is unknown, as in an older report, is
+// judged by the whole alone).
+func shareBeyondNoise(key string) func(base, new *report.Mode) bool {
+	return func(base, new *report.Mode) bool {
+		if noise, _ := report.DifferenceIsNoise(base, new, ""); noise {
+			return false
+		}
+		noise, _ := report.DifferenceIsNoise(base, new, key)
+		return !noise
+	}
+}
+
 // anatomyRow is one row: a value per mode column, and for each comparison
-// column the difference base − new and its share of the pause difference.
-// A NaN value or difference is shown as n/a.
-func anatomyRow(label string, cols []column, value func(*report.Mode) float64, share bool) []string {
+// column the difference base − new and, where share says so (nil: never),
+// its share of the pause difference. A NaN value or difference is shown
+// as n/a.
+func anatomyRow(label string, cols []column, value func(*report.Mode) float64, share func(base, new *report.Mode) bool) []string {
 	row := []string{label}
 	num := func(v float64) string {
 		if math.IsNaN(v) {
@@ -102,7 +123,7 @@ func anatomyRow(label string, cols []column, value func(*report.Mode) float64, s
 		d := value(base) - value(new)
 		row = append(row, num(d))
 		total := base.Summary.Mean - new.Summary.Mean
-		if share && total != 0 && !math.IsNaN(d) {
+		if share != nil && total != 0 && !math.IsNaN(d) && share(base, new) {
 			row = append(row, fmt.Sprintf("%.0f%%", 100*d/total))
 		} else {
 			row = append(row, "")

@@ -28,7 +28,8 @@ const BenchName = "BenchmarkPause"
 // differs between the reports (a sweep's grid) and "workers", in the
 // order of the scaling table; each run's other configuration is written
 // before its lines as "key: value" lines (keys in lower case, spaces made
-// hyphens, as the format wants), with goos, goarch, cpu, the host's
+// hyphens, as the format wants) but BenchNoteKey, written as "# key =
+// value" notes that benchstat does not group by, with goos, goarch, cpu, the host's
 // GOMAXPROCS, and the host when the runs come from several. A run that stopped early
 // carries a "partial" line. benchstat then compares two such files (or,
 // with -col /mode, the modes of one) by medians and their intervals, not
@@ -61,13 +62,18 @@ func WriteBench(w io.Writer, reports ...*report.Report) error {
 		return 0
 	})
 	bw := bufio.NewWriter(w)
-	var prev report.Config // the configuration in force, as written
+	var prev, prevNotes report.Config // the configuration in force, as written, and the comment lines
 	for i, e := range entries {
 		cfg := benchConfig(e.r, e.run, keys, len(hosts) > 1)
-		if !slices.Equal(cfg, prev) {
+		notes := benchNotes(e.r, keys)
+		if i == 0 || !slices.Equal(cfg, prev) || !slices.Equal(notes, prevNotes) {
 			if i > 0 {
 				bw.WriteString("\n")
 			}
+			for _, kv := range notes {
+				fmt.Fprintf(bw, "# %s = %s (a note: benchstat compares runs that differ in it in one table)\n", kv.Key, oneLine(kv.Value))
+			}
+			prevNotes = notes
 			for _, kv := range prev {
 				if _, ok := cfg.Get(kv.Key); !ok {
 					fmt.Fprintf(bw, "%s:\n", kv.Key) // an empty value ends a key
@@ -148,7 +154,7 @@ func benchConfig(r *report.Report, run *report.Run, nameKeys []string, several b
 		add(kv)
 	}
 	for _, kv := range r.Config {
-		if _, taken := own.Get(benchKey(kv.Key)); !taken && !slices.Contains(nameKeys, kv.Key) {
+		if _, taken := own.Get(benchKey(kv.Key)); !taken && !slices.Contains(nameKeys, kv.Key) && kv.Key != BenchNoteKey {
 			add(kv)
 		}
 	}
@@ -156,6 +162,24 @@ func benchConfig(r *report.Report, run *report.Run, nameKeys []string, several b
 		add(kv)
 	}
 	return cfg
+}
+
+// BenchNoteKey is the configuration key WriteBench writes as a note
+// ("# seed = 1 …", a line benchfmt skips) rather than as configuration:
+// benchstat splits its tables by every configuration key, and two runs
+// that differ only in the mutator's seed are repetitions of one
+// experiment, to be compared in one table.
+const BenchNoteKey = "seed"
+
+// benchNotes is r's BenchNoteKey pair, unless the benchmark name holds it.
+func benchNotes(r *report.Report, nameKeys []string) report.Config {
+	var notes report.Config
+	for _, kv := range r.Config {
+		if kv.Key == BenchNoteKey && !slices.Contains(nameKeys, kv.Key) {
+			notes = append(notes, kv)
+		}
+	}
+	return notes
 }
 
 // benchKey makes k a configuration key of the format: it must begin with

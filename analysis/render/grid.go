@@ -18,6 +18,11 @@ type Table struct {
 	Title string
 	// Facts are "key: value" lines under the title: configuration, host.
 	Facts []Fact
+	// Lead are lines between the preamble and the grid: what a reader
+	// needs before the numbers (a run's verdict). Text prints them as
+	// lines, Markdown and HTML as bold paragraphs; CSV, rows only, omits
+	// them.
+	Lead []string
 	// Header holds the heading lines. Text aligns each line as a row;
 	// Markdown and CSV have one heading per column, a column's lines
 	// joined by spaces.
@@ -88,6 +93,12 @@ func (t *Table) writeText(w *bufio.Writer) {
 	if t.Title != "" || len(t.Facts) > 0 {
 		fmt.Fprintln(w)
 	}
+	for _, l := range t.Lead {
+		fmt.Fprintln(w, oneLine(l))
+	}
+	if len(t.Lead) > 0 {
+		fmt.Fprintln(w)
+	}
 	var lines [][]string
 	for _, line := range append(append([][]string{}, t.Header...), t.Rows...) {
 		cells := make([]string, len(line))
@@ -143,6 +154,9 @@ func (t *Table) writeMarkdown(w *bufio.Writer) {
 	}
 	if len(t.Facts) > 0 {
 		fmt.Fprintln(w)
+	}
+	for _, l := range t.Lead {
+		fmt.Fprintf(w, "**%s**\n\n", mdEscape(l))
 	}
 	head := t.columnHeadings()
 	fmt.Fprintf(w, "| %s |\n|", strings.Join(escapeAll(head), " | "))

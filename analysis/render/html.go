@@ -47,6 +47,7 @@ type htmlSection struct {
 }
 
 type htmlTable struct {
+	Lead    []string
 	Caption string
 	Header  [][][]string // heading lines of cells of words
 	Rows    [][]htmlCell
@@ -142,6 +143,9 @@ code { font-size: 0.95em; }
 </dl>
 {{- end}}{{end}}
 {{define "table"}}
+{{- range .Lead}}
+<p class="lead"><strong>{{.}}</strong></p>
+{{- end}}
 <div class="table">
 <table>
 <caption>{{.Caption}}</caption>
@@ -168,7 +172,7 @@ func htmlTableOf(t *Table, caption string) htmlTable {
 	if caption == "" {
 		caption = t.Title
 	}
-	out := htmlTable{Caption: caption, Notes: t.Notes}
+	out := htmlTable{Lead: t.Lead, Caption: caption, Notes: t.Notes}
 	width := 0
 	for _, line := range t.Header {
 		width = max(width, len(line))

@@ -134,6 +134,7 @@ func writePanels(w io.Writer, format string, panels ...*plot.Plot) error {
 type series struct {
 	label string
 	mode  *report.Mode
+	run   int // the run's index in the report
 }
 
 func seriesOf(r *report.Report) []series {
@@ -146,7 +147,7 @@ func seriesOf(r *report.Report) []series {
 			if labels[ri] != "" {
 				label = labels[ri] + "/" + label
 			}
-			out = append(out, series{label: label, mode: &run.Modes[mi]})
+			out = append(out, series{label: label, mode: &run.Modes[mi], run: ri})
 		}
 	}
 	return out
@@ -181,9 +182,10 @@ func histogramPanel(ss []series, lo, hi float64) (*plot.Plot, error) {
 			b := max(0, min(int((v-lo)/width), histogramBins-1))
 			bins[b].Weight++
 		}
-		h := &plotter.Histogram{Bins: bins, Width: width, FillColor: seriesColor(i, 0x60)}
+		h := &plotter.Histogram{Bins: bins, Width: width, FillColor: modeColor(s.mode.Name, i, 0x60)}
 		h.LineStyle.Width = vg.Points(0.5)
-		h.LineStyle.Color = seriesColor(i, 0xff)
+		h.LineStyle.Color = modeColor(s.mode.Name, i, 0xff)
+		h.LineStyle.Dashes = plotutil.Dashes(s.run) // a mode's colour is the same on every host: the outline tells the runs apart
 		p.Add(h)
 		p.Legend.Add(s.label, h)
 	}
@@ -211,7 +213,7 @@ func boxPanel(ss []series, lo, hi float64, logScale bool) (*plot.Plot, error) {
 			return nil, fmt.Errorf("render: box plot of %s: %w", s.label, err)
 		}
 		useQuantiles(b, s.mode.Summary)
-		b.FillColor = seriesColor(i, 0x60)
+		b.FillColor = modeColor(s.mode.Name, i, 0x60)
 		p.Add(b)
 		names[i] = s.label
 	}
@@ -266,7 +268,7 @@ func cdfPanel(ss []series, lo, hi float64, logScale bool) (*plot.Plot, error) {
 			return nil, fmt.Errorf("render: CDF of %s: %w", s.label, err)
 		}
 		l.StepStyle = plotter.PostStep // F(x) = k/n on [x_k, x_{k+1}): the step up comes at each sample, not before it
-		l.Color = seriesColor(i, 0xff)
+		l.Color = modeColor(s.mode.Name, i, 0xff)
 		l.Width = vg.Points(1)
 		l.Dashes = plotutil.Dashes(i)
 		p.Add(l)

@@ -126,7 +126,7 @@ func TestCSVParses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"statistic", "serial", "perjob", "batch", "batch vs serial improvement %", "batch vs perjob improvement %"}
+	want := []string{"statistic", "serial", "perjob", "batch", "batch vs serial improvement %", "batch vs perjob improvement %", "config", "host"}
 	if strings.Join(recs[0], "|") != strings.Join(want, "|") {
 		t.Errorf("header %q, want %q", recs[0], want)
 	}

@@ -70,7 +70,8 @@ func fmtCI(ci stats.Interval) string { return "[" + fmtRatio(ci.Lo) + ", " + fmt
 // WriteScaling renders the scaling table in f; JSON is the Scaling itself, and
 // CSV has a machine's cells: each interval as two columns, numbers unit-
 // free and not rounded for reading (ratios and p-values to 4 significant
-// digits, counters to 3 decimals).
+// digits, counters to 3 decimals), every column name unique, and each
+// row ending in its point's whole configuration and host.
 func WriteScaling(w io.Writer, s *report.Scaling, f Format) error {
 	switch f {
 	case JSON:
@@ -87,10 +88,11 @@ func WriteScaling(w io.Writer, s *report.Scaling, f Format) error {
 func scalingCSV(s *report.Scaling) *Table {
 	head := slices.Clone(s.Keys)
 	ratio := s.New + "/" + s.Base
-	head = append(head, "trimmean10 "+ratio, "ci lo", "ci hi", "median "+ratio, "ci lo", "ci hi", "p", "partial")
+	head = append(head, "trimmean10 "+ratio, "trimmean10 ci lo", "trimmean10 ci hi", "median "+ratio, "median ci lo", "median ci hi", "p", "partial")
 	for _, c := range s.Counters {
 		head = append(head, c.Label+" "+s.Base, c.Label+" "+s.New)
 	}
+	head = append(head, "config", "host") // each row says what ran where, for a reader of the rows alone
 	t := &Table{Header: [][]string{head}}
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
 	for _, p := range s.Points {
@@ -103,7 +105,7 @@ func scalingCSV(s *report.Scaling) *Table {
 		for _, c := range s.Counters {
 			row = append(row, meanCell(p.BaseMeans, c.Key, "", machineStyle.value), meanCell(p.NewMeans, c.Key, "", machineStyle.value))
 		}
-		t.Rows = append(t.Rows, row)
+		t.Rows = append(t.Rows, append(row, p.Config.String(), p.Host))
 	}
 	return t
 }

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"image/color"
 	"io"
 	"math"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/gcbench/gcbench/analysis/report"
@@ -44,23 +46,36 @@ func scalingPanels(s *report.Scaling) ([]*plot.Plot, error) {
 			return nil, err
 		}
 	}
+	// "No change" is drawn and labelled: the axis holds 1 and marks it.
+	ratio.Y.Min, ratio.Y.Max = min(ratio.Y.Min, 1), max(ratio.Y.Max, 1)
+	ratio.Y.Tick.Marker = ratioTicks{}
 	panels := []*plot.Plot{ratio}
 	for _, c := range s.Counters {
 		p := plot.New()
 		p.Title.Text = c.Label + " per collection"
 		p.X.Label.Text, p.Y.Label.Text = report.ScalingX, c.Label
 		p.Legend.Top, p.Legend.Left = true, true // counters grow to the right
+		p.X.Min, p.X.Max = math.Inf(1), math.Inf(-1)
+		counted := false
+		for _, pt := range s.Points {
+			_, b := pt.BaseMeans[c.Key]
+			_, n := pt.NewMeans[c.Key]
+			counted = counted || b || n
+		}
+		if !counted { // an empty panel, said so, its axis not running below zero
+			p.Title.Text += " (not counted by these points)"
+			p.Y.Min, p.Y.Max = 0, 1
+		}
 		for i, g := range groups {
 			for j, mode := range []string{s.Base, s.New} {
 				means := func(pt report.ScalingPoint) map[string]float64 { return pt.BaseMeans }
 				if j == 1 {
 					means = func(pt report.ScalingPoint) map[string]float64 { return pt.NewMeans }
 				}
-				xys := make(plotter.XYs, len(g.points))
-				for k, pt := range g.points {
-					xys[k] = plotter.XY{X: g.x[k], Y: means(pt)[c.Key]}
-				}
-				if err := addLine(p, joinLabel(g.label, mode), xys, 2*i+j); err != nil {
+				if err := addCounterLine(p, joinLabel(g.label, mode), g, func(pt report.ScalingPoint) (float64, bool) {
+					v, ok := means(pt)[c.Key]
+					return v, ok
+				}, modeColor(mode, j, 255), i); err != nil {
 					return nil, err
 				}
 			}
@@ -89,6 +104,8 @@ func workersAxis(p *plot.Plot, groups []scalingGroup) {
 			}
 		}
 	}
+	// Every panel spans every measured count, a counter's with no line as well.
+	p.X.Min, p.X.Max = min(p.X.Min, lo), max(p.X.Max, hi)
 	if lo <= 0 || hi < 4*lo {
 		return
 	}
@@ -166,26 +183,66 @@ func addRatioLine(p *plot.Plot, g scalingGroup, i int) error {
 	if label == "" {
 		label = "all points"
 	}
-	if err := addLine(p, label, pts.XYs, i); err != nil {
+	// A ratio is no mode: its lines are black, told apart by dashes and
+	// glyphs, so that no colour means a mode here and another elsewhere.
+	if err := addLine(p, label, pts.XYs, color.Black, i); err != nil {
 		return err
 	}
 	bars, err := plotter.NewYErrorBars(pts)
 	if err != nil {
 		return fmt.Errorf("render: scaling plot: %w", err)
 	}
-	bars.Color = seriesColor(i, 255)
+	bars.Color = color.Black
 	bars.CapWidth = 2 * vg.Millimeter
 	p.Add(bars)
 	return nil
 }
 
-func addLine(p *plot.Plot, label string, xys plotter.XYs, i int) error {
+// addLine draws xys in colour c, its dashes and glyph group i's, and
+// names it in the legend.
+func addLine(p *plot.Plot, label string, xys plotter.XYs, c color.Color, i int) error {
 	line, points, err := plotter.NewLinePoints(xys)
 	if err != nil {
 		return fmt.Errorf("render: scaling plot: %w", err)
 	}
-	line.Color, points.Color = seriesColor(i, 255), seriesColor(i, 255)
+	line.Color, points.Color = c, c
+	line.Dashes, points.Shape = plotutil.Dashes(i), plotutil.Shape(i)
 	p.Add(line, points)
 	p.Legend.Add(label, line, points)
+	return nil
+}
+
+// addCounterLine draws the counter value of g's points that counted it;
+// a point that did not (the Native backend's futex calls) is a gap in the
+// line, never a 0, and a group none of whose points counted it draws no
+// line and no legend entry.
+func addCounterLine(p *plot.Plot, label string, g scalingGroup, value func(report.ScalingPoint) (float64, bool), c color.Color, i int) error {
+	var segments []plotter.XYs
+	var cur plotter.XYs
+	for k, pt := range g.points {
+		v, ok := value(pt)
+		if !ok {
+			if len(cur) > 0 {
+				segments, cur = append(segments, cur), nil
+			}
+			continue
+		}
+		cur = append(cur, plotter.XY{X: g.x[k], Y: v})
+	}
+	if len(cur) > 0 {
+		segments = append(segments, cur)
+	}
+	for s, xys := range segments {
+		line, points, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return fmt.Errorf("render: scaling plot: %w", err)
+		}
+		line.Color, points.Color = c, c
+		line.Dashes, points.Shape = plotutil.Dashes(i), plotutil.Shape(i)
+		p.Add(line, points)
+		if s == 0 {
+			p.Legend.Add(label, line, points)
+		}
+	}
 	return nil
 }

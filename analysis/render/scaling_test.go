@@ -139,13 +139,13 @@ func TestScalingCSVIsForMachines(t *testing.T) {
 		t.Fatal(err)
 	}
 	head := recs[0]
-	if want := []string{"workers", "trimmean10 batch/perjob", "ci lo", "ci hi", "median batch/perjob", "ci lo", "ci hi", "p", "partial",
-		"futex calls perjob", "futex calls batch"}; !slices.Equal(head, want) {
+	if want := []string{"workers", "trimmean10 batch/perjob", "trimmean10 ci lo", "trimmean10 ci hi", "median batch/perjob", "median ci lo",
+		"median ci hi", "p", "partial", "futex calls perjob", "futex calls batch", "config", "host"}; !slices.Equal(head, want) {
 		t.Fatalf("header %q, want %q", head, want)
 	}
 	for _, rec := range recs[1:] {
 		for i, cell := range rec {
-			if head[i] == "partial" {
+			if head[i] == "partial" || head[i] == "config" || head[i] == "host" {
 				continue
 			}
 			if _, err := strconv.ParseFloat(cell, 64); err != nil {

@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -104,7 +105,17 @@ type cellStyle struct {
 	value func(float64) string // µs
 	pct   func(float64) string // improvement %
 	p     func(float64) string // p-value
+	// notSignificant, if not empty, follows each improvement of a
+	// comparison whose p-value is not below stats.Alpha (people's
+	// tables; a machine reads the p-value row).
+	notSignificant string
 }
+
+// notSignificantMark follows an improvement that may be noise, and
+// notSignificantNote, under the table when one is marked, says so once.
+const notSignificantMark = "†"
+
+var notSignificantNote = fmt.Sprintf("%s not significant: p ≥ %g, so this comparison's improvements may be noise.", notSignificantMark, stats.Alpha)
 
 var humanStyle = cellStyle{
 	value: func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) },
@@ -115,6 +126,7 @@ var humanStyle = cellStyle{
 		}
 		return strconv.FormatFloat(p, 'f', 3, 64)
 	},
+	notSignificant: notSignificantMark,
 }
 
 var machineStyle = cellStyle{
@@ -138,6 +150,9 @@ func (c column) cell(rw row, s cellStyle) string {
 		switch rw.kind {
 		case rowStat:
 			if v, ok := c.cmp.ImprovementOf(rw.stat); ok {
+				if !c.cmp.Significant {
+					return s.pct(v) + s.notSignificant
+				}
 				return s.pct(v)
 			}
 			return "n/a"
@@ -199,6 +214,7 @@ func humanTable(r *report.Report, hostLine bool) *Table {
 	if hostLine {
 		t.Header = append(t.Header, headerLine(cols, 0, ""))
 	}
+	t.Lead = verdictLines(r)
 	t.Header = append(t.Header, headerLine(cols, 1, r.Title+" (µs)"), headerLine(cols, 2, ""))
 	for _, rw := range tableRows() {
 		line := []string{rw.label}
@@ -211,6 +227,9 @@ func humanTable(r *report.Report, hostLine bool) *Table {
 		"Improvement = (base − new) / base: positive means shorter pauses. p-value: two-sided Mann–Whitney U.",
 		definitionsNote,
 		medianCIs(r),
+	}
+	if slices.ContainsFunc(cols, func(c column) bool { return c.cmp != nil && !c.cmp.Significant }) {
+		t.Notes = append(t.Notes, notSignificantNote)
 	}
 	return t
 }
@@ -250,8 +269,9 @@ func medianCIs(r *report.Report) string {
 }
 
 // WriteCSV writes the grid as CSV: a header record ("statistic", then one
-// heading per column: "mode", "host/mode", "new vs base improvement %"),
-// then one record per row with unit-free numbers at fixed precision (µs to
+// heading per column: "mode", "host/mode", "new vs base improvement %",
+// then "config" and "host"), then one record per row, each ending in the
+// configuration and the host(s), with unit-free numbers at fixed precision (µs to
 // 3 decimals, percent to 2, p-values to 4 significant digits); cells that
 // do not apply are empty. A run that stopped early adds a last column,
 // "partial" (per host when several are merged), that says why on every
@@ -259,7 +279,8 @@ func medianCIs(r *report.Report) string {
 // columns, is WriteAnatomyCSV's.
 func WriteCSV(w io.Writer, r *report.Report) error {
 	cols := columns(r)
-	t := &Table{Header: [][]string{csvHeader(cols, []string{"statistic"}, " improvement %")}}
+	t := &Table{Header: [][]string{append(csvHeader(cols, []string{"statistic"}, " improvement %"), csvSetting...)}}
+	setting := csvSettingCells(r)
 	for _, rw := range tableRows() {
 		rec := []string{rw.label}
 		for _, c := range cols {
@@ -269,10 +290,26 @@ func WriteCSV(w io.Writer, r *report.Report) error {
 			}
 			rec = append(rec, cell)
 		}
-		t.Rows = append(t.Rows, rec)
+		t.Rows = append(t.Rows, append(rec, setting...))
 	}
 	addPartialColumns(r, t)
 	return t.Write(w, CSV)
+}
+
+// csvSetting names the columns that end every record of a report's CSV
+// tables (before "partial"): the configuration and the host, so that the
+// rows, read alone or concatenated with another run's, say what ran where.
+var csvSetting = []string{"config", "host"}
+
+// csvSettingCells are the csvSetting cells of r's records: its
+// configuration, and each run's host as the text header describes it
+// (merged runs' in column order, separated by " | ").
+func csvSettingCells(r *report.Report) []string {
+	var hosts []string
+	for _, run := range r.Runs {
+		hosts = append(hosts, describeHost(run))
+	}
+	return []string{r.Config.String(), strings.Join(hosts, " | ")}
 }
 
 // addPartialColumns adds to t, for CSV, a column "partial" (per host when
@@ -304,7 +341,8 @@ func WriteAnatomyCSV(w io.Writer, r *report.Report) error {
 		return fmt.Errorf("%w: the report has no pause anatomy", ErrInvalidInput)
 	}
 	cols := columns(r)
-	t := &Table{Header: [][]string{csvHeader(cols, []string{"row", "kind"}, " difference")}}
+	t := &Table{Header: [][]string{append(csvHeader(cols, []string{"row", "kind"}, " difference"), csvSetting...)}}
+	setting := csvSettingCells(r)
 	rows := append(append([]report.AnatomyRow{}, r.Anatomy.Parts...), r.Anatomy.Counters...)
 	for i, a := range rows {
 		kind := "part (µs)"
@@ -332,7 +370,7 @@ func WriteAnatomyCSV(w io.Writer, r *report.Report) error {
 			}
 			rec = append(rec, cell)
 		}
-		t.Rows = append(t.Rows, rec)
+		t.Rows = append(t.Rows, append(rec, setting...))
 	}
 	addPartialColumns(r, t)
 	return t.Write(w, CSV)

@@ -145,6 +145,10 @@ type Mode struct {
 	Summary stats.Summary `json:"summary"`
 	// CounterMeans maps a counter's name to its mean per collection.
 	CounterMeans map[string]float64 `json:"counter_means,omitempty"`
+	// CounterErrors maps a counter's name to the standard error of its
+	// mean (stats.StandardError), the noise the anatomy weighs a part's
+	// difference against; reports written before it was kept have none.
+	CounterErrors map[string]float64 `json:"counter_errors,omitempty"`
 	// Disturbed lists the indices into Pauses of samples during which the
 	// host's own (Go) garbage collector ran; they are kept in the
 	// statistics and flagged here so a reader can judge or drop them.
@@ -174,12 +178,14 @@ func NewRun(host Host, modes []ModeInput) (Run, error) {
 	run := Run{Host: host}
 	for _, in := range modes {
 		means := make(map[string]float64, len(in.Counters))
+		errs := make(map[string]float64, len(in.Counters))
 		for name, vs := range in.Counters {
 			if len(vs) > 0 {
 				means[name] = stat.Mean(vs, nil)
+				errs[name] = stats.StandardError(vs)
 			}
 		}
-		m := Mode{Name: in.Name, Pauses: slices.Clone(in.Pauses), CounterMeans: means,
+		m := Mode{Name: in.Name, Pauses: slices.Clone(in.Pauses), CounterMeans: means, CounterErrors: errs,
 			Disturbed: slices.Clone(in.Disturbed)}
 		run.Modes = append(run.Modes, m)
 	}
@@ -239,6 +245,11 @@ func (m *Mode) validate() error {
 	for _, v := range m.CounterMeans {
 		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > math.MaxFloat64/4 {
 			return fmt.Errorf("%w: mode %q has a non-finite counter", ErrInvalidInput, m.Name)
+		}
+	}
+	for _, v := range m.CounterErrors {
+		if !(v >= 0 && v <= math.MaxFloat64/4) { // also catches NaN
+			return fmt.Errorf("%w: mode %q has a counter error of %v, not a finite non-negative number", ErrInvalidInput, m.Name, v)
 		}
 	}
 	for _, i := range m.Disturbed {

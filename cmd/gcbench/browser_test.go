@@ -65,6 +65,7 @@ type renderedSVG struct {
 	Paths, Texts    int
 	Title, Caption  string
 	VisibleInWindow bool
+	Words           []string // every <text>'s content: titles, tick labels, legend entries
 }
 
 // readPage is the script that collects renderedPage from the document.
@@ -80,7 +81,8 @@ const readPage = `(() => ({
       Paths: s.querySelectorAll("path").length, Texts: s.querySelectorAll("text").length,
       Title: s.querySelector("title") ? s.querySelector("title").textContent : "",
       Caption: s.closest("figure").querySelector("figcaption").textContent,
-      VisibleInWindow: b.width > 0 && b.height > 0};
+      VisibleInWindow: b.width > 0 && b.height > 0,
+      Words: [...s.querySelectorAll("text")].map(e => e.textContent.trim())};
   }),
   open: [...document.querySelectorAll("details[open] [id]")].map(e => e.id),
 }))()`
@@ -250,7 +252,33 @@ func TestHTMLReportsInABrowser(t *testing.T) {
 		}
 		assert.Equal(t, 3, pointTables, "a pause table per point")
 		assert.Equal(t, []string{"point-2"}, page.Open, "a link to a point opens its report")
+		checkNativeSweepPlots(t, page)
 	})
+}
+
+// checkNativeSweepPlots: the points (testdata/report-a.json's, which
+// count no futex calls, as the Native backend's do not) draw no
+// futex-calls line, and the ratio axis labels 1.
+func checkNativeSweepPlots(t *testing.T, page renderedPage) {
+	t.Helper()
+	var ratio, futex *renderedSVG
+	for i, s := range page.SVGs {
+		switch {
+		case strings.Contains(s.Caption, "TrimMean"):
+			ratio = &page.SVGs[i]
+		case strings.Contains(s.Caption, "futex calls"):
+			futex = &page.SVGs[i]
+		}
+	}
+	require.NotNil(t, ratio, "no ratio plot")
+	require.NotNil(t, futex, "no futex-calls plot")
+	for _, w := range futex.Words {
+		assert.NotContains(t, []string{"perjob", "batch"}, w, "the futex-calls plot of points that counted none draws a line: %q", futex.Words)
+	}
+	assert.True(t, slices.ContainsFunc(ratio.Words, func(w string) bool {
+		v, err := strconv.ParseFloat(w, 64)
+		return err == nil && v == 1 && strings.Contains(w, ".")
+	}), "the ratio axis has no label 1.0: %q", ratio.Words)
 }
 
 // writeSweepPoints writes one point per worker count into dir: the saved

@@ -54,3 +54,34 @@ func TestHelpFitsAndListsCommands(t *testing.T) {
 	}
 	assert.True(t, strings.HasSuffix(stdout, "'gcbench COMMAND --help' documents a command's flags.\n"), "the list ends --help")
 }
+
+// TestSweepHelpNamesEveryGridFlag: the sentence of `sweep --help` that
+// defines a point names every list flag that spans the grid (all but
+// --modes, which each point compares).
+func TestSweepHelpNamesEveryGridFlag(t *testing.T) {
+	stdout, stderr, code := runBinary(t, "sweep", "--help")
+	require.Equal(t, 0, code, stderr)
+	text := strings.Join(strings.Fields(stdout), " ")
+	_, rest, ok := strings.Cut(text, "every combination of ")
+	require.True(t, ok, "sweep --help says what a point is:\n%s", stdout)
+	sentence, _, ok := strings.Cut(rest, " is one point")
+	require.True(t, ok)
+	lists := regexp.MustCompile(`(?m)^\s+--([a-z-]+) list\s`).FindAllStringSubmatch(stdout, -1)
+	require.NotEmpty(t, lists)
+	for _, m := range lists {
+		if m[1] == "modes" {
+			continue
+		}
+		assert.Regexp(t, `--`+m[1]+`\b`, sentence, "the grid sentence leaves out --%s", m[1])
+	}
+}
+
+// TestRunHelpSaysWhatATraceLacks: --trace promises wakes, which the
+// native backend's workers (in C) do not report: the help says so.
+func TestRunHelpSaysWhatATraceLacks(t *testing.T) {
+	stdout, stderr, code := runBinary(t, "run", "--help")
+	require.Equal(t, 0, code, stderr)
+	text := strings.Join(strings.Fields(unwrapHelp(stdout)), " ")
+	assert.Contains(t, text, "wakes (not on the native backend")
+	assert.Contains(t, text, "collections (named by mode)")
+}

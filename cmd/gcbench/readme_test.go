@@ -64,3 +64,30 @@ func TestREADMEShowsTheRowsTheCodePrints(t *testing.T) {
 		assert.Equal(t, printed, labels(b), "a README table's rows differ from what run prints:\n%s", b)
 	}
 }
+
+// TestGlossaryDefinesEachTermOnceAndTheREADMELinksIt: docs/methodology.md's
+// glossary defines each term under one anchor, every link into it names
+// an anchor that exists, and the README links the terms it uses.
+func TestGlossaryDefinesEachTermOnceAndTheREADMELinksIt(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/methodology.md")
+	require.NoError(t, err)
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	_, glossary, ok := strings.Cut(string(doc), "\n## Glossary\n")
+	require.True(t, ok, "methodology.md has a glossary")
+	glossary, _, _ = strings.Cut(glossary, "\n## ")
+	anchors := map[string]int{}
+	for _, m := range regexp.MustCompile(`<a id="([a-z-]+)"></a>`).FindAllStringSubmatch(string(doc), -1) {
+		anchors[m[1]]++
+	}
+	for _, term := range []string{"seed", "gate", "futile-wake-up", "herd", "pi", "host-gc-disturbed", "caravan", "verdict"} {
+		assert.Contains(t, glossary, `<a id="`+term+`"></a>`, "the glossary does not define %s", term)
+		assert.Equal(t, 1, anchors[term], "%s is defined %d times", term, anchors[term])
+	}
+	for _, m := range regexp.MustCompile(`methodology\.md#([a-z-]+)`).FindAllStringSubmatch(string(readme), -1) {
+		assert.Equal(t, 1, anchors[m[1]], "the README links #%s, which methodology.md does not define once", m[1])
+	}
+	for _, term := range []string{"seed", "gate", "pi", "futile-wake-up", "herd", "caravan"} {
+		assert.Contains(t, string(readme), "docs/methodology.md#"+term, "the README uses %s without linking its definition", term)
+	}
+}

@@ -44,7 +44,7 @@ func TestReportMergesHosts(t *testing.T) {
 		"bench-a/serial", "bench-a/perjob", "bench-a/batch",
 		"bench-a/batch vs serial improvement %", "bench-a/batch vs perjob improvement %",
 		"bench-b/serial", "bench-b/perjob", "bench-b/batch",
-		"bench-b/batch vs serial improvement %", "bench-b/batch vs perjob improvement %"}, recs[0])
+		"bench-b/batch vs serial improvement %", "bench-b/batch vs perjob improvement %", "config", "host"}, recs[0])
 	assert.Equal(t, recs[1][1], recs[1][6], "same samples on both hosts, same stdev")
 }
 

@@ -170,9 +170,9 @@ func TestRunCSVAndMarkdown(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	recs, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
 	require.NoError(t, err)
-	assert.Equal(t, []string{"statistic", "perjob", "batch", "batch vs perjob improvement %"}, recs[0])
-	for _, rec := range recs[1:9] { // the statistics rows are all numbers
-		for _, cell := range rec[1:] {
+	assert.Equal(t, []string{"statistic", "perjob", "batch", "batch vs perjob improvement %", "config", "host"}, recs[0])
+	for _, rec := range recs[1:9] { // the statistics rows are all numbers, then the configuration and host
+		for _, cell := range rec[1 : len(rec)-2] {
 			_, err := strconv.ParseFloat(cell, 64)
 			assert.NoError(t, err, "row %s", rec[0])
 		}
@@ -210,8 +210,8 @@ func TestRunVerifyOneMode(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	recs, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
 	require.NoError(t, err)
-	assert.Equal(t, []string{"statistic", "batch"}, recs[0])
-	assert.Equal(t, []string{"n", "3"}, recs[TableStatisticsRows])
+	assert.Equal(t, []string{"statistic", "batch", "config", "host"}, recs[0])
+	assert.Equal(t, []string{"n", "3"}, recs[TableStatisticsRows][:2])
 }
 
 func TestRunCPUProfile(t *testing.T) {
@@ -358,7 +358,9 @@ func TestRunTrace(t *testing.T) {
 			spans[ev.Name]++
 		}
 	}
-	assert.Equal(t, collections, spans["collection"])
+	for _, mode := range []string{"serial", "perjob", "batch"} { // each collection's slice names its mode
+		assert.Equal(t, gcs+warmup, spans["collection "+mode], mode)
+	}
 	assert.Equal(t, collections*jobs, spans["job"])
 }
 

@@ -110,7 +110,7 @@ type seedQuote struct {
 // test says the words are gone.
 var seedQuotes = []seedQuote{
 	{"README.md", "cut its pauses by about {sgen.second_run.improvement}% (mono/mono#20634)"},
-	{"README.md", "SGen measured {sgen.trimmean10.batch_over_perjob} on {sgen.cores} cores"},
+	{"README.md", "SGen measured {sgen.trimmean10.batch_over_perjob} with 8 workers on an {sgen.cores}-core"},
 	{"README.md", "SGen's shape, {sgen.cores} workers ({sgen.wakeups.perjob} jobs a collection)"},
 	{"README.md", "the seed reported {eventpipe.events_read.gain_low}–{eventpipe.events_read.gain_high}×"},
 	{"README.md", "(`--iterations {eventpipe.iterations} --duration {eventpipe.duration}s` is the seed's length)"},

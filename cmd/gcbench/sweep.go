@@ -27,8 +27,9 @@ import (
 const sweepUsage = `usage: gcbench sweep --dir DIR [flags]
 
 Runs 'gcbench run' over a grid: every combination of --workers, --wake,
---backend, --major-heap and --los is one point, an interleaved comparison of
---modes, saved as DIR/POINT.json (written atomically, named by the point).
+--backend, --mutex (native points only), --major-heap and --los is one
+point, an interleaved comparison of --modes, saved as DIR/POINT.json
+(written atomically, named by the point).
 A point whose file exists is skipped, so an interrupted sweep resumes where
 it stopped; an interrupted point is not saved. A point that fails (a full
 heap) is not saved either: the sweep goes on with the next, then exits 1

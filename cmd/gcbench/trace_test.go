@@ -122,7 +122,7 @@ func writeTraceFile(t *testing.T) string {
 	require.NoError(t, err)
 	o, err := gcsim.NewTraceObserver(s, 2)
 	require.NoError(t, err)
-	o.CollectionStart(1)
+	o.CollectionStart(1, gcsim.PerJob)
 	o.Enqueued(4)
 	for w := 0; w < 2; w++ {
 		o.Woken(w)
@@ -132,7 +132,7 @@ func writeTraceFile(t *testing.T) string {
 		}
 	}
 	o.FutileWake(1)
-	o.CollectionEnd(1)
+	o.CollectionEnd(1, gcsim.PerJob)
 	require.NoError(t, s.Close())
 	require.NoError(t, f.Close())
 	return name
@@ -189,6 +189,9 @@ func TestTracePerfetto(t *testing.T) {
 	phases := map[string]int{}
 	for _, ev := range doc.TraceEvents {
 		phases[ev["ph"].(string)]++
+		if ev["ph"] == "B" && strings.HasPrefix(ev["name"].(string), "collection") {
+			assert.Equal(t, "collection perjob", ev["name"], "a collection's slice names its mode")
+		}
 	}
 	assert.Equal(t, map[string]int{"B": 5, "E": 5, "i": 4, "M": 4}, phases) // M: process + collector + 2 workers
 }
