@@ -1,0 +1,200 @@
+package workerpool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"github.com/gcbench/gcbench/jobs"
+	"time"
+)
+
+// Close shuts the pool down gracefully: it refuses new jobs (Enqueue,
+// EnqueueFunc, EnqueueBatch and StartBatch return ErrClosed), opens the
+// gate, lets the workers run every accepted job, and returns once every
+// worker has exited — for Threads, once every worker's OS thread is gone.
+// It returns the panics of jobs that no Join collected (a group's panics
+// are its Wait's), as Join would have reported them. Close is idempotent;
+// every call returns the first call's result.
+//
+// A job must not call Close, nor Shutdown with a context of its own: it
+// would wait for its own worker to exit. Go has no goroutine identity, so
+// Close cannot tell such a call; Shutdown, Join and a group's WaitCtx given
+// the context a group's job received return ErrCalledFromJob instead.
+func (p *Pool) Close() error {
+	if !p.initialized() {
+		return ErrNotInitialized
+	}
+	p.closeOnce.Do(func() { p.closeErr = p.shutdown() })
+	return p.closeErr
+}
+
+// Discard removes every job still queued — accepted, not yet started by a
+// worker — and returns how many it removed. On an ungated pool that
+// includes the unstarted jobs of the workers' grabs; on a gated pool (the
+// SGen round) those still run (at most MaxGrab per worker). Jobs already
+// running finish as usual. A discarded job never runs and is not counted in
+// Stats.JobsRun (Stats.Dropped counts it); Join counts it as done, so a
+// Join waits only for jobs that run, and a Close after Discard waits only
+// for the running ones; a discarded job of a group makes the group's Wait
+// report it (ErrDropped). It is for abandoning queued work, for example
+// when the caller's context ends. Without groups its time does not depend
+// on the number of jobs (one lock per shard when sharded): the queue's
+// storage is left to the Go collector; with groups it visits each removed
+// job once to tell its group. On an ungated Targeted pool, whose Enqueue
+// publishes without the lock, it waits, as EnqueueBatch does, for an
+// Enqueue caught between reserving its place and publishing its job, so
+// that no job accepted before it is left behind.
+func (p *Pool) Discard() int {
+	if !p.initialized() {
+		return 0
+	}
+	if p.nat != nil {
+		return p.nat.discard()
+	}
+	return p.discard()
+}
+
+// discard is Discard on a Go backend.
+func (p *Pool) discard() int {
+	c := &p.coord
+	var drop func(jobs.Job)
+	if p.tracked.Load() {
+		drop = dropJob
+	}
+	n := 0
+	if p.shards != nil {
+		n = p.discardSharded(drop)
+	}
+	p.lock(c)
+	if p.shards == nil {
+		if p.in != nil {
+			// All, not just up to a position still being written: the
+			// jobs behind it were accepted by Enqueues that returned.
+			p.in.moveAll(&p.q)
+		}
+		n = p.q.len()
+		if drop != nil {
+			p.q.each(drop)
+		}
+		p.q.clear()
+		p.popped.Add(uint64(n)) // taken, as far as Join's targets are concerned
+	}
+	if p.room != nil {
+		p.room.release(n)
+	}
+	n += p.dropGrabsLocked(drop)
+	p.dropped.Add(uint64(n))
+	p.wakeDoneJoinsLocked(c)
+	p.unlock(c)
+	return n
+}
+
+// dropJob tells a group's job that it was dropped unrun.
+func dropJob(j jobs.Job) {
+	if d, ok := j.(dropper); ok {
+		d.drop()
+	}
+}
+
+// shutdown is Close: closed, then (sharded) no push in flight, then sealed
+// with the gate open and every worker woken; it waits for them to exit.
+func (p *Pool) shutdown() error {
+	if p.nat != nil {
+		p.closed.Store(true)
+		p.nat.c.Close()
+		return nil
+	}
+	c := &p.coord
+	if p.shards != nil {
+		p.closed.Store(true)
+		p.sealShards()
+	}
+	p.lock(c)
+	p.closed.Store(true)
+	if p.in != nil {
+		p.in.close()
+	}
+	p.sealed.Store(true)
+	p.gateOpen.Store(true)
+	release := p.wakeEveryoneLocked(c)
+	p.unlock(c)
+	if release > 0 {
+		c.addFutex(p.sema.release(release))
+	}
+	p.wg.Wait()
+	err := p.awaitThreadExit()
+	p.lock(c)
+	panics := p.takePanicsLocked()
+	p.unlock(c)
+	return errors.Join(panics, err)
+}
+
+// stopAccepting makes every later enqueue return ErrClosed, as Close does
+// first.
+func (p *Pool) stopAccepting() {
+	c := &p.coord
+	p.lock(c)
+	p.closed.Store(true)
+	if p.in != nil {
+		p.in.close()
+	}
+	p.unlock(c)
+	if p.shards != nil {
+		p.sealShards() // no push that saw the pool open is still in flight
+	}
+}
+
+// Shutdown stops accepting jobs at once, lets the workers run the queued
+// jobs until ctx ends, then discards the jobs not yet started (Discard) and
+// waits for the running ones, and for the workers to exit, as Close does.
+// It returns the panics that no Join or group's Wait collected, as Close
+// does, and, if it discarded jobs, a *DroppedError wrapping ErrDropped
+// with their count and ctx's cause; a group whose jobs it discarded
+// reports them to its own Wait. Given the context a group's job received,
+// it returns ErrCalledFromJob at once. After Shutdown, Close returns at
+// once. On the Native backend it is Close.
+func (p *Pool) Shutdown(ctx context.Context) error {
+	if !p.initialized() {
+		return ErrNotInitialized
+	}
+	if p.calledFromJob(ctx) {
+		return fmt.Errorf("workerpool: shutdown: %w", ErrCalledFromJob)
+	}
+	if p.nat != nil {
+		return p.Close()
+	}
+	p.stopAccepting()
+	closed := make(chan error, 1)
+	go func() { closed <- p.Close() }()
+	select {
+	case err := <-closed:
+		return err
+	case <-ctx.Done():
+	}
+	n := p.discard()
+	err := <-closed
+	if n > 0 {
+		err = errors.Join(err, &DroppedError{Count: n, Cause: context.Cause(ctx)})
+	}
+	return err
+}
+
+// awaitThreadExit waits until every worker thread has terminated. The
+// runtime ends a locked thread just after its goroutine returns, so this
+// takes microseconds; the bound only turns a runtime surprise into an error.
+func (p *Pool) awaitThreadExit() error {
+	tids := p.retiredThreads
+	for i := range p.workers {
+		tids = append(tids, int(p.workers[i].tid.Load()))
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for _, tid := range tids {
+		for tid != 0 && !p.kit.threadExited(tid) {
+			if time.Now().After(deadline) {
+				return fmt.Errorf("workerpool: close: worker thread %d still running", tid)
+			}
+			time.Sleep(20 * time.Microsecond)
+		}
+	}
+	return nil
+}
