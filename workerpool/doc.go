@@ -26,8 +26,8 @@
 //     return exactly when the jobs they wait for have run;
 //   - exact counters, kept off the shared hot path.
 //
-// The dispatch algorithm and its invariants are at Pool, the wake rules at
-// the WakePolicy constants, the gate at Options.Gated and StartBatch, the
-// sharded queue at Sharded, the lock-free enqueue and what a submission
-// allocates at Pool.Enqueue.
+// How the pool keeps these promises is written beside the code that does
+// it (unexported comments in pool.go, worker.go, steal.go, wake.go,
+// gate.go, ingress.go and shard.go); the wake rules are at the WakePolicy
+// constants, and measured costs are in the repository's docs/workerpool.md.
 package workerpool

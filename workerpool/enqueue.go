@@ -5,45 +5,18 @@ import (
 	"github.com/gcbench/gcbench/jobs"
 )
 
-// Enqueue queues one job: one lock acquisition and one wake decision per
-// call — except on an ungated Targeted pool with the shared queue, where it
-// takes no lock unless a parked worker must be woken (below). It returns
-// ErrClosed after Close and ErrNilJob for a nil job. It allocates nothing
-// beyond the queue's occasional growth; whether making the jobs.Job value
-// allocates depends on its type (below).
-//
-// Lock-free enqueue. An ungated Targeted pool on the shared queue puts an
-// ingress in front of its queue: 1024 cells after Dmitry Vyukov's bounded
-// MPMC queue, whose one consumer is whoever holds the queue lock. Enqueue
-// reserves a position with one CAS and publishes its job in the position's
-// cell without taking the lock; a worker, under the lock, takes its grab
-// from the queue's blocks while they hold jobs (they are older) and
-// otherwise straight from the cells. Enqueue takes the lock only to wake a
-// parked worker when none is already on its way — the Targeted rule then
-// applies as after a locked enqueue — or to move the jobs of a full
-// ingress to the blocks. With one fast submitter the lock was the
-// bottleneck: each enqueue took it, and workers coming back for a grab
-// queued behind the submitter. The order stays FIFO, Join's sequence
-// numbers stay exact, and Close refuses every later reservation at once
-// (ingress.go). EnqueueBatch, gated pools and the other policies keep the
-// locked path, so SGen's per-job protocol — lock, push, wake under the
-// lock — is what gcsim measures (its pools are gated).
-//
-// Submitting without allocating. The queue stores jobs.Job interface
-// values in blocks reused from round to round, so Enqueue, EnqueueFunc,
-// EnqueueBatch and StartBatch allocate nothing per job once the queue has
-// grown to the largest backlog. What a submission costs in allocations is
-// decided by making the job value, before the call (TestSubmitFormsAllocate
-// measures each form with testing.AllocsPerRun):
+// Enqueue queues one job. It returns ErrClosed after Close and ErrNilJob
+// for a nil job; on a bounded pool (Options.MaxQueued) it first waits for
+// room. The pool allocates nothing per job once its queue has grown to the
+// largest backlog; whether making the jobs.Job value allocates depends on
+// its type (TestSubmitFormsAllocate measures each form):
 //
 //   - no allocation: a pointer (p.Enqueue(&job)), a struct or array holding
-//     only a pointer, a func value that is not a new closure
-//     (p.EnqueueFunc(run) for a top-level function or a func built once and
-//     reused), a batch slice reused across calls;
+//     only a pointer, a func value that is not a new closure (a top-level
+//     function, or a func built once and reused);
 //   - one allocation per job: a closure created per job that captures
-//     variables (p.EnqueueFunc(func(int) { use(i) })), a method value
-//     (p.EnqueueFunc(job.Run)), and any other non-pointer value converted
-//     to jobs.Job (a struct of two words is copied to the heap).
+//     variables, a method value (job.Run), and any other non-pointer value
+//     converted to jobs.Job.
 //
 // For many small jobs, keep the per-job state in a slice and enqueue
 // pointers to its elements, or one job per range of it.
@@ -67,7 +40,12 @@ func (p *Pool) Enqueue(j jobs.Job) error {
 }
 
 // enqueueOne is Enqueue for a valid j on a Go backend, its place in a
-// bounded queue reserved.
+// bounded queue reserved. On the shared queue it takes the lock, pushes,
+// applies the wake policy once and unlocks — SGen's per-job protocol,
+// which gcsim measures (its pools are gated) — except on an ungated
+// Targeted pool, which publishes through the ingress without the lock and
+// takes it only to wake a parked worker when none is on its way, or to
+// empty a full ingress (ingress.go says why and how).
 func (p *Pool) enqueueOne(j jobs.Job) error {
 	if p.shards != nil {
 		return p.pushSharded(j, nil)

@@ -9,45 +9,12 @@ import (
 	"github.com/gcbench/gcbench/jobs"
 )
 
-// Pool is a fixed set of workers serving a job queue: one shared FIFO queue
-// (the default, SGen's model) or one shard per worker (Options.Queue). All
-// methods are safe for concurrent use.
+// How the pool keeps Pool's promises. The dispatch algorithm is at serve
+// (worker.go), stealing at steal.go, the wake rules at the WakePolicy
+// constants and wake.go, the gate at gate.go, the lock-free enqueue at
+// ingress.go; what they cost is measured in docs/workerpool.md.
 //
-// Dispatch. The queue is a list of fixed-size blocks reused across rounds,
-// so enqueuing and taking jobs do not allocate. Every job gets a sequence
-// number in queue order: pushed counts jobs accepted, popped counts jobs
-// taken. Enqueue takes the lock, pushes, applies the wake policy once and
-// unlocks (except on an ungated Targeted pool: see Enqueue); EnqueueBatch
-// does the same for n jobs: one lock acquisition, one wake decision. A
-// worker holds the lock while it looks for work; if the gate is open it
-// takes a grab — the oldest min(max(1, q/(2·workers)), MaxGrab) of the q
-// queued jobs — releases the lock, runs the grab's jobs in order, and
-// re-takes the lock once to retire the grab and take the next one. So a
-// worker pays one lock acquisition per grab, not per job, when the queue
-// is long, while the shares shrink as the queue drains and the last jobs
-// of a round still spread over every worker (Go's runqgrab takes half of a
-// run queue for one thief; here all workers share one queue, hence the
-// division by the worker count). Job panics are recovered and kept for
-// Join. On an ungated pool a worker that finds no queued job steals the
-// newer half of the unstarted jobs of another worker's grab (steal.go), so
-// no job waits behind a slow one while a worker is idle; a gated pool, the
-// SGen round, never steals and keeps its counters as they were. The price
-// is one uncontended atomic add per job after the first of a grab, by which
-// the owner claims it (a thief may have taken it). On BenchmarkTinyTasks,
-// whose jobs are empty, that is about a tenth of the CPU profile and 7–14%
-// more time per job than with stealing turned off (goroutine backend,
-// GOGC=off, geomean of its 8 configurations, two runs); a job that does a
-// microsecond of work cannot show it. The Go runtime pays the same for
-// stealing (a CAS per goroutine taken from a local run queue); claiming
-// several jobs at once would let the others wait behind a slow one.
-//
-// Ordering. Jobs are taken in FIFO order (each grab is the oldest run of
-// queued jobs) and each worker runs its grab in order, so a pool of one
-// worker runs jobs in enqueue order. Grabs of different workers run
-// concurrently: a job may start before an older one held by another
-// worker.
-//
-// Invariants:
+// Invariants of the pool:
 //
 //  1. Exactly once: a job is accepted only inside the critical section that
 //     pushes it, or by the CAS that reserves its ingress position, and
@@ -101,12 +68,22 @@ import (
 //     unlocking count with atomic adds in a separate padded set. Stats sums
 //     them without locking.
 //
-// A Pool must be made by New. The zero Pool and a nil *Pool have no workers
-// and never panic: Enqueue, EnqueueFunc, EnqueueBatch, StartBatch,
-// TryEnqueue, EnqueueCtx, EnqueueBatchCtx, Join, Shutdown and Close return
-// ErrNotInitialized (so does the Wait of a group with jobs, and Map), Start
-// does nothing, Discard and Workers return 0, Options returns the zero
-// Options and Stats returns zero counters.
+
+// Pool is a fixed set of workers serving a job queue. All methods are safe
+// for concurrent use.
+//
+// An accepted job runs exactly once, unless it is dropped on purpose
+// (Discard, Shutdown, a group's cancel), which is counted and reported. A
+// job's panic is recovered and reported to whoever waits for the job: a
+// group's Wait, Map, Join or Close. Jobs are taken in FIFO order; a pool of
+// one worker runs them in enqueue order, while on more workers a job may
+// start before an older one that another worker holds. On an ungated pool
+// no job waits behind a slow one while a worker is idle.
+//
+// A Pool must be made by New. The zero Pool and a nil *Pool have no
+// workers and never panic: their enqueue methods, Join, Shutdown and Close
+// return ErrNotInitialized, as do Map and the Wait of a group with jobs;
+// Start does nothing, and the other methods return zero values.
 type Pool struct {
 	opts    Options
 	obs     Observer

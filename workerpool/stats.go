@@ -13,9 +13,9 @@ type Stats struct {
 	// EnqueueFunc, EnqueueBatch and StartBatch. Shared queue: one per call
 	// that reached the queue, except Enqueue and EnqueueFunc on an ungated
 	// Targeted pool, which take it only to wake a parked worker or to
-	// empty a full ingress (see "Lock-free enqueue" in the package
-	// documentation). Sharded: one shard lock per call, plus one of the
-	// pool lock when a sleeping worker had to be woken.
+	// make room in its full lock-free front. Sharded: one shard lock per
+	// call, plus one of the pool lock when a sleeping worker had to be
+	// woken.
 	EnqueueLockAcquisitions uint64
 	// LockAcquisitions counts every lock acquisition — the queue lock, and
 	// a sharded pool's shard locks — by the enqueue side, workers, Start,
@@ -56,7 +56,7 @@ type Stats struct {
 	Steals uint64
 	// GrabSteals counts the grabs an idle worker of an ungated pool stole
 	// from the unstarted jobs of another worker's grab (included in
-	// Grabs); see Pool's doc on stealing.
+	// Grabs).
 	GrabSteals uint64
 	// SpinWakeups counts the Spin policy's wake-ups that needed no sleep:
 	// a semaphore unit taken while spinning or found waiting, or a grab

@@ -20,6 +20,28 @@ const MaxGrab = 64
 // round on 8 workers the first grab takes 4 and the last 30 go one by one.
 func grabSize(q, workers int) int { return min(max(1, q/(2*workers)), MaxGrab) }
 
+// Dispatch. The queue is a list of fixed-size blocks reused across rounds,
+// so enqueuing and taking jobs do not allocate. Every job gets a sequence
+// number in queue order: pushed counts jobs accepted, popped counts jobs
+// taken. Enqueue takes the lock, pushes, applies the wake policy once and
+// unlocks (except on an ungated Targeted pool: see Enqueue); EnqueueBatch
+// does the same for n jobs: one lock acquisition, one wake decision. A
+// worker holds the lock while it looks for work; if the gate is open it
+// takes a grab — the oldest min(max(1, q/(2·workers)), MaxGrab) of the q
+// queued jobs — releases the lock, runs the grab's jobs in order, and
+// re-takes the lock once to retire the grab and take the next one. So a
+// worker pays one lock acquisition per grab, not per job, when the queue
+// is long, while the shares shrink as the queue drains and the last jobs
+// of a round still spread over every worker (Go's runqgrab takes half of a
+// run queue for one thief; here all workers share one queue, hence the
+// division by the worker count). Job panics are recovered and kept for
+// Join. On an ungated pool a worker that finds no queued job steals the
+// newer half of the unstarted jobs of another worker's grab (steal.go), so
+// no job waits behind a slow one while a worker is idle; a gated pool, the
+// SGen round, never steals and keeps its counters as they were. What the
+// owner pays per job to stay stealable is at steal.go, and its measured
+// cost in docs/workerpool.md.
+
 // serve is a worker's loop. It holds the queue lock except while running a
 // grab or waiting, takes grabs in FIFO order while the gate is open, and
 // exits once the pool is closed and the queue is empty. If resumed, this
