@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gcbench/gcbench/jobs"
 	"time"
+
+	"github.com/gcbench/gcbench/jobs"
 )
 
 // Close shuts the pool down gracefully: it refuses new jobs (Enqueue,
@@ -51,15 +52,23 @@ func (p *Pool) Discard() int {
 	if p.nat != nil {
 		return p.nat.discard()
 	}
-	return p.discard()
+	return p.discard(errDiscarded)
 }
 
-// discard is Discard on a Go backend.
-func (p *Pool) discard() int {
+// errDiscarded is the cause of a group's jobs that Discard dropped.
+var errDiscarded = errors.New("workerpool: removed by Discard")
+
+// discard is Discard on a Go backend; cause says why a group's dropped
+// jobs were dropped (its Wait reports it).
+func (p *Pool) discard(cause error) int {
 	c := &p.coord
 	var drop func(jobs.Job)
 	if p.tracked.Load() {
-		drop = dropJob
+		drop = func(j jobs.Job) {
+			if d, ok := j.(dropper); ok {
+				d.drop(cause)
+			}
+		}
 	}
 	n := 0
 	if p.shards != nil {
@@ -87,13 +96,6 @@ func (p *Pool) discard() int {
 	p.wakeDoneJoinsLocked(c)
 	p.unlock(c)
 	return n
-}
-
-// dropJob tells a group's job that it was dropped unrun.
-func dropJob(j jobs.Job) {
-	if d, ok := j.(dropper); ok {
-		d.drop()
-	}
 }
 
 // shutdown is Close: closed, then (sharded) no push in flight, then sealed
@@ -144,15 +146,24 @@ func (p *Pool) stopAccepting() {
 	}
 }
 
-// Shutdown stops accepting jobs at once, lets the workers run the queued
-// jobs until ctx ends, then discards the jobs not yet started (Discard) and
-// waits for the running ones, and for the workers to exit, as Close does.
-// It returns the panics that no Join or group's Wait collected, as Close
-// does, and, if it discarded jobs, a *DroppedError wrapping ErrDropped
-// with their count and ctx's cause; a group whose jobs it discarded
-// reports them to its own Wait. Given the context a group's job received,
-// it returns ErrCalledFromJob at once. After Shutdown, Close returns at
-// once. On the Native backend it is Close.
+// Shutdown shuts the pool down gracefully without interrupting any
+// running job, as http.Server.Shutdown does a server: it stops accepting
+// jobs at once (the enqueue methods return ErrClosed), lets the workers run
+// the queued jobs, and waits for every job to finish and every worker to
+// exit. It then returns what Close returns: the panics that no Join or
+// group's Wait collected.
+//
+// If ctx ends first, Shutdown drops the jobs not yet started (as Discard
+// does) and returns at once, with an error that wraps ctx.Err() and says
+// how many jobs it dropped and how many were still running; when it
+// dropped jobs, errors.As finds a *DroppedError with their count and
+// ctx's cause, and each group whose jobs it dropped reports them to its
+// own Wait with that cause. The running jobs finish in the background: a
+// later Close waits for them and returns their panics.
+//
+// Given the context a group's job received, it returns ErrCalledFromJob at
+// once. After Shutdown, Close returns when the running jobs have finished.
+// On the Native backend it is Close, whatever ctx does.
 func (p *Pool) Shutdown(ctx context.Context) error {
 	if !p.initialized() {
 		return ErrNotInitialized
@@ -171,12 +182,56 @@ func (p *Pool) Shutdown(ctx context.Context) error {
 		return err
 	case <-ctx.Done():
 	}
-	n := p.discard()
-	err := <-closed
-	if n > 0 {
-		err = errors.Join(err, &DroppedError{Count: n, Cause: context.Cause(ctx)})
+	cause := context.Cause(ctx)
+	e := &shutdownError{ctxErr: ctx.Err()}
+	if n := p.discard(fmt.Errorf("workerpool: shutdown: %w", cause)); n > 0 {
+		e.dropped = &DroppedError{Count: n, Cause: cause}
 	}
-	return err
+	e.running = p.runningJobs()
+	if e.running > 0 {
+		return e
+	}
+	err := <-closed // nothing holds the workers: they are on their way out
+	if e.dropped == nil {
+		return err // the pool shut down whole, nothing lost
+	}
+	return errors.Join(err, e)
+}
+
+// runningJobs returns how many jobs are running now: one per worker
+// holding a grab. (On a gated pool, whose grabs Shutdown does not drop, a
+// grab's unstarted jobs run after it.)
+func (p *Pool) runningJobs() int {
+	n := 0
+	for i := range p.workers {
+		if p.workers[i].state.Load()&runningMask != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// shutdownError is Shutdown's error when its context ended first.
+type shutdownError struct {
+	ctxErr  error
+	dropped *DroppedError // nil if none was dropped
+	running int
+}
+
+func (e *shutdownError) Error() string {
+	d := 0
+	if e.dropped != nil {
+		d = e.dropped.Count
+	}
+	return fmt.Sprintf("workerpool: shutdown: %v: %d jobs dropped, %d still running", e.ctxErr, d, e.running)
+}
+
+// Unwrap returns ctx's error and the *DroppedError, if any.
+func (e *shutdownError) Unwrap() []error {
+	if e.dropped != nil {
+		return []error{e.ctxErr, e.dropped}
+	}
+	return []error{e.ctxErr}
 }
 
 // awaitThreadExit waits until every worker thread has terminated. The

@@ -142,7 +142,7 @@ func (g *Group) Go(fn func(ctx context.Context, worker int) error) {
 		panic("workerpool: Group.Go of a nil func")
 	}
 	if g.setup != nil {
-		g.fail(g.setup)
+		g.refuse(g.setup, 1)
 		return
 	}
 	if g.limit != nil && g.acquire(1) == 0 {
@@ -168,7 +168,7 @@ func (g *Group) refused(k, rest int, err error) {
 	if g.ctx.Err() != nil {
 		g.drop(rest, nil)
 	} else {
-		g.fail(err)
+		g.refuse(err, rest)
 	}
 }
 
@@ -197,7 +197,7 @@ func (g *Group) GoBatch(fns ...func(ctx context.Context, worker int) error) {
 // pool's bound allow.
 func (g *Group) submit(js []jobs.Job) {
 	if g.setup != nil {
-		g.fail(g.setup)
+		g.refuse(g.setup, len(js))
 		return
 	}
 	for len(js) > 0 {
@@ -317,10 +317,10 @@ func (g *Group) finish() {
 }
 
 // dropOne is the fate of one accepted, unstarted job that Discard or
-// Shutdown removed.
+// Shutdown removed, for cause.
 // The count changes under mu with the word, so that a Wait that sees the
 // group idle also sees the count (result takes mu).
-func (g *Group) dropOne() {
+func (g *Group) dropOne(cause error) {
 	g.mu.Lock()
 	for {
 		w := g.word.Load()
@@ -329,7 +329,7 @@ func (g *Group) dropOne() {
 			return // cancelled counted it
 		}
 		if g.word.CompareAndSwap(w, w-1) {
-			g.dropLocked(1, nil)
+			g.dropLocked(1, cause)
 			g.mu.Unlock()
 			g.release(1)
 			g.notifyIfIdle(w - 1)
@@ -393,6 +393,38 @@ func (g *Group) fail(err error) {
 		g.cancelled() // now, not when the AfterFunc's goroutine runs
 	}
 }
+
+// refuse records that the pool refused n of the group's jobs for err (the
+// pool is closed, or cannot run groups): jobs refused for one reason are
+// one error that counts them, however many Go calls met it.
+func (g *Group) refuse(err error, n int) {
+	g.mu.Lock()
+	for _, e := range g.errs {
+		if r, ok := e.(*refusedError); ok && r.err == err {
+			r.n += n
+			g.mu.Unlock()
+			return
+		}
+	}
+	g.mu.Unlock()
+	g.fail(&refusedError{n: n, err: err})
+}
+
+// refusedError counts the jobs of a group that the pool refused for one
+// reason, which it wraps.
+type refusedError struct {
+	n   int
+	err error
+}
+
+func (e *refusedError) Error() string {
+	if e.n == 1 {
+		return fmt.Sprintf("workerpool: 1 job not queued: %v", e.err)
+	}
+	return fmt.Sprintf("workerpool: %d jobs not queued: %v", e.n, e.err)
+}
+
+func (e *refusedError) Unwrap() error { return e.err }
 
 // notifyIfIdle wakes the waiters if w, the word after a change, says that
 // nothing is outstanding.
@@ -481,13 +513,20 @@ func (g *Group) result() error {
 	if g.dropped > 0 {
 		dropped = &DroppedError{Count: g.dropped, Cause: g.dropCause}
 	}
+	errs := make([]error, len(g.errs), len(g.errs)+1)
+	for i, e := range g.errs {
+		if r, ok := e.(*refusedError); ok {
+			e = &refusedError{n: r.n, err: r.err} // a copy: a late refusal must not change a returned error
+		}
+		errs[i] = e
+	}
 	switch {
-	case len(g.errs) == 0:
+	case len(errs) == 0:
 		return dropped
 	case !g.all:
-		return g.errs[0]
+		return errs[0]
 	}
-	return errors.Join(append(g.errs[:len(g.errs):len(g.errs)], dropped)...)
+	return errors.Join(append(errs, dropped)...)
 }
 
 // caller is what a group's job calls.
@@ -496,7 +535,10 @@ type caller interface {
 }
 
 // run runs one job of g on worker, unless the group was cancelled: its
-// error and panic go to g alone.
+// error and panic go to g alone. A job that calls runtime.Goexit never
+// lets call return: run's deferred call then finishes it as if it had
+// panicked with ErrJobGoexit, and the goroutine goes on exiting (the pool
+// replaces its worker).
 func (g *Group) run(c caller, worker int) {
 	if !g.start() {
 		if worker >= 0 {
@@ -504,7 +546,14 @@ func (g *Group) run(c caller, worker int) {
 		}
 		return
 	}
+	returned := false
+	defer func() {
+		if !returned {
+			g.goexited(worker)
+		}
+	}()
 	err, panicked := g.call(c, worker)
+	returned = true
 	if err != nil {
 		if worker >= 0 {
 			w := &g.p.workers[worker].c
@@ -519,25 +568,25 @@ func (g *Group) run(c caller, worker int) {
 	g.finish()
 }
 
-// call calls c, recovering a panic into a *PanicError. A job that calls
-// runtime.Goexit is finished as if it had panicked with ErrJobGoexit, and
-// the goroutine goes on exiting (the pool replaces its worker).
+// goexited finishes a job that called runtime.Goexit.
+func (g *Group) goexited(worker int) {
+	g.fail(&PanicError{Worker: worker, Value: ErrJobGoexit, Stack: debug.Stack()})
+	g.finish()
+	if worker >= 0 {
+		g.p.workers[worker].goexitReported = true // read by this goroutine's runJobs
+	}
+}
+
+// call calls c, recovering a panic into a *PanicError. Whatever recover
+// returns is a panic's value — nil too, for panic(nil) under
+// GODEBUG=panicnil=1 — because a Goexit, for which recover also returns
+// nil, does not stop unwinding: call then never returns, and run knows.
 func (g *Group) call(c caller, worker int) (err error, panicked bool) {
 	returned := false
 	defer func() {
-		if returned {
-			return
+		if !returned {
+			err, panicked = &PanicError{Worker: worker, Value: recover(), Stack: debug.Stack()}, true
 		}
-		r := recover()
-		if r == nil { // runtime.Goexit: panic(nil) is a *runtime.PanicNilError
-			g.fail(&PanicError{Worker: worker, Value: ErrJobGoexit, Stack: debug.Stack()})
-			g.finish()
-			if worker >= 0 {
-				g.p.workers[worker].goexitReported = true // read by this goroutine's runJobs
-			}
-			return
-		}
-		err, panicked = &PanicError{Worker: worker, Value: r, Stack: debug.Stack()}, true
 	}()
 	err = c.call(&g.jctx, worker)
 	returned = true
@@ -552,7 +601,7 @@ type groupTask struct {
 
 func (t *groupTask) Run(worker int)                             { t.g.run(t, worker) }
 func (t *groupTask) call(ctx context.Context, worker int) error { return t.fn(ctx, worker) }
-func (t *groupTask) drop()                                      { t.g.dropOne() }
+func (t *groupTask) drop(cause error)                           { t.g.dropOne(cause) }
 
 // jobCtxKey is the context key under which a job's context holds its group.
 type jobCtxKey struct{}

@@ -55,8 +55,8 @@ type mapTask[T, R any] struct {
 	i int
 }
 
-func (t *mapTask[T, R]) Run(worker int) { t.g.run(t, worker) }
-func (t *mapTask[T, R]) drop()          { t.g.dropOne() }
+func (t *mapTask[T, R]) Run(worker int)   { t.g.run(t, worker) }
+func (t *mapTask[T, R]) drop(cause error) { t.g.dropOne(cause) }
 
 func (t *mapTask[T, R]) call(ctx context.Context, worker int) error {
 	r, err := t.m.fn(ctx, worker, t.m.items[t.i])

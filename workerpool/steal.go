@@ -194,6 +194,6 @@ func (p *Pool) dropGrabsLocked(drop func(jobs.Job)) int {
 	return total
 }
 
-// dropper is a job that must learn that it was dropped unrun (a group's
-// or Map's job: its group counts it).
-type dropper interface{ drop() }
+// dropper is a job that must learn that it was dropped unrun, and why (a
+// group's or Map's job: its group counts it).
+type dropper interface{ drop(cause error) }
