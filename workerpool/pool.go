@@ -279,8 +279,8 @@ func build(opts Options, k kit, cells int) *Pool {
 }
 
 // Options returns the options the pool runs with, its defaults resolved:
-// Workers is never 0, Wake is the policy the pool runs and ExplicitWake is
-// true, so that New(p.Options()) makes the same pool. A Pool not made by
+// Workers is never 0 and Wake is the policy the pool runs (never
+// DefaultWake), so that New(p.Options()) makes the same pool. A Pool not made by
 // New returns the zero Options.
 func (p *Pool) Options() Options {
 	if !p.initialized() {

@@ -63,7 +63,7 @@ func TestRoundTripProtocol(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := New(Options{Workers: runtime.GOMAXPROCS(0), Wake: w, ExplicitWake: true})
+			p, err := New(Options{Workers: runtime.GOMAXPROCS(0), Wake: w})
 			if err != nil {
 				t.Fatal(err)
 			}

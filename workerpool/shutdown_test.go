@@ -16,7 +16,7 @@ import (
 
 func TestShutdownRunsEverythingWithoutADeadline(t *testing.T) {
 	forEachConfig(t, func(t *testing.T, c config) {
-		p, err := New(Options{Workers: 2, Backend: c.b, Wake: c.w, ExplicitWake: true, Queue: c.q})
+		p, err := New(Options{Workers: 2, Backend: c.b, Wake: c.w, Queue: c.q})
 		require.NoError(t, err)
 		var n countJob
 		for range 100 {
@@ -49,7 +49,7 @@ func TestPropertyShutdown(t *testing.T) {
 	forEachConfig(t, func(t *testing.T, c config) {
 		rapid.Check(t, func(rt *rapid.T) {
 			workers := rapid.IntRange(1, 4).Draw(rt, "workers")
-			p, err := New(Options{Workers: workers, Backend: c.b, Wake: c.w, ExplicitWake: true, Queue: c.q})
+			p, err := New(Options{Workers: workers, Backend: c.b, Wake: c.w, Queue: c.q})
 			if err != nil {
 				rt.Fatalf("New: %v", err)
 			}
