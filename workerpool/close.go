@@ -88,10 +88,10 @@ func (p *Pool) discard(cause error) int {
 		p.q.clear()
 		p.popped.Add(uint64(n)) // taken, as far as Join's targets are concerned
 	}
+	n += p.dropGrabsLocked(drop)
 	if p.room != nil {
 		p.room.release(n)
 	}
-	n += p.dropGrabsLocked(drop)
 	p.dropped.Add(uint64(n))
 	p.wakeDoneJoinsLocked(c)
 	p.unlock(c)

@@ -282,16 +282,19 @@ type Options struct {
 	// returns, so a round is enqueue → Start → Join. Close opens the gate
 	// for good so that accepted work drains.
 	Gated bool
-	// MaxQueued bounds the jobs queued and not yet taken by a worker; 0
-	// means unbounded. At the bound Enqueue, EnqueueFunc, EnqueueBatch,
-	// StartBatch and groups' Go wait for room, EnqueueCtx and
-	// EnqueueBatchCtx wait until their context ends, and TryEnqueue
-	// returns ErrQueueFull. A batch larger than MaxQueued is refused at
-	// once with ErrBatchTooLarge; one that fits waits whole, never half
-	// queued. Jobs a worker has taken (at most MaxGrab per worker) no
-	// longer count. A job that enqueues into a full queue waits like any
-	// caller: if every worker does, none is left to make room. The Native backend has no bound: New refuses
-	// MaxQueued > 0 there with ErrUnsupported.
+	// MaxQueued bounds the jobs that wait: accepted and not started,
+	// whether still queued or taken by a worker that has not started
+	// them. An idle worker is room, so at most Workers + MaxQueued jobs
+	// are accepted and unfinished at any time, and a job is accepted
+	// whenever fewer are. 0 means unbounded. At the bound Enqueue,
+	// EnqueueFunc, EnqueueBatch and groups' Go wait for room, EnqueueCtx
+	// and EnqueueBatchCtx wait until their context ends, and TryEnqueue
+	// returns ErrQueueFull: one rule for every form. A batch larger than
+	// Workers + MaxQueued is refused at once with ErrBatchTooLarge; one
+	// that fits waits whole, never half queued. A job that enqueues into
+	// its full pool waits like any caller: if every worker's job does,
+	// none is left to make room. The Native backend has no bound: New
+	// refuses MaxQueued > 0 there with ErrUnsupported.
 	MaxQueued int
 	// Observer, if non-nil, is told about job starts and ends, enqueues and
 	// wakes. When nil, each hook point costs one nil check.

@@ -245,7 +245,7 @@ func build(opts Options, k kit, cells int) *Pool {
 	p.gateOpen.Store(!opts.Gated)
 	p.steal = !opts.Gated
 	if opts.MaxQueued > 0 {
-		p.room = newRoom(opts.MaxQueued)
+		p.room = newRoom(opts.Workers + opts.MaxQueued)
 	}
 	p.procs.Store(int32(runtime.GOMAXPROCS(0)))
 	p.spin.free.Store(p.procs.Load() - 1)

@@ -217,9 +217,6 @@ func (p *Pool) takeShard(w *worker, v int) bool {
 	if p.steal {
 		w.startClaims(len(w.held))
 	}
-	if p.room != nil {
-		p.room.release(len(w.held))
-	}
 	s.unlock(c)
 	c.grabs.Add(1)
 	return true

@@ -95,6 +95,11 @@ type Stats struct {
 	// Queued is how many accepted jobs no worker has taken yet (the
 	// unstarted jobs of a worker's grab are taken, not queued).
 	Queued uint64
+	// Waiting is how many accepted jobs have not started: Queued, plus
+	// the jobs workers have taken and not started (on an ungated pool; a
+	// gated pool's grabs run where they are). It is what
+	// Options.MaxQueued bounds.
+	Waiting uint64
 	// Running is how many workers are running a grab of jobs now.
 	Running uint64
 	// Completed counts the jobs that ran to the end, returned an error or
@@ -121,8 +126,8 @@ func (s Stats) TotalJobsRun() uint64 {
 }
 
 // Sub returns s − prev field by field: the cost of what happened between
-// two snapshots of the same pool. The instant gauges, Queued and Running,
-// are s's.
+// two snapshots of the same pool. The instant gauges, Queued, Waiting and
+// Running, are s's.
 func (s Stats) Sub(prev Stats) Stats {
 	d := Stats{
 		EnqueueLockAcquisitions: s.EnqueueLockAcquisitions - prev.EnqueueLockAcquisitions,
@@ -142,6 +147,7 @@ func (s Stats) Sub(prev Stats) Stats {
 		Steals:                  s.Steals - prev.Steals,
 		Submitted:               s.Submitted - prev.Submitted,
 		Queued:                  s.Queued,
+		Waiting:                 s.Waiting,
 		Running:                 s.Running,
 		Completed:               s.Completed - prev.Completed,
 		Failed:                  s.Failed - prev.Failed,
@@ -241,6 +247,7 @@ func (p *Pool) Stats() Stats {
 			s.Running++
 		}
 	}
+	s.Waiting = s.Queued + uint64(p.stealableJobs())
 	s.Completed = s.TotalJobsRun()
 	s.Dropped = p.dropped.Load()
 	return s

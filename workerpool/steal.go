@@ -150,6 +150,17 @@ func (p *Pool) stealLocked(w *worker) bool {
 	return false
 }
 
+// stealableJobs returns how many jobs of the workers' grabs a thief could
+// take now — taken, not started — read without any lock.
+func (p *Pool) stealableJobs() int {
+	n := 0
+	for i := range p.workers {
+		c := p.workers[i].claim.Load()
+		n += max(0, int(c&claimEnd)-int(c&claimNext>>8))
+	}
+	return n
+}
+
 // anyStealable reports whether some worker's grab has unstarted jobs, read
 // without any lock.
 func (p *Pool) anyStealable() bool {

@@ -110,9 +110,6 @@ func (p *Pool) takeLocked(w *worker) bool {
 	if p.steal {
 		w.startClaims(len(w.held))
 	}
-	if p.room != nil {
-		p.room.release(len(w.held))
-	}
 	w.c.grabs.Add(1)
 	return true
 }
@@ -246,6 +243,9 @@ func (p *Pool) runJobsRecovering(w *worker) (panicked *PanicError) {
 		if p.obs != nil {
 			p.obs.JobEnd(w.id)
 		}
+		if p.room != nil {
+			p.room.release(1) // the job that panicked or called Goexit is finished
+		}
 		panicked = &PanicError{Worker: w.id, Value: r, Stack: debug.Stack()} // dropped by a Goexit's unwinding
 	}()
 	obs := p.obs
@@ -263,6 +263,9 @@ func (p *Pool) runJobsRecovering(w *worker) (panicked *PanicError) {
 		j.Run(w.id)
 		if obs != nil {
 			obs.JobEnd(w.id)
+		}
+		if p.room != nil {
+			p.room.release(1)
 		}
 	}
 	returned = true
