@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/gcbench/gcbench/jobs"
 )
@@ -157,6 +158,48 @@ func (g *Group) Go(fn func(ctx context.Context, worker int) error) {
 	if err := g.p.EnqueueCtx(g.ctx, &groupTask{g: g, fn: fn}); err != nil {
 		g.refused(1, 1, err)
 	}
+}
+
+// TryGo queues fn as one job of the group only if it can do so at once,
+// as errgroup's TryGo does: it returns false, queuing nothing, when the
+// group's limit is reached (GroupLimit) or the pool has no room
+// (Options.MaxQueued). A job that would wait for its own limited group can
+// call TryGo and, on false, do the work itself. When the pool or the group
+// refuses the job outright (closed, cancelled, a pool that cannot run
+// groups), TryGo returns false too, and Wait reports it as after Go. A nil
+// fn panics.
+func (g *Group) TryGo(fn func(ctx context.Context, worker int) error) bool {
+	if fn == nil {
+		panic("workerpool: Group.TryGo of a nil func")
+	}
+	if g.setup != nil {
+		g.refuse(g.setup, 1)
+		return false
+	}
+	if g.limit != nil {
+		select {
+		case g.limit <- struct{}{}:
+		default:
+			return false
+		}
+	}
+	if !g.accept(1) {
+		g.release(1)
+		g.drop(1, nil)
+		return false
+	}
+	err := g.p.TryEnqueue(&groupTask{g: g, fn: fn})
+	switch {
+	case err == nil:
+		return true
+	case errors.Is(err, ErrQueueFull):
+		if g.unaccept(1) {
+			g.release(1) // else cancelled gave the place back, and counted the job dropped
+		}
+	default:
+		g.refused(1, 1, err)
+	}
+	return false
 }
 
 // refused undoes the acceptance of k jobs that the pool did not queue
@@ -453,9 +496,11 @@ func idleWord(w uint64) bool {
 // ended, Discard, Shutdown, or they could not be queued) add a
 // *DroppedError wrapping ErrDropped, with their count and the context's
 // cause; the first error reported is a job's, if any. Wait then cancels
-// the group's context. A job must not call its own group's Wait: it
-// would wait for itself (WaitCtx given the job's context returns
-// ErrCalledFromJob instead).
+// the group's context. Called from a job of the group's pool, its worker
+// runs the pool's queued jobs while Wait waits (the package doc's "Jobs
+// that wait"). A job must not call its own group's Wait: it would wait for
+// itself (WaitCtx given the job's context returns ErrCalledFromJob
+// instead).
 func (g *Group) Wait() error { return g.WaitCtx(context.Background()) }
 
 // WaitCtx is Wait that gives up when ctx ends, returning an error wrapping
@@ -484,8 +529,13 @@ func (g *Group) WaitCtx(ctx context.Context) error {
 // errGroupDone is the cause of a group's context cancelled by Wait.
 var errGroupDone = errors.New("workerpool: group.Wait returned")
 
-// sleep waits until the group is idle or ctx ends.
+// sleep waits until the group is idle or ctx ends. Called on a worker of
+// the group's pool (a job waiting for a group), it runs the pool's queued
+// jobs meanwhile, and looks for more every little while (help.go).
 func (g *Group) sleep(ctx context.Context) error {
+	w := g.p.currentWorker()
+	var poll time.Duration
+	var timer *time.Timer
 	for {
 		g.mu.Lock()
 		if idleWord(g.word.Load()) {
@@ -497,8 +547,31 @@ func (g *Group) sleep(ctx context.Context) error {
 		}
 		ch := g.idle
 		g.mu.Unlock()
+		if w == nil {
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				return fmt.Errorf("workerpool: group.Wait: %w", ctx.Err())
+			}
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("workerpool: group.Wait: %w", err)
+		}
+		if g.p.helpOne(w) {
+			poll = 0
+			continue
+		}
+		poll = helpTimer(poll)
+		if timer == nil {
+			timer = time.NewTimer(poll)
+			defer timer.Stop()
+		} else {
+			timer.Reset(poll)
+		}
 		select {
 		case <-ch:
+		case <-timer.C:
 		case <-ctx.Done():
 			return fmt.Errorf("workerpool: group.Wait: %w", ctx.Err())
 		}

@@ -174,7 +174,10 @@ type worker struct {
 	// (ungated pools; see steal.go). Written by w per job, by thieves
 	// rarely: on this line, not on the handoff line that Joins poll.
 	claim atomic.Uint64
-	_     [cacheLine - 112]byte
+	// goid is the id of w's goroutine, so that a wait can tell it runs
+	// on w and help (help.go).
+	goid atomic.Int64
+	_    [cacheLine - 120]byte
 
 	// The handoff line. state is running — 1 + the sequence number of the
 	// oldest job of the current grab, 0 between grabs, which Join reads —

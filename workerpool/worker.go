@@ -50,6 +50,7 @@ func grabSize(q, workers int) int { return min(max(1, q/(2*workers)), MaxGrab) }
 // error, for Join — unless goexit is nil (a group's job: its group has it).
 func (p *Pool) serve(w *worker, resumed bool, goexit *PanicError) {
 	defer p.wg.Done()
+	w.goid.Store(goid())
 	if resumed {
 		if goexit != nil {
 			w.panics = append(w.panics, goexit)
