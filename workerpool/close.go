@@ -31,8 +31,10 @@ func (p *Pool) Close() error {
 
 // Discard removes every job still queued — accepted, not yet started by a
 // worker — and returns how many it removed. On an ungated pool that
-// includes the unstarted jobs of the workers' grabs; on a gated pool (the
-// SGen round) those still run (at most MaxGrab per worker). Jobs already
+// includes the unstarted jobs of the workers' grabs, but for those a
+// worker has claimed to run next (fewer than it ran from that grab); on a
+// gated pool (the SGen round) a grab's jobs still run (at most MaxGrab per
+// worker). Jobs already
 // running finish as usual. A discarded job never runs and is not counted in
 // Stats.JobsRun (Stats.Dropped counts it); Join counts it as done, so a
 // Join waits only for jobs that run, and a Close after Discard waits only

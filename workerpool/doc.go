@@ -26,8 +26,9 @@
 //     recovered and returned as an error;
 //   - nothing accepted is stranded: Close runs every accepted job, then
 //     every worker exits;
-//   - no lost wake-up, and on an ungated pool no job waits behind a slow
-//     one while a worker is idle;
+//   - no lost wake-up, and on an ungated pool idle workers take over the
+//     jobs queued behind a slow one (all but the few its worker claimed
+//     with it: fewer than ran before it in the same grab);
 //   - FIFO takes (per shard when sharded), and Join and a group's Wait
 //     return exactly when the jobs they wait for have run;
 //   - backpressure on every job accepted and not started

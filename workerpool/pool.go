@@ -78,7 +78,9 @@ import (
 // group's Wait, Map, Join or Close. Jobs are taken in FIFO order; a pool of
 // one worker runs them in enqueue order, while on more workers a job may
 // start before an older one that another worker holds. On an ungated pool
-// no job waits behind a slow one while a worker is idle.
+// idle workers take over the jobs queued behind a slow one, all but the
+// few its worker claimed with it (fewer than ran before it in the same
+// grab; none when it is the first).
 //
 // A Pool must be made by New. The zero Pool and a nil *Pool have no
 // workers and never panic: their enqueue methods, Join, Shutdown and Close
@@ -164,8 +166,12 @@ type worker struct {
 	// was a group's, which reported it to its group (Group.call); the
 	// worker that replaces the goroutine does not report it to Join.
 	goexitReported bool
-	held           []jobs.Job // the current grab, oldest first: buf[:n]
-	next           int        // held[next:] have not started
+	// limit and window are w's own view of its claim (steal.go): jobs
+	// held[:limit] are claimed for w, and its next claim takes window
+	// more.
+	limit, window uint8
+	held          []jobs.Job // the current grab, oldest first: buf[:n]
+	next          int        // held[next:] have not started
 	// skipped counts the jobs of the current grab that a cancelled group
 	// skipped unrun (Group.run): publishGrab counts them as dropped, not
 	// as run.

@@ -96,9 +96,9 @@ type Stats struct {
 	// unstarted jobs of a worker's grab are taken, not queued).
 	Queued uint64
 	// Waiting is how many accepted jobs have not started: Queued, plus
-	// the jobs workers have taken and not started (on an ungated pool; a
-	// gated pool's grabs run where they are). It is what
-	// Options.MaxQueued bounds.
+	// the jobs workers have taken and not yet claimed to run (on an
+	// ungated pool; a gated pool's grabs run where they are). Every job
+	// accepted and not started counts against Options.MaxQueued.
 	Waiting uint64
 	// Running is how many workers are running a grab of jobs now.
 	Running uint64

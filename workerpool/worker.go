@@ -37,7 +37,7 @@ func grabSize(q, workers int) int { return min(max(1, q/(2*workers)), MaxGrab) }
 // division by the worker count). Job panics are recovered and kept for
 // Join. On an ungated pool a worker that finds no queued job steals the
 // newer half of the unstarted jobs of another worker's grab (steal.go), so
-// no job waits behind a slow one while a worker is idle; a gated pool, the
+// idle workers take over the jobs behind a slow one; a gated pool, the
 // SGen round, never steals and keeps its counters as they were. What the
 // owner pays per job to stay stealable is at steal.go, and its measured
 // cost in docs/workerpool.md.
@@ -252,7 +252,7 @@ func (p *Pool) runJobsRecovering(w *worker) (panicked *PanicError) {
 	obs := p.obs
 	for w.next < len(w.held) {
 		i := w.next
-		if i > 0 && p.steal && !w.claimAt(i) { // job 0 is claimed when the grab is published
+		if p.steal && i >= int(w.limit) && !w.claimFrom(i) { // claimed in runs: steal.go
 			w.truncateGrab(i) // a thief or Discard took the rest
 			break
 		}
