@@ -39,8 +39,9 @@
 //
 // A job may wait for a group or Map of its own pool (Group.Wait, WaitCtx,
 // Map): while it waits, its worker runs the pool's queued jobs, so nested
-// groups and a Map inside a job finish even on a pool of one worker. A job
-// that blocks on anything else — a channel, a lock, I/O, a group of
+// groups and a Map inside a job finish even on a pool of one worker. The
+// waiting job's goroutine runs those jobs, so do not wait while holding a
+// lock that they may take. A job that blocks on anything else — a channel, a lock, I/O, a group of
 // another pool, a full GroupLimit — holds its worker, and a fixed pool has
 // no more: if every worker's job blocks on work still queued behind them,
 // the pool deadlocks, where a goroutine per task would not. Size the pool

@@ -3,6 +3,7 @@ package workerpool
 import (
 	"runtime"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	"github.com/gcbench/gcbench/jobs"
@@ -26,12 +27,17 @@ import (
 //
 // Invariants, on top of the pool's:
 //
-//  1. Join stays exact: a helper takes one job at a time under the lock
-//     that guards its queue — the shared queue, or on a sharded pool the
-//     shard of the helper's own grab — so the job's sequence number is
-//     newer than the oldest of the helper's grab, which stays published as
+//  1. Join stays exact. On the shared queue a helper takes one job at a
+//     time under the queue lock, so the job's sequence number is newer
+//     than the oldest of the helper's grab, which stays published as
 //     running until the helped job has returned (it runs inside a job of
-//     that grab). A Join that waits for the helped job waits for the grab.
+//     that grab): a Join that waits for the helped job waits for the grab.
+//     On a sharded pool the job may come from any shard, so the helper
+//     publishes it as running in a frame pushed on its helps list (shard
+//     and sequence number, as a grab in state) before the shard's popped
+//     moves past it, and clears and pops the frame after the job ran and
+//     its panic was kept; shardsDoneUpTo reads the list as it reads state.
+//     A frame's next never changes once the frame is pushed.
 //  2. Exactly once: the job is popped under that lock, as a grab is.
 //  3. Counters and the bound: a helped job counts as a grab of one job,
 //     run (or skipped, when its group was cancelled) by the helper, and
@@ -80,12 +86,23 @@ func (p *Pool) currentWorker() *worker {
 	return nil
 }
 
+// helpFrame is a job a worker runs while its own job waits, on a sharded
+// pool: state is running as a worker's state is, next the frame of the
+// job it runs inside of, if that was helped too.
+type helpFrame struct {
+	state atomic.Uint64
+	next  *helpFrame
+}
+
 // helpOne runs one queued job of p on w, whose current job waits, and
 // reports whether it found one.
 func (p *Pool) helpOne(w *worker) bool {
 	j, ok := p.takeOne(w)
 	if !ok {
 		return false
+	}
+	if p.shards != nil {
+		defer w.unpublishHelp()
 	}
 	skipped := w.skipped // the outer grab's, counted when it is published
 	w.skipped = 0
@@ -111,18 +128,13 @@ func (p *Pool) takeOne(w *worker) (jobs.Job, bool) {
 	var one [1]jobs.Job
 	c := &w.c
 	if p.shards != nil {
-		s := &p.shards[w.state.Load()>>shardShift&(1<<12-1)]
-		if s.queued() == 0 {
-			return nil, false
+		first := int(w.state.Load() >> shardShift) // the shard of w's own grab first
+		for i := range p.shards {
+			if j, ok := p.takeOneSharded(w, (first+i)%len(p.shards)); ok {
+				return j, true
+			}
 		}
-		s.lock(c)
-		defer s.unlock(c)
-		if s.q.len() == 0 || !p.gateOpen.Load() {
-			return nil, false
-		}
-		s.q.popInto(one[:])
-		s.popped.Add(1)
-		return one[0], true
+		return nil, false
 	}
 	p.lock(c)
 	defer p.unlock(c)
@@ -136,6 +148,36 @@ func (p *Pool) takeOne(w *worker) (jobs.Job, bool) {
 	}
 	p.popped.Add(1)
 	return one[0], true
+}
+
+// takeOneSharded pops the oldest job of shard v for a helper and
+// publishes it as running (invariant 1).
+func (p *Pool) takeOneSharded(w *worker, v int) (jobs.Job, bool) {
+	s := &p.shards[v]
+	if s.queued() == 0 {
+		return nil, false
+	}
+	c := &w.c
+	s.lock(c)
+	defer s.unlock(c)
+	if s.q.len() == 0 || !p.gateOpen.Load() {
+		return nil, false
+	}
+	var one [1]jobs.Job
+	s.q.popInto(one[:])
+	popped := s.popped.Load()
+	f := &helpFrame{next: w.helps.Load()}
+	f.state.Store(uint64(v)<<shardShift | (popped + 1))
+	w.helps.Store(f) // before popped moves
+	s.popped.Store(popped + 1)
+	return one[0], true
+}
+
+// unpublishHelp clears and pops the innermost helped job, which has run.
+func (w *worker) unpublishHelp() {
+	f := w.helps.Load()
+	f.state.Store(0)
+	w.helps.Store(f.next)
 }
 
 // runHelped runs j on w under its own recover, as runJobsRecovering runs a

@@ -4,9 +4,11 @@ import (
 	"context"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 )
 
 // TestWaitInsideAJobHelps: on a 1-worker pool a job starts a group of 100
@@ -99,4 +101,65 @@ func TestTryGo(t *testing.T) {
 	cg := closed.NewGroup(context.Background())
 	assert.False(t, cg.TryGo(block))
 	assert.ErrorIs(t, cg.Wait(), ErrClosed)
+}
+
+// TestPropertyNestedWaitsRunEveryJobOnce: jobs that start groups (or
+// Maps) and wait for them, nested to a random depth on a pool of 1–3
+// workers of either layout: every Wait returns nil and every leaf runs
+// exactly once, and the pool's counters say so.
+func TestPropertyNestedWaitsRunEveryJobOnce(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		p, err := New(Options{
+			Workers: rapid.IntRange(1, 3).Draw(rt, "workers"),
+			Queue:   rapid.SampledFrom(allQueues).Draw(rt, "queue"),
+		})
+		if err != nil {
+			rt.Fatalf("New: %v", err)
+		}
+		defer p.Close()
+		depth := rapid.IntRange(1, 3).Draw(rt, "depth")
+		fan := rapid.IntRange(1, 4).Draw(rt, "fan")
+		useMap := rapid.Bool().Draw(rt, "map")
+		leaves := 1
+		for range depth {
+			leaves *= fan
+		}
+		runs := make([]atomic.Int32, leaves)
+		var node func(ctx context.Context, level, index int) error
+		node = func(ctx context.Context, level, index int) error {
+			if level == depth {
+				runs[index].Add(1)
+				return nil
+			}
+			if useMap {
+				_, err := Map(ctx, p, make([]int, fan), func(ctx context.Context, _ int, _ int) (int, error) { return 0, nil })
+				if err != nil {
+					return err
+				}
+			}
+			g := p.NewGroup(ctx)
+			for k := range fan {
+				g.Go(func(ctx context.Context, _ int) error { return node(ctx, level+1, index*fan+k) })
+			}
+			return g.Wait()
+		}
+		root := p.NewGroup(context.Background())
+		root.Go(func(ctx context.Context, _ int) error { return node(ctx, 0, 0) })
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if err := root.WaitCtx(ctx); err != nil {
+			rt.Fatalf("Wait: %v", err)
+		}
+		for i := range runs {
+			if n := runs[i].Load(); n != 1 {
+				rt.Fatalf("leaf %d ran %d times", i, n)
+			}
+		}
+		if err := p.Join(ctx); err != nil {
+			rt.Fatalf("Join: %v", err)
+		}
+		if st := p.Stats(); st.Submitted != st.Completed || st.Dropped != 0 {
+			rt.Fatalf("submitted %d, completed %d, dropped %d", st.Submitted, st.Completed, st.Dropped)
+		}
+	})
 }

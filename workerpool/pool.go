@@ -192,6 +192,12 @@ type worker struct {
 	state atomic.Uint64
 	buf   [MaxGrab]jobs.Job
 	_     [cacheLine - 8]byte // keeps the next worker's counters off buf's last line
+
+	// helps lists the jobs w runs while its own jobs wait, on a sharded
+	// pool, innermost first: each is running as state is, so that Join
+	// sees it (help.go). Written by w, read by Joins.
+	helps atomic.Pointer[helpFrame]
+	_     [cacheLine - 8]byte
 }
 
 // maxKeptPanics bounds the panic errors a pool keeps between two Joins.
