@@ -34,9 +34,9 @@ import (
 // context is cancelled when Wait returns, so a job given to Go after that
 // is dropped (the next Wait reports it). Until Wait returns (or the parent
 // context ends) the group's context is registered with its parent, as one
-// made by context.WithCancel is: call Wait. Go, GoBatch and Wait are safe for
-// concurrent use, and Go and GoBatch may be called from the group's own
-// jobs.
+// made by context.WithCancel is: call Wait. Go, TryGo, GoBatch and Wait are
+// safe for concurrent use, and Go, TryGo and GoBatch may be called from the
+// group's own jobs.
 type Group struct {
 	p             *Pool
 	ctx           context.Context
