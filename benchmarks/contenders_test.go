@@ -324,7 +324,7 @@ type ourRunner struct {
 // = 0 submits each task with Enqueue.
 func ourPool(wake workerpool.WakePolicy, q workerpool.QueueLayout, batch int) func(int) (runner, error) {
 	return func(w int) (runner, error) {
-		p, err := workerpool.New(workerpool.Options{Workers: w, Wake: wake, ExplicitWake: true, Queue: q})
+		p, err := workerpool.New(workerpool.Options{Workers: w, Wake: wake, Queue: q})
 		if err != nil {
 			return nil, err
 		}

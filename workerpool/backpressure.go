@@ -10,10 +10,14 @@ import (
 )
 
 // room is the bound of a pool with Options.MaxQueued > 0: used counts the
-// jobs reserved by enqueuers and not yet taken by a worker (or discarded).
-// An enqueuer reserves before it pushes, with a CAS that never lets used
-// pass max, so a batch is reserved whole or not at all; whoever takes jobs
-// from the queue releases them.
+// jobs reserved by enqueuers and not yet finished or dropped, and max is
+// Workers + MaxQueued. So every job accepted and not started counts — in
+// the queue, or taken into a worker's grab and not started — and an idle
+// worker is room: a job is refused only when every worker could be busy
+// and MaxQueued more wait. An enqueuer reserves before it pushes, with a
+// CAS that never lets used pass max, so a batch is reserved whole or not
+// at all; the worker that finishes a job (runJobsRecovering), or whoever
+// drops it (Discard, Shutdown), releases it.
 //
 // No lost wake-up: a waiter counts itself in waiters, takes the current
 // channel under mu, then tries to reserve; a releaser lowers used, then
@@ -48,7 +52,7 @@ func (r *room) tryReserve(n int) bool {
 // reserve reserves n places, waiting for room until ctx ends.
 func (r *room) reserve(ctx context.Context, n int) error {
 	if int64(n) > r.max {
-		return fmt.Errorf("%w: %d jobs, MaxQueued = %d", ErrBatchTooLarge, n, r.max)
+		return fmt.Errorf("%w: %d jobs, Workers + MaxQueued = %d", ErrBatchTooLarge, n, r.max)
 	}
 	if r.tryReserve(n) {
 		return nil
@@ -84,8 +88,8 @@ func (r *room) release(n int) {
 	}
 }
 
-// TryEnqueue queues j if the queue has room and returns ErrQueueFull if
-// Options.MaxQueued jobs are queued; on an unbounded pool it is Enqueue.
+// TryEnqueue queues j if the pool has room for it (Options.MaxQueued) and
+// returns ErrQueueFull if not; on an unbounded pool it is Enqueue.
 // Its other errors are Enqueue's. The Native backend does not carry it
 // (ErrUnsupported).
 func (p *Pool) TryEnqueue(j jobs.Job) error {
@@ -101,7 +105,7 @@ func (p *Pool) TryEnqueue(j jobs.Job) error {
 	return p.enqueueReserved(j)
 }
 
-// EnqueueCtx queues j, waiting while the queue is full (Options.MaxQueued)
+// EnqueueCtx queues j, waiting while the pool is full (Options.MaxQueued)
 // until there is room or ctx ends; then it returns an error wrapping
 // ctx.Err() and queues nothing. It returns ctx's error, queuing nothing,
 // if ctx has already ended. Its other errors are Enqueue's. The Native
@@ -124,7 +128,7 @@ func (p *Pool) EnqueueCtx(ctx context.Context, j jobs.Job) error {
 
 // EnqueueBatchCtx is EnqueueBatch that waits for room for the whole batch
 // (Options.MaxQueued) until ctx ends, queuing nothing then; a batch larger
-// than MaxQueued is refused at once with ErrBatchTooLarge. The Native
+// than Workers + MaxQueued is refused at once with ErrBatchTooLarge. The Native
 // backend does not carry it (ErrUnsupported).
 func (p *Pool) EnqueueBatchCtx(ctx context.Context, js []jobs.Job) error {
 	if p.initialized() && p.nat != nil {

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gcbench/gcbench/jobs"
 	"github.com/stretchr/testify/assert"
@@ -41,13 +42,14 @@ func TestBoundedQueue(t *testing.T) {
 					require.NoError(t, p.TryEnqueue(&n))
 				}
 				assert.ErrorIs(t, p.TryEnqueue(&n), ErrQueueFull)
+				assert.EqualValues(t, 4, p.Stats().Waiting)
 				ctx, cancel := context.WithCancel(context.Background())
 				cancel()
 				assert.ErrorIs(t, p.EnqueueCtx(ctx, &n), context.Canceled)
 				assert.ErrorIs(t, p.EnqueueBatchCtx(context.Background(), make([]jobs.Job, 5)), ErrNilJob, "nil jobs are refused first")
-				batch5 := []jobs.Job{&n, &n, &n, &n, &n}
-				assert.ErrorIs(t, p.EnqueueBatch(batch5), ErrBatchTooLarge, "a batch that can never fit is refused at once")
-				assert.EqualValues(t, 4, p.Stats().Queued, "nothing of a refused batch was queued")
+				batch7 := []jobs.Job{&n, &n, &n, &n, &n, &n, &n}
+				assert.ErrorIs(t, p.EnqueueBatch(batch7), ErrBatchTooLarge, "a batch that can never fit is refused at once")
+				assert.EqualValues(t, 4, p.Stats().Waiting, "nothing of a refused batch was queued")
 
 				// A batch that fits waits whole for room.
 				var waited atomic.Bool
@@ -68,8 +70,8 @@ func TestBoundedQueue(t *testing.T) {
 }
 
 // TestBoundedQueueNeverExceeds: many enqueuers against a small bound; the
-// gauge of queued jobs never passes it (checked by every job), and every
-// job runs once.
+// jobs accepted and unfinished never pass Workers + MaxQueued (checked by
+// every job), and every job runs once.
 func TestBoundedQueueNeverExceeds(t *testing.T) {
 	forEachConfig(t, func(t *testing.T, c config) {
 		const bound = 8
@@ -77,7 +79,7 @@ func TestBoundedQueueNeverExceeds(t *testing.T) {
 		var n countJob
 		var over atomic.Int64
 		job := jobs.Func(func(int) {
-			if q := p.room.used.Load(); q > bound || q < 0 {
+			if q := p.room.used.Load(); q > bound+2 || q < 0 {
 				over.Add(1)
 			}
 			n.Run(0)
@@ -107,4 +109,73 @@ func TestBoundedQueueRefusedOnNativeAndGated(t *testing.T) {
 	assert.ErrorIs(t, err, ErrInvalidOptions)
 	_, err = New(Options{Workers: 1, Backend: Native, MaxQueued: 3})
 	assert.ErrorIs(t, err, ErrUnsupported)
+}
+
+// TestBoundCountsGrabbedJobs: 1 worker blocked in a job and MaxQueued 8:
+// exactly 8 more are accepted — jobs the worker grabbed and has not
+// started count — then TryEnqueue returns ErrQueueFull and EnqueueCtx
+// waits until its context ends (issue 41: the worker's grab hid them, and
+// EnqueueCtx succeeded).
+func TestBoundCountsGrabbedJobs(t *testing.T) {
+	for _, q := range allQueues {
+		t.Run(q.String(), func(t *testing.T) {
+			p := newPool(t, Options{Workers: 1, Queue: q, MaxQueued: 8})
+			b := blockWorkers(t, p)
+			var n countJob
+			for range 8 {
+				require.NoError(t, p.TryEnqueue(&n))
+			}
+			assert.ErrorIs(t, p.TryEnqueue(&n), ErrQueueFull)
+			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+			defer cancel()
+			assert.ErrorIs(t, p.EnqueueCtx(ctx, &n), context.DeadlineExceeded)
+			assert.ErrorIs(t, p.EnqueueBatchCtx(ctx, []jobs.Job{&n}), context.DeadlineExceeded)
+			st := p.Stats()
+			assert.EqualValues(t, 8, st.Waiting)
+			b.open()
+			require.NoError(t, p.Join(timeoutCtx(t)))
+			assert.EqualValues(t, 8, n.runs.Load())
+		})
+	}
+}
+
+// TestBoundCountsAGrabsUnstartedJobs: the blocked job came in a batch, so
+// its worker's grab holds unstarted jobs; they still count, so 1 worker
+// and MaxQueued 8 with 8 accepted (the blocker and 7) take exactly 1
+// more. Before, the grab's jobs freed their places when taken.
+func TestBoundCountsAGrabsUnstartedJobs(t *testing.T) {
+	for _, q := range allQueues {
+		t.Run(q.String(), func(t *testing.T) {
+			p := newPool(t, Options{Workers: 1, Queue: q, MaxQueued: 8})
+			started, release := make(chan struct{}), make(chan struct{})
+			var n countJob
+			batch := []jobs.Job{jobs.Func(func(int) { close(started); <-release })}
+			for range 7 {
+				batch = append(batch, &n)
+			}
+			require.NoError(t, p.EnqueueBatch(batch))
+			<-started
+			require.NoError(t, p.TryEnqueue(&n))
+			assert.ErrorIs(t, p.TryEnqueue(&n), ErrQueueFull)
+			assert.EqualValues(t, 8, p.Stats().Waiting)
+			close(release)
+			require.NoError(t, p.Join(timeoutCtx(t)))
+			assert.EqualValues(t, 8, n.runs.Load())
+		})
+	}
+}
+
+// TestIdleWorkersAreRoom: an idle 8-worker pool with MaxQueued 1 accepts
+// 9 jobs at once (issue 41: it accepted 1), then refuses the 10th while
+// they run.
+func TestIdleWorkersAreRoom(t *testing.T) {
+	p := newPool(t, Options{Workers: 8, MaxQueued: 1})
+	release := make(chan struct{})
+	job := jobs.Func(func(int) { <-release })
+	for i := range 9 {
+		require.NoError(t, p.TryEnqueue(job), "job %d", i)
+	}
+	assert.ErrorIs(t, p.TryEnqueue(job), ErrQueueFull)
+	close(release)
+	require.NoError(t, p.Join(timeoutCtx(t)))
 }

@@ -177,7 +177,7 @@ func BenchmarkTinyTasks(b *testing.B) {
 				for _, submit := range []string{"enqueue", "batch1024"} {
 					name := fmt.Sprintf("backend=%v/wake=%v/queue=%v/submit=%s", be, w, q, submit)
 					b.Run(name, func(b *testing.B) {
-						p := newBenchPool(b, workerpool.Options{Workers: workers, Backend: be, Wake: w, ExplicitWake: true, Queue: q})
+						p := newBenchPool(b, workerpool.Options{Workers: workers, Backend: be, Wake: w, Queue: q})
 						runTinyTasks(b, p, submit == "batch1024")
 					})
 				}
@@ -277,7 +277,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 			b.Run(prefix+"go-waitgroup", benchGoRoundTrip)
 			for _, be := range backends {
 				b.Run(prefix+be.String(), func(b *testing.B) {
-					p := newBenchPool(b, workerpool.Options{Workers: workers, Backend: be, Wake: w, ExplicitWake: true, Queue: q})
+					p := newBenchPool(b, workerpool.Options{Workers: workers, Backend: be, Wake: w, Queue: q})
 					runRoundTrips(b, p)
 				})
 			}

@@ -29,12 +29,12 @@ var (
 	// nil job (a nil jobs.Func too), and by EnqueueFunc for a nil func; a
 	// batch containing one is rejected whole.
 	ErrNilJob = errors.New("workerpool: nil job")
-	// ErrQueueFull is returned by TryEnqueue when Options.MaxQueued jobs
-	// are queued.
+	// ErrQueueFull is returned by TryEnqueue when the pool has no room:
+	// Options.MaxQueued jobs wait and every worker is busy.
 	ErrQueueFull = errors.New("workerpool: queue is full")
 	// ErrBatchTooLarge is returned, queuing nothing, for a batch larger
-	// than Options.MaxQueued: it could never fit.
-	ErrBatchTooLarge = errors.New("workerpool: batch larger than MaxQueued")
+	// than Workers + Options.MaxQueued: it could never fit.
+	ErrBatchTooLarge = errors.New("workerpool: batch larger than Workers + MaxQueued")
 	// ErrDropped is wrapped by the *DroppedError that a group's Wait, Map
 	// and Shutdown return when accepted jobs were dropped without running:
 	// by the group's context ending, Discard or Shutdown.

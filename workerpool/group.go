@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/gcbench/gcbench/jobs"
 )
@@ -33,9 +34,9 @@ import (
 // context is cancelled when Wait returns, so a job given to Go after that
 // is dropped (the next Wait reports it). Until Wait returns (or the parent
 // context ends) the group's context is registered with its parent, as one
-// made by context.WithCancel is: call Wait. Go, GoBatch and Wait are safe for
-// concurrent use, and Go and GoBatch may be called from the group's own
-// jobs.
+// made by context.WithCancel is: call Wait. Go, TryGo, GoBatch and Wait are
+// safe for concurrent use, and Go, TryGo and GoBatch may be called from the
+// group's own jobs.
 type Group struct {
 	p             *Pool
 	ctx           context.Context
@@ -142,7 +143,7 @@ func (g *Group) Go(fn func(ctx context.Context, worker int) error) {
 		panic("workerpool: Group.Go of a nil func")
 	}
 	if g.setup != nil {
-		g.fail(g.setup)
+		g.refuse(g.setup, 1)
 		return
 	}
 	if g.limit != nil && g.acquire(1) == 0 {
@@ -159,6 +160,48 @@ func (g *Group) Go(fn func(ctx context.Context, worker int) error) {
 	}
 }
 
+// TryGo queues fn as one job of the group only if it can do so at once,
+// as errgroup's TryGo does: it returns false, queuing nothing, when the
+// group's limit is reached (GroupLimit) or the pool has no room
+// (Options.MaxQueued). A job that would wait for its own limited group can
+// call TryGo and, on false, do the work itself. When the pool or the group
+// refuses the job outright (closed, cancelled, a pool that cannot run
+// groups), TryGo returns false too, and Wait reports it as after Go. A nil
+// fn panics.
+func (g *Group) TryGo(fn func(ctx context.Context, worker int) error) bool {
+	if fn == nil {
+		panic("workerpool: Group.TryGo of a nil func")
+	}
+	if g.setup != nil {
+		g.refuse(g.setup, 1)
+		return false
+	}
+	if g.limit != nil {
+		select {
+		case g.limit <- struct{}{}:
+		default:
+			return false
+		}
+	}
+	if !g.accept(1) {
+		g.release(1)
+		g.drop(1, nil)
+		return false
+	}
+	err := g.p.TryEnqueue(&groupTask{g: g, fn: fn})
+	switch {
+	case err == nil:
+		return true
+	case errors.Is(err, ErrQueueFull):
+		if g.unaccept(1) {
+			g.release(1) // else cancelled gave the place back, and counted the job dropped
+		}
+	default:
+		g.refused(1, 1, err)
+	}
+	return false
+}
+
 // refused undoes the acceptance of k jobs that the pool did not queue
 // (rest of them left to submit) and records why.
 func (g *Group) refused(k, rest int, err error) {
@@ -168,7 +211,7 @@ func (g *Group) refused(k, rest int, err error) {
 	if g.ctx.Err() != nil {
 		g.drop(rest, nil)
 	} else {
-		g.fail(err)
+		g.refuse(err, rest)
 	}
 }
 
@@ -197,7 +240,7 @@ func (g *Group) GoBatch(fns ...func(ctx context.Context, worker int) error) {
 // pool's bound allow.
 func (g *Group) submit(js []jobs.Job) {
 	if g.setup != nil {
-		g.fail(g.setup)
+		g.refuse(g.setup, len(js))
 		return
 	}
 	for len(js) > 0 {
@@ -317,10 +360,10 @@ func (g *Group) finish() {
 }
 
 // dropOne is the fate of one accepted, unstarted job that Discard or
-// Shutdown removed.
+// Shutdown removed, for cause.
 // The count changes under mu with the word, so that a Wait that sees the
 // group idle also sees the count (result takes mu).
-func (g *Group) dropOne() {
+func (g *Group) dropOne(cause error) {
 	g.mu.Lock()
 	for {
 		w := g.word.Load()
@@ -329,7 +372,7 @@ func (g *Group) dropOne() {
 			return // cancelled counted it
 		}
 		if g.word.CompareAndSwap(w, w-1) {
-			g.dropLocked(1, nil)
+			g.dropLocked(1, cause)
 			g.mu.Unlock()
 			g.release(1)
 			g.notifyIfIdle(w - 1)
@@ -394,6 +437,38 @@ func (g *Group) fail(err error) {
 	}
 }
 
+// refuse records that the pool refused n of the group's jobs for err (the
+// pool is closed, or cannot run groups): jobs refused for one reason are
+// one error that counts them, however many Go calls met it.
+func (g *Group) refuse(err error, n int) {
+	g.mu.Lock()
+	for _, e := range g.errs {
+		if r, ok := e.(*refusedError); ok && r.err == err {
+			r.n += n
+			g.mu.Unlock()
+			return
+		}
+	}
+	g.mu.Unlock()
+	g.fail(&refusedError{n: n, err: err})
+}
+
+// refusedError counts the jobs of a group that the pool refused for one
+// reason, which it wraps.
+type refusedError struct {
+	n   int
+	err error
+}
+
+func (e *refusedError) Error() string {
+	if e.n == 1 {
+		return fmt.Sprintf("workerpool: 1 job not queued: %v", e.err)
+	}
+	return fmt.Sprintf("workerpool: %d jobs not queued: %v", e.n, e.err)
+}
+
+func (e *refusedError) Unwrap() error { return e.err }
+
 // notifyIfIdle wakes the waiters if w, the word after a change, says that
 // nothing is outstanding.
 func (g *Group) notifyIfIdle(w uint64) {
@@ -421,9 +496,11 @@ func idleWord(w uint64) bool {
 // ended, Discard, Shutdown, or they could not be queued) add a
 // *DroppedError wrapping ErrDropped, with their count and the context's
 // cause; the first error reported is a job's, if any. Wait then cancels
-// the group's context. A job must not call its own group's Wait: it
-// would wait for itself (WaitCtx given the job's context returns
-// ErrCalledFromJob instead).
+// the group's context. Called from a job of the group's pool, its worker
+// runs the pool's queued jobs while Wait waits (the package doc's "Jobs
+// that wait"). A job must not call its own group's Wait: it would wait for
+// itself (WaitCtx given the job's context returns ErrCalledFromJob
+// instead).
 func (g *Group) Wait() error { return g.WaitCtx(context.Background()) }
 
 // WaitCtx is Wait that gives up when ctx ends, returning an error wrapping
@@ -452,8 +529,13 @@ func (g *Group) WaitCtx(ctx context.Context) error {
 // errGroupDone is the cause of a group's context cancelled by Wait.
 var errGroupDone = errors.New("workerpool: group.Wait returned")
 
-// sleep waits until the group is idle or ctx ends.
+// sleep waits until the group is idle or ctx ends. Called on a worker of
+// the group's pool (a job waiting for a group), it runs the pool's queued
+// jobs meanwhile, and looks for more every little while (help.go).
 func (g *Group) sleep(ctx context.Context) error {
+	w := g.p.currentWorker()
+	var poll time.Duration
+	var timer *time.Timer
 	for {
 		g.mu.Lock()
 		if idleWord(g.word.Load()) {
@@ -465,8 +547,31 @@ func (g *Group) sleep(ctx context.Context) error {
 		}
 		ch := g.idle
 		g.mu.Unlock()
+		if w == nil {
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				return fmt.Errorf("workerpool: group.Wait: %w", ctx.Err())
+			}
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("workerpool: group.Wait: %w", err)
+		}
+		if g.p.helpOne(w) {
+			poll = 0
+			continue
+		}
+		poll = helpTimer(poll)
+		if timer == nil {
+			timer = time.NewTimer(poll)
+			defer timer.Stop()
+		} else {
+			timer.Reset(poll)
+		}
 		select {
 		case <-ch:
+		case <-timer.C:
 		case <-ctx.Done():
 			return fmt.Errorf("workerpool: group.Wait: %w", ctx.Err())
 		}
@@ -481,13 +586,20 @@ func (g *Group) result() error {
 	if g.dropped > 0 {
 		dropped = &DroppedError{Count: g.dropped, Cause: g.dropCause}
 	}
+	errs := make([]error, len(g.errs), len(g.errs)+1)
+	for i, e := range g.errs {
+		if r, ok := e.(*refusedError); ok {
+			e = &refusedError{n: r.n, err: r.err} // a copy: a late refusal must not change a returned error
+		}
+		errs[i] = e
+	}
 	switch {
-	case len(g.errs) == 0:
+	case len(errs) == 0:
 		return dropped
 	case !g.all:
-		return g.errs[0]
+		return errs[0]
 	}
-	return errors.Join(append(g.errs[:len(g.errs):len(g.errs)], dropped)...)
+	return errors.Join(append(errs, dropped)...)
 }
 
 // caller is what a group's job calls.
@@ -496,7 +608,10 @@ type caller interface {
 }
 
 // run runs one job of g on worker, unless the group was cancelled: its
-// error and panic go to g alone.
+// error and panic go to g alone. A job that calls runtime.Goexit never
+// lets call return: run's deferred call then finishes it as if it had
+// panicked with ErrJobGoexit, and the goroutine goes on exiting (the pool
+// replaces its worker).
 func (g *Group) run(c caller, worker int) {
 	if !g.start() {
 		if worker >= 0 {
@@ -504,7 +619,14 @@ func (g *Group) run(c caller, worker int) {
 		}
 		return
 	}
+	returned := false
+	defer func() {
+		if !returned {
+			g.goexited(worker)
+		}
+	}()
 	err, panicked := g.call(c, worker)
+	returned = true
 	if err != nil {
 		if worker >= 0 {
 			w := &g.p.workers[worker].c
@@ -519,25 +641,25 @@ func (g *Group) run(c caller, worker int) {
 	g.finish()
 }
 
-// call calls c, recovering a panic into a *PanicError. A job that calls
-// runtime.Goexit is finished as if it had panicked with ErrJobGoexit, and
-// the goroutine goes on exiting (the pool replaces its worker).
+// goexited finishes a job that called runtime.Goexit.
+func (g *Group) goexited(worker int) {
+	g.fail(&PanicError{Worker: worker, Value: ErrJobGoexit, Stack: debug.Stack()})
+	g.finish()
+	if worker >= 0 {
+		g.p.workers[worker].goexitReported = true // read by this goroutine's runJobs
+	}
+}
+
+// call calls c, recovering a panic into a *PanicError. Whatever recover
+// returns is a panic's value — nil too, for panic(nil) under
+// GODEBUG=panicnil=1 — because a Goexit, for which recover also returns
+// nil, does not stop unwinding: call then never returns, and run knows.
 func (g *Group) call(c caller, worker int) (err error, panicked bool) {
 	returned := false
 	defer func() {
-		if returned {
-			return
+		if !returned {
+			err, panicked = &PanicError{Worker: worker, Value: recover(), Stack: debug.Stack()}, true
 		}
-		r := recover()
-		if r == nil { // runtime.Goexit: panic(nil) is a *runtime.PanicNilError
-			g.fail(&PanicError{Worker: worker, Value: ErrJobGoexit, Stack: debug.Stack()})
-			g.finish()
-			if worker >= 0 {
-				g.p.workers[worker].goexitReported = true // read by this goroutine's runJobs
-			}
-			return
-		}
-		err, panicked = &PanicError{Worker: worker, Value: r, Stack: debug.Stack()}, true
 	}()
 	err = c.call(&g.jctx, worker)
 	returned = true
@@ -552,7 +674,7 @@ type groupTask struct {
 
 func (t *groupTask) Run(worker int)                             { t.g.run(t, worker) }
 func (t *groupTask) call(ctx context.Context, worker int) error { return t.fn(ctx, worker) }
-func (t *groupTask) drop()                                      { t.g.dropOne() }
+func (t *groupTask) drop(cause error)                           { t.g.dropOne(cause) }
 
 // jobCtxKey is the context key under which a job's context holds its group.
 type jobCtxKey struct{}

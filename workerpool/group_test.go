@@ -351,7 +351,7 @@ func TestPropertyGroupsAreScoped(t *testing.T) {
 	forEachConfig(t, func(t *testing.T, c config) {
 		rapid.Check(t, func(rt *rapid.T) {
 			workers := rapid.IntRange(1, 4).Draw(rt, "workers")
-			p, err := New(Options{Workers: workers, Backend: c.b, Wake: c.w, ExplicitWake: true, Queue: c.q})
+			p, err := New(Options{Workers: workers, Backend: c.b, Wake: c.w, Queue: c.q})
 			if err != nil {
 				rt.Fatalf("New: %v", err)
 			}

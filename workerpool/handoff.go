@@ -194,9 +194,6 @@ func (p *Pool) handOffLocked(c *counters) bool {
 			if w.state.CompareAndSwap(st, handed) { // running, before popped moves
 				p.q.drop(k)
 				p.popped.Store(popped + uint64(k))
-				if p.room != nil {
-					p.room.release(k)
-				}
 				c.grabs.Add(1)
 				c.handoffs.Add(1)
 				return true

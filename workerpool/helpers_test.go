@@ -38,11 +38,9 @@ func forEachConfig(t *testing.T, f func(t *testing.T, c config)) {
 	}
 }
 
-// newPool makes a pool for o with o.Wake as given (ExplicitWake): the
-// tests name Broadcast on ungated pools too.
+// newPool makes a pool for o, closed when the test ends.
 func newPool(t testing.TB, o Options) *Pool {
 	t.Helper()
-	o.ExplicitWake = true
 	p, err := New(o)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })

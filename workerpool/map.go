@@ -16,8 +16,9 @@ import (
 // items not yet started (including those in a worker's grab) and returns
 // that error (a job's panic as a *PanicError) and nil results once the
 // items already running have returned. If ctx ends first, Map returns a
-// *DroppedError wrapping ErrDropped and ctx's cause. It never runs a job
-// inline on the caller. Like a group (Pool.NewGroup), Map needs an ungated
+// *DroppedError wrapping ErrDropped and ctx's cause. Called from a job of
+// p, its worker runs p's queued jobs while Map waits (see the package
+// doc's "Jobs that wait"); from any other goroutine it only waits. Like a group (Pool.NewGroup), Map needs an ungated
 // pool of the Goroutines or Threads backend and otherwise returns an error
 // wrapping ErrGated or ErrUnsupported; it allocates the results and, for
 // the batch, one job and one slot per item, not one closure per item.
@@ -55,8 +56,8 @@ type mapTask[T, R any] struct {
 	i int
 }
 
-func (t *mapTask[T, R]) Run(worker int) { t.g.run(t, worker) }
-func (t *mapTask[T, R]) drop()          { t.g.dropOne() }
+func (t *mapTask[T, R]) Run(worker int)   { t.g.run(t, worker) }
+func (t *mapTask[T, R]) drop(cause error) { t.g.dropOne(cause) }
 
 func (t *mapTask[T, R]) call(ctx context.Context, worker int) error {
 	r, err := t.m.fn(ctx, worker, t.m.items[t.i])

@@ -70,12 +70,18 @@ func ParseBackend(s string) (Backend, error) { return backends.Parse(s) }
 // BackendNames lists the names ParseBackend accepts, in value order.
 func BackendNames() []string { return backends.List() }
 
-// WakePolicy selects whom an enqueue wakes. Each constant states its exact
-// rule: what an enqueue of n jobs, Start and Close wake (StartBatch wakes as
-// Start does, after releasing the lock).
+// WakePolicy selects whom an enqueue wakes. Each named constant states its
+// exact rule: what an enqueue of n jobs, Start and Close wake (StartBatch
+// wakes as Start does, after releasing the lock). New honours every named
+// policy as given.
 type WakePolicy int
 
 const (
+	// DefaultWake, the zero value, is the pool's default: Broadcast on a
+	// gated pool (the SGen round wakes as SGen does), Targeted on an
+	// ungated one (it measured faster than Broadcast for one submitter and
+	// for many). Pool.Options reports the policy the pool runs.
+	DefaultWake WakePolicy = iota
 	// Broadcast wakes every waiting worker, under the lock, on every
 	// enqueue and on Start, even while the gate is closed (SGen's pool).
 	// Each woken worker re-takes the lock; with the gate closed it finds
@@ -111,23 +117,56 @@ const (
 	Spin
 )
 
+// wakes names the named policies: the policy v is wakes' value v−1, so that
+// DefaultWake, which names no policy, has no name to parse or marshal.
 var wakes = enum.New[WakePolicy]("WakePolicy", "wake policy", ErrInvalidOptions, "broadcast", "signal", "targeted", "spin")
 
+// named reports whether w is a named policy (not DefaultWake).
+func (w WakePolicy) named() bool { return w >= Broadcast && w <= Spin }
+
 // String returns the policy's lower-case name, as ParseWakePolicy accepts
-// it, or "WakePolicy(n)" for a value without one.
-func (w WakePolicy) String() string { return wakes.String(w) }
+// it, "default" for DefaultWake, or "WakePolicy(n)" for a value without
+// one.
+func (w WakePolicy) String() string {
+	switch {
+	case w == DefaultWake:
+		return "default"
+	case !w.named():
+		return fmt.Sprintf("WakePolicy(%d)", int(w))
+	}
+	return wakes.String(w - 1)
+}
 
 // MarshalText returns the policy's name, or an error wrapping
-// ErrInvalidOptions for a value without one.
-func (w WakePolicy) MarshalText() ([]byte, error) { return wakes.Marshal(w) }
+// ErrInvalidOptions for DefaultWake and a value without one: a saved
+// configuration names its policy.
+func (w WakePolicy) MarshalText() ([]byte, error) {
+	if !w.named() {
+		return nil, fmt.Errorf("%w: wake policy %v has no name", ErrInvalidOptions, w)
+	}
+	return wakes.Marshal(w - 1)
+}
 
 // UnmarshalText sets w from a name ParseWakePolicy accepts.
-func (w *WakePolicy) UnmarshalText(text []byte) error { return wakes.Unmarshal(text, w) }
+func (w *WakePolicy) UnmarshalText(text []byte) error {
+	v, err := ParseWakePolicy(string(text))
+	if err != nil {
+		return err
+	}
+	*w = v
+	return nil
+}
 
 // ParseWakePolicy returns the policy named s (broadcast, signal, targeted,
 // spin; case-insensitive); other names yield an error wrapping
 // ErrInvalidOptions.
-func ParseWakePolicy(s string) (WakePolicy, error) { return wakes.Parse(s) }
+func ParseWakePolicy(s string) (WakePolicy, error) {
+	v, err := wakes.Parse(s)
+	if err != nil {
+		return DefaultWake, err
+	}
+	return v + 1, nil
+}
 
 // WakePolicyNames lists the names ParseWakePolicy accepts, in value order.
 func WakePolicyNames() []string { return wakes.List() }
@@ -227,26 +266,18 @@ func (b Backend) HasMutexKinds() bool { return b == Native }
 const MaxWorkers = 4096
 
 // Options configures a Pool. The zero value is valid: GOMAXPROCS goroutine
-// workers on one shared queue, ungated, with the Targeted wake policy (see
-// Wake for how a zero Wake is resolved), no bound on the queue and no
-// observer.
+// workers on one shared queue, ungated, with the Targeted wake policy, no
+// bound on the queue and no observer.
 type Options struct {
 	// Workers is the number of workers, 0..MaxWorkers; 0 means
 	// runtime.GOMAXPROCS(0) at New.
 	Workers int
 	// Backend selects goroutine or OS-thread workers.
 	Backend Backend
-	// Wake selects the wake policy. Its zero value is Broadcast (SGen's),
-	// which a gated pool keeps: the SGen round wakes as SGen does. On an
-	// ungated pool a zero Wake means the default for ordinary use,
-	// Targeted, which measured faster than Broadcast for one submitter and
-	// for many; set ExplicitWake to broadcast on an ungated pool.
-	// Pool.Options reports the policy the pool runs.
+	// Wake selects the wake policy; the zero value, DefaultWake, is the
+	// pool's default (Targeted, or Broadcast on a gated pool). A named
+	// policy is used as given.
 	Wake WakePolicy
-	// ExplicitWake makes New use Wake as given even when it is zero
-	// (Broadcast) on an ungated pool. Research code that names its policy
-	// from a flag sets it.
-	ExplicitWake bool
 	// Queue selects the shared queue (the default) or per-worker shards.
 	Queue QueueLayout
 	// Mutex selects the Native backend's pthread mutex kind; the other
@@ -257,16 +288,19 @@ type Options struct {
 	// returns, so a round is enqueue → Start → Join. Close opens the gate
 	// for good so that accepted work drains.
 	Gated bool
-	// MaxQueued bounds the jobs queued and not yet taken by a worker; 0
-	// means unbounded. At the bound Enqueue, EnqueueFunc, EnqueueBatch,
-	// StartBatch and groups' Go wait for room, EnqueueCtx and
-	// EnqueueBatchCtx wait until their context ends, and TryEnqueue
-	// returns ErrQueueFull. A batch larger than MaxQueued is refused at
-	// once with ErrBatchTooLarge; one that fits waits whole, never half
-	// queued. Jobs a worker has taken (at most MaxGrab per worker) no
-	// longer count. A job that enqueues into a full queue waits like any
-	// caller: if every worker does, none is left to make room. The Native backend has no bound: New refuses
-	// MaxQueued > 0 there with ErrUnsupported.
+	// MaxQueued bounds the jobs that wait: accepted and not started,
+	// whether still queued or taken by a worker that has not started
+	// them. An idle worker is room, so at most Workers + MaxQueued jobs
+	// are accepted and unfinished at any time, and a job is accepted
+	// whenever fewer are. 0 means unbounded. At the bound Enqueue,
+	// EnqueueFunc, EnqueueBatch and groups' Go wait for room, EnqueueCtx
+	// and EnqueueBatchCtx wait until their context ends, and TryEnqueue
+	// returns ErrQueueFull: one rule for every form. A batch larger than
+	// Workers + MaxQueued is refused at once with ErrBatchTooLarge; one
+	// that fits waits whole, never half queued. A job that enqueues into
+	// its full pool waits like any caller: if every worker's job does,
+	// none is left to make room. The Native backend has no bound: New
+	// refuses MaxQueued > 0 there with ErrUnsupported.
 	MaxQueued int
 	// Observer, if non-nil, is told about job starts and ends, enqueues and
 	// wakes. When nil, each hook point costs one nil check.
@@ -317,7 +351,7 @@ func (o Options) validate() error {
 		return fmt.Errorf("%w: Workers = %d, want 1..%d (0: GOMAXPROCS)", ErrInvalidOptions, o.Workers, MaxWorkers)
 	case !backends.Valid(o.Backend):
 		return fmt.Errorf("%w: unknown backend %v", ErrInvalidOptions, o.Backend)
-	case !wakes.Valid(o.Wake):
+	case o.Wake != DefaultWake && !o.Wake.named():
 		return fmt.Errorf("%w: unknown wake policy %v", ErrInvalidOptions, o.Wake)
 	case !queues.Valid(o.Queue):
 		return fmt.Errorf("%w: unknown queue layout %v", ErrInvalidOptions, o.Queue)
@@ -336,15 +370,17 @@ func (o Options) validate() error {
 }
 
 // resolved returns o with its defaults made explicit: Workers = GOMAXPROCS
-// for 0, and Targeted for a zero Wake on an ungated pool unless
-// ExplicitWake (a gated pool keeps Broadcast, SGen's).
+// for 0, and for DefaultWake Broadcast on a gated pool (SGen's), Targeted
+// on an ungated one.
 func (o Options) resolved() Options {
 	if o.Workers == 0 {
 		o.Workers = min(runtime.GOMAXPROCS(0), MaxWorkers)
 	}
-	if o.Wake == Broadcast && !o.Gated && !o.ExplicitWake {
+	if o.Wake == DefaultWake {
 		o.Wake = Targeted
+		if o.Gated {
+			o.Wake = Broadcast
+		}
 	}
-	o.ExplicitWake = true
 	return o
 }

@@ -37,18 +37,58 @@ func TestZeroOptionsAreValid(t *testing.T) {
 	o := p.Options()
 	assert.Equal(t, runtime.GOMAXPROCS(0), o.Workers)
 	assert.Equal(t, Targeted, o.Wake, "an ungated pool's default is the faster policy")
-	assert.True(t, o.ExplicitWake)
 
 	g, err := New(Options{Gated: true})
 	require.NoError(t, err)
 	defer g.Close()
 	assert.Equal(t, Broadcast, g.Options().Wake, "a gated pool (the SGen round) keeps Broadcast")
 
-	b, err := New(Options{Workers: 1, Wake: Broadcast, ExplicitWake: true})
+	b, err := New(Options{Workers: 1, Wake: Broadcast})
 	require.NoError(t, err)
 	defer b.Close()
-	assert.Equal(t, Broadcast, b.Options().Wake, "ExplicitWake keeps a zero Wake")
+	assert.Equal(t, Broadcast, b.Options().Wake, "a named policy is used as given")
 	assert.Equal(t, Options{}, (*Pool)(nil).Options())
+}
+
+// TestBroadcastOnAnUngatedPoolBroadcasts: Options{Wake: Broadcast} on an
+// ungated pool wakes every parked worker for one job, as Stats shows: 4
+// workers woken, at least 3 of them for nothing. (A zero Wake meant
+// Broadcast, and an ungated pool ran Targeted instead: issue 41.)
+func TestBroadcastOnAnUngatedPoolBroadcasts(t *testing.T) {
+	for _, b := range allBackends {
+		t.Run(b.String(), func(t *testing.T) {
+			p := newPool(t, Options{Workers: 4, Backend: b, Wake: Broadcast})
+			require.Equal(t, Broadcast, p.Options().Wake)
+			waitParked(t, p)
+			s0 := p.Stats()
+			var n countJob
+			require.NoError(t, p.Enqueue(&n))
+			require.NoError(t, p.Join(timeoutCtx(t)))
+			require.Eventually(t, func() bool { return p.Stats().Sub(s0).WorkersWoken >= 4 }, 10*time.Second, time.Millisecond,
+				"one broadcast wakes every parked worker")
+			waitParked(t, p)
+			d := p.Stats().Sub(s0)
+			assert.EqualValues(t, 1, d.EnqueueWakeCalls)
+			assert.EqualValues(t, 4, d.WorkersWoken)
+			assert.GreaterOrEqual(t, d.FutileWakeups, uint64(3))
+		})
+	}
+}
+
+func TestWakePolicyNamesAndDefault(t *testing.T) {
+	assert.Equal(t, "default", DefaultWake.String())
+	_, err := DefaultWake.MarshalText()
+	assert.ErrorIs(t, err, ErrInvalidOptions, "a saved configuration names its policy")
+	_, err = ParseWakePolicy("default")
+	assert.ErrorIs(t, err, ErrInvalidOptions)
+	assert.Equal(t, []string{"broadcast", "signal", "targeted", "spin"}, WakePolicyNames())
+	for _, w := range allPolicies {
+		text, err := w.MarshalText()
+		require.NoError(t, err)
+		var back WakePolicy
+		require.NoError(t, back.UnmarshalText(text))
+		assert.Equal(t, w, back)
+	}
 }
 
 // TestErrorsSayEachThingOnce: New's messages name the package and the
@@ -320,7 +360,7 @@ func TestJoinHonoursContext(t *testing.T) {
 func TestCloseDrainsIsIdempotentAndRefusesWork(t *testing.T) {
 	forEachConfig(t, func(t *testing.T, c config) {
 		for _, gated := range []bool{false, true} {
-			p, err := New(Options{Workers: 3, Backend: c.b, Wake: c.w, ExplicitWake: true, Queue: c.q, Gated: gated})
+			p, err := New(Options{Workers: 3, Backend: c.b, Wake: c.w, Queue: c.q, Gated: gated})
 			require.NoError(t, err)
 			var j countJob
 			var slow atomic.Int64

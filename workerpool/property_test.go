@@ -124,7 +124,6 @@ func checkScripts(t *testing.T, rt fataler, opts Options, cells int, scripts [][
 	}
 	runs := make([]atomic.Int32, total)
 	accepted := make([]atomic.Bool, total)
-	opts.ExplicitWake = true
 	p, err := start(opts, cells)
 	if err != nil {
 		rt.Fatalf("New: %v", err)

@@ -217,9 +217,6 @@ func (p *Pool) takeShard(w *worker, v int) bool {
 	if p.steal {
 		w.startClaims(len(w.held))
 	}
-	if p.room != nil {
-		p.room.release(len(w.held))
-	}
 	s.unlock(c)
 	c.grabs.Add(1)
 	return true
@@ -331,9 +328,16 @@ func (p *Pool) shardsDoneUpTo(vec []uint64) bool {
 		}
 	}
 	for i := range p.workers {
-		st := p.workers[i].state.Load()
+		w := &p.workers[i]
+		st := w.state.Load()
 		if r := st & runningMask; r != 0 && r-1 < vec[st>>shardShift] {
 			return false
+		}
+		for f := w.helps.Load(); f != nil; f = f.next { // jobs w runs while its own wait (help.go)
+			h := f.state.Load()
+			if r := h & runningMask; r != 0 && r-1 < vec[h>>shardShift] {
+				return false
+			}
 		}
 	}
 	return true

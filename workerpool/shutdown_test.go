@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gcbench/gcbench/jobs"
 	"github.com/stretchr/testify/assert"
@@ -15,7 +16,7 @@ import (
 
 func TestShutdownRunsEverythingWithoutADeadline(t *testing.T) {
 	forEachConfig(t, func(t *testing.T, c config) {
-		p, err := New(Options{Workers: 2, Backend: c.b, Wake: c.w, ExplicitWake: true, Queue: c.q})
+		p, err := New(Options{Workers: 2, Backend: c.b, Wake: c.w, Queue: c.q})
 		require.NoError(t, err)
 		var n countJob
 		for range 100 {
@@ -48,7 +49,7 @@ func TestPropertyShutdown(t *testing.T) {
 	forEachConfig(t, func(t *testing.T, c config) {
 		rapid.Check(t, func(rt *rapid.T) {
 			workers := rapid.IntRange(1, 4).Draw(rt, "workers")
-			p, err := New(Options{Workers: workers, Backend: c.b, Wake: c.w, ExplicitWake: true, Queue: c.q})
+			p, err := New(Options{Workers: workers, Backend: c.b, Wake: c.w, Queue: c.q})
 			if err != nil {
 				rt.Fatalf("New: %v", err)
 			}
@@ -99,8 +100,11 @@ func TestPropertyShutdown(t *testing.T) {
 			var de *DroppedError
 			if errors.As(err, &de) {
 				dropped = de.Count
-			} else if err != nil {
+			} else if err != nil && !errors.Is(err, context.Canceled) {
 				rt.Fatalf("Shutdown: %v", err)
+			}
+			if err := p.Close(); err != nil { // the jobs still running when Shutdown returned
+				rt.Fatalf("Close: %v", err)
 			}
 			if int(ran.Load())+dropped != total {
 				rt.Fatalf("%d ran + %d dropped != %d accepted", ran.Load(), dropped, total)
@@ -124,4 +128,28 @@ func TestPropertyShutdown(t *testing.T) {
 			}
 		})
 	})
+}
+
+// TestShutdownReturnsAtItsDeadline: with a 1 s job running, Shutdown with
+// a 100 ms deadline returns within 200 ms (a liveness bound), with an
+// error that matches context.DeadlineExceeded and names the running job;
+// Close then waits for that job.
+func TestShutdownReturnsAtItsDeadline(t *testing.T) {
+	p := newPool(t, Options{Workers: 1})
+	started := make(chan struct{})
+	var finished atomic.Bool
+	require.NoError(t, p.EnqueueFunc(func(int) { close(started); time.Sleep(time.Second); finished.Store(true) }))
+	<-started
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	begin := time.Now()
+	err := p.Shutdown(ctx)
+	took := time.Since(begin)
+	assert.Less(t, took, 200*time.Millisecond, "Shutdown returned %v after its deadline", took-100*time.Millisecond)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Contains(t, err.Error(), "1 still running")
+	assert.NotErrorIs(t, err, ErrDropped, "nothing was queued")
+	assert.False(t, finished.Load())
+	require.NoError(t, p.Close())
+	assert.True(t, finished.Load(), "Close waits for the running job")
 }

@@ -13,9 +13,9 @@ type Stats struct {
 	// EnqueueFunc, EnqueueBatch and StartBatch. Shared queue: one per call
 	// that reached the queue, except Enqueue and EnqueueFunc on an ungated
 	// Targeted pool, which take it only to wake a parked worker or to
-	// empty a full ingress (see "Lock-free enqueue" in the package
-	// documentation). Sharded: one shard lock per call, plus one of the
-	// pool lock when a sleeping worker had to be woken.
+	// make room in its full lock-free front. Sharded: one shard lock per
+	// call, plus one of the pool lock when a sleeping worker had to be
+	// woken.
 	EnqueueLockAcquisitions uint64
 	// LockAcquisitions counts every lock acquisition — the queue lock, and
 	// a sharded pool's shard locks — by the enqueue side, workers, Start,
@@ -56,7 +56,7 @@ type Stats struct {
 	Steals uint64
 	// GrabSteals counts the grabs an idle worker of an ungated pool stole
 	// from the unstarted jobs of another worker's grab (included in
-	// Grabs); see Pool's doc on stealing.
+	// Grabs).
 	GrabSteals uint64
 	// SpinWakeups counts the Spin policy's wake-ups that needed no sleep:
 	// a semaphore unit taken while spinning or found waiting, or a grab
@@ -95,6 +95,11 @@ type Stats struct {
 	// Queued is how many accepted jobs no worker has taken yet (the
 	// unstarted jobs of a worker's grab are taken, not queued).
 	Queued uint64
+	// Waiting is how many accepted jobs have not started: Queued, plus
+	// the jobs workers have taken and not yet claimed to run (on an
+	// ungated pool; a gated pool's grabs run where they are). Every job
+	// accepted and not started counts against Options.MaxQueued.
+	Waiting uint64
 	// Running is how many workers are running a grab of jobs now.
 	Running uint64
 	// Completed counts the jobs that ran to the end, returned an error or
@@ -121,8 +126,8 @@ func (s Stats) TotalJobsRun() uint64 {
 }
 
 // Sub returns s − prev field by field: the cost of what happened between
-// two snapshots of the same pool. The instant gauges, Queued and Running,
-// are s's.
+// two snapshots of the same pool. The instant gauges, Queued, Waiting and
+// Running, are s's.
 func (s Stats) Sub(prev Stats) Stats {
 	d := Stats{
 		EnqueueLockAcquisitions: s.EnqueueLockAcquisitions - prev.EnqueueLockAcquisitions,
@@ -142,6 +147,7 @@ func (s Stats) Sub(prev Stats) Stats {
 		Steals:                  s.Steals - prev.Steals,
 		Submitted:               s.Submitted - prev.Submitted,
 		Queued:                  s.Queued,
+		Waiting:                 s.Waiting,
 		Running:                 s.Running,
 		Completed:               s.Completed - prev.Completed,
 		Failed:                  s.Failed - prev.Failed,
@@ -241,6 +247,7 @@ func (p *Pool) Stats() Stats {
 			s.Running++
 		}
 	}
+	s.Waiting = s.Queued + uint64(p.stealableJobs())
 	s.Completed = s.TotalJobsRun()
 	s.Dropped = p.dropped.Load()
 	return s

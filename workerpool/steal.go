@@ -14,20 +14,33 @@ import (
 // (Chase and Lev, "Dynamic circular work-stealing deque", SPAA 2005; the Go
 // runtime's runqsteal takes half of a victim's run queue).
 //
-// A grab's claim word is gen<<32 | busy | next<<8 | end: the owner runs
-// job i only after moving next from i to i+1 with an atomic add that finds
-// i < end; a thief lowers end to mid with a CAS and so owns buf[mid:end]. gen changes
-// with every grab, so a thief's CAS cannot succeed against a later grab
-// (ABA). The owner pre-claims job 0 when it publishes the grab, so a grab
-// of one job costs no claim at all, and a larger one one uncontended
-// atomic add per later job, on the owner's own cache line.
+// A grab's claim word is gen<<32 | busy | next<<8 | end: the jobs before
+// next are claimed by the owner, those from next to end are still free,
+// and a thief lowers end to mid with a CAS and so owns buf[mid:end]. gen
+// changes with every grab, so a thief's CAS cannot succeed against a later
+// grab (ABA).
+//
+// The owner claims in runs, not job by job: a claim is one atomic add to
+// next, and it costs as much as an empty job, so the first version, one
+// claim per job, made BenchmarkTinyTasks 13% slower (docs/workerpool.md).
+// Job 0 is claimed when the grab is published; each later claim takes a
+// run twice as long as the one before (1, 2, 4, … jobs), so a grab of 64
+// costs 6 claims, and while no thief comes the owner runs its jobs reading
+// nothing but its own copy of the limit. A thief announces itself by
+// lowering end, which the owner's next claim sees: from then on the owner
+// claims one job at a time, so a second thief finds work too. The price is
+// bounded: a slow job holds back at most the rest of its run, which is no
+// longer than the jobs that ran before it in its grab; a slow first job
+// (job 0, claimed alone) holds back none.
 //
 // Invariants:
 //
 //  1. Exactly once: an index is run by whoever moved it out of [next,
-//     end) — the owner by raising next, a thief by lowering end — and both
-//     are read-modify-writes of one word: the owner's add sees the end
-//     any earlier steal left, and a thief's CAS fails if the owner moved.
+//     end) — the owner by raising next, a thief by lowering end to at
+//     least next — and both are read-modify-writes of one word: the
+//     owner's add sees the end any earlier steal left, and a thief's CAS
+//     fails if the owner moved. The owner runs only jobs below its limit,
+//     min(next, end) as its last add returned.
 //  2. The buffer is read safely: a thief sets busy in the CAS that gives
 //     it buf[mid:end] and clears it after copying those jobs; the owner,
 //     whose claim fails at mid, waits for busy to clear before it clears
@@ -63,6 +76,7 @@ const (
 // claimed by w. A grab of one job publishes nothing: the previous grab's
 // word has next == end, which no thief takes from.
 func (w *worker) startClaims(k int) {
+	w.limit, w.window = 1, 1
 	if k < 2 {
 		return
 	}
@@ -70,12 +84,24 @@ func (w *worker) startClaims(k int) {
 	w.claim.Store(gen<<claimGen | 1<<8 | uint64(k))
 }
 
-// claimAt claims job i of w's grab for w, next being i, and reports
-// whether it was still w's (not stolen or discarded): one atomic add, no
-// loop. A failed claim leaves next past end, which thieves and Discard
-// read as nothing left to take.
-func (w *worker) claimAt(i int) bool {
-	return int(w.claim.Add(1<<8)&claimEnd) > i
+// claimFrom claims the next run of w's grab, from job i = w.limit on, and
+// reports whether job i is w's (not stolen or discarded): one atomic add.
+// A run of window jobs, doubling the window; a thief seen (end lowered
+// below the grab's length) makes it one job from then on. A failed claim
+// leaves next past end, which thieves and Discard read as nothing left.
+func (w *worker) claimFrom(i int) bool {
+	c := w.claim.Add(uint64(w.window) << 8)
+	end := int(c & claimEnd)
+	if end <= i {
+		return false
+	}
+	w.limit = uint8(min(int(c&claimNext>>8), end))
+	if end < len(w.held) {
+		w.window = 1 // a thief came: claim one at a time, leaving it the rest
+	} else {
+		w.window = min(2*w.window, MaxGrab)
+	}
+	return true
 }
 
 // truncateGrab ends w's grab at i, the jobs from i on having been taken by
@@ -150,6 +176,17 @@ func (p *Pool) stealLocked(w *worker) bool {
 	return false
 }
 
+// stealableJobs returns how many jobs of the workers' grabs a thief could
+// take now — taken, not started — read without any lock.
+func (p *Pool) stealableJobs() int {
+	n := 0
+	for i := range p.workers {
+		c := p.workers[i].claim.Load()
+		n += max(0, int(c&claimEnd)-int(c&claimNext>>8))
+	}
+	return n
+}
+
 // anyStealable reports whether some worker's grab has unstarted jobs, read
 // without any lock.
 func (p *Pool) anyStealable() bool {
@@ -194,6 +231,6 @@ func (p *Pool) dropGrabsLocked(drop func(jobs.Job)) int {
 	return total
 }
 
-// dropper is a job that must learn that it was dropped unrun (a group's
-// or Map's job: its group counts it).
-type dropper interface{ drop() }
+// dropper is a job that must learn that it was dropped unrun, and why (a
+// group's or Map's job: its group counts it).
+type dropper interface{ drop(cause error) }

@@ -88,3 +88,44 @@ func TestDiscardTakesGrabs(t *testing.T) {
 		})
 	}
 }
+
+// TestOwnerClaimsInDoublingRuns: with no thief, the owner of a grab of 64
+// claims runs of 1, 2, 4, … jobs — 6 atomic adds, not 63 — and once a
+// thief has lowered end it claims one job at a time; it never runs a job
+// the thief took.
+func TestOwnerClaimsInDoublingRuns(t *testing.T) {
+	var w worker
+	w.held = w.buf[:MaxGrab]
+	w.startClaims(MaxGrab)
+	claims := 0
+	for i := 0; i < MaxGrab; i++ {
+		if i >= int(w.limit) {
+			require.True(t, w.claimFrom(i))
+			claims++
+		}
+	}
+	assert.Equal(t, 6, claims)
+
+	w.startClaims(MaxGrab)
+	for i := 1; i < 8; i++ { // claims [1,2), [2,4), [4,8)
+		if i >= int(w.limit) {
+			require.True(t, w.claimFrom(i))
+		}
+	}
+	c, from, ok := w.takeTail(w.claim.Load(), -1) // a thief takes the newer half of [8, 64)
+	require.True(t, ok)
+	assert.Equal(t, 36, from)
+	w.claim.And(^uint64(claimBusy))
+	_ = c
+	ran := 8
+	for i := 8; i < MaxGrab; i++ {
+		if i >= int(w.limit) && !w.claimFrom(i) {
+			break
+		}
+		ran++
+		if i >= 16 {
+			assert.Equal(t, uint8(1), w.window, "one job at a time after the thief")
+		}
+	}
+	assert.Equal(t, 36, ran, "the owner stops where the thief's part begins")
+}

@@ -20,6 +20,28 @@ const MaxGrab = 64
 // round on 8 workers the first grab takes 4 and the last 30 go one by one.
 func grabSize(q, workers int) int { return min(max(1, q/(2*workers)), MaxGrab) }
 
+// Dispatch. The queue is a list of fixed-size blocks reused across rounds,
+// so enqueuing and taking jobs do not allocate. Every job gets a sequence
+// number in queue order: pushed counts jobs accepted, popped counts jobs
+// taken. Enqueue takes the lock, pushes, applies the wake policy once and
+// unlocks (except on an ungated Targeted pool: see Enqueue); EnqueueBatch
+// does the same for n jobs: one lock acquisition, one wake decision. A
+// worker holds the lock while it looks for work; if the gate is open it
+// takes a grab — the oldest min(max(1, q/(2·workers)), MaxGrab) of the q
+// queued jobs — releases the lock, runs the grab's jobs in order, and
+// re-takes the lock once to retire the grab and take the next one. So a
+// worker pays one lock acquisition per grab, not per job, when the queue
+// is long, while the shares shrink as the queue drains and the last jobs
+// of a round still spread over every worker (Go's runqgrab takes half of a
+// run queue for one thief; here all workers share one queue, hence the
+// division by the worker count). Job panics are recovered and kept for
+// Join. On an ungated pool a worker that finds no queued job steals the
+// newer half of the unstarted jobs of another worker's grab (steal.go), so
+// idle workers take over the jobs behind a slow one; a gated pool, the
+// SGen round, never steals and keeps its counters as they were. What the
+// owner pays per job to stay stealable is at steal.go, and its measured
+// cost in docs/workerpool.md.
+
 // serve is a worker's loop. It holds the queue lock except while running a
 // grab or waiting, takes grabs in FIFO order while the gate is open, and
 // exits once the pool is closed and the queue is empty. If resumed, this
@@ -28,6 +50,7 @@ func grabSize(q, workers int) int { return min(max(1, q/(2*workers)), MaxGrab) }
 // error, for Join — unless goexit is nil (a group's job: its group has it).
 func (p *Pool) serve(w *worker, resumed bool, goexit *PanicError) {
 	defer p.wg.Done()
+	w.goid.Store(goid())
 	if resumed {
 		if goexit != nil {
 			w.panics = append(w.panics, goexit)
@@ -87,9 +110,6 @@ func (p *Pool) takeLocked(w *worker) bool {
 	p.popped.Store(popped + uint64(len(w.held)))
 	if p.steal {
 		w.startClaims(len(w.held))
-	}
-	if p.room != nil {
-		p.room.release(len(w.held))
 	}
 	w.c.grabs.Add(1)
 	return true
@@ -224,12 +244,15 @@ func (p *Pool) runJobsRecovering(w *worker) (panicked *PanicError) {
 		if p.obs != nil {
 			p.obs.JobEnd(w.id)
 		}
+		if p.room != nil {
+			p.room.release(1) // the job that panicked or called Goexit is finished
+		}
 		panicked = &PanicError{Worker: w.id, Value: r, Stack: debug.Stack()} // dropped by a Goexit's unwinding
 	}()
 	obs := p.obs
 	for w.next < len(w.held) {
 		i := w.next
-		if i > 0 && p.steal && !w.claimAt(i) { // job 0 is claimed when the grab is published
+		if p.steal && i >= int(w.limit) && !w.claimFrom(i) { // claimed in runs: steal.go
 			w.truncateGrab(i) // a thief or Discard took the rest
 			break
 		}
@@ -241,6 +264,9 @@ func (p *Pool) runJobsRecovering(w *worker) (panicked *PanicError) {
 		j.Run(w.id)
 		if obs != nil {
 			obs.JobEnd(w.id)
+		}
+		if p.room != nil {
+			p.room.release(1)
 		}
 	}
 	returned = true

@@ -176,7 +176,7 @@ func runGoroutines(ctx context.Context, r Run, job *countJob) (time.Duration, er
 
 func runOurPool(ctx context.Context, r Run, job *countJob) (time.Duration, error) {
 	c := r.Contender
-	p, err := workerpool.New(workerpool.Options{Workers: r.Workers, Backend: c.Backend, Wake: c.Wake, ExplicitWake: true})
+	p, err := workerpool.New(workerpool.Options{Workers: r.Workers, Backend: c.Backend, Wake: c.Wake})
 	if err != nil {
 		return 0, err
 	}
