@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/gcbench/gcbench/jobs"
 	"github.com/gcbench/gcbench/setting"
 	"github.com/gcbench/gcbench/workerpool"
 )
@@ -41,7 +40,7 @@ func herd(workers int, modes []Mode) int64 {
 	for _, m := range modes {
 		switch m {
 		case PerJob:
-			broadcasts = max(broadcasts, int64(1+2*jobs.SplitCount(workers))+1)
+			broadcasts = max(broadcasts, int64(JobCount(workers))+1)
 		case Batch:
 			broadcasts = max(broadcasts, 2)
 		case StartBatch:
