@@ -20,10 +20,11 @@ import (
 //	 "seed": 1, "verify": false, "mutator": {"major_fill": 0.6, ...}}
 //
 // Decoding is strict: a key that names no setting, or a value the setting
-// cannot hold, is a *setting.Error naming the key (with its path:
-// "mutator.major_fill"), and so is null; a key that is absent keeps the value it had, so
-// decoding onto DefaultConfig fills in what a document leaves out. It does
-// not Validate: a combination of settings is checked where it is used.
+// cannot hold, null included, is a *setting.Error naming the key (with its
+// path: "mutator.major_fill"); a key that is absent keeps the value it
+// had, so decoding onto DefaultConfig fills in what a document leaves out.
+// It does not Validate: a combination of settings is checked where it is
+// used.
 // Trace is not encoded.
 
 // MarshalJSON encodes c's settings, in a fixed order.

@@ -118,6 +118,7 @@ func TestCheckHerdRefusesAHerdTheMachineCannotWake(t *testing.T) {
 	assert.Error(t, fit.CheckHerd(gcsim.DefaultHerdLimit, 2), "and is tight")
 
 	assert.NoError(t, e.CheckHerd(0, 2), "0: no limit")
+	assert.NoError(t, e.CheckHerd(math.MaxInt64, 2), "the largest limit --herd-limit takes allows every herd")
 	batch := e
 	batch.Modes = []gcsim.Mode{gcsim.Serial, gcsim.Batch}
 	assert.NoError(t, batch.CheckHerd(gcsim.DefaultHerdLimit, 2), "two broadcasts per collection")

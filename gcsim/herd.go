@@ -3,10 +3,10 @@ package gcsim
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 
-	"github.com/gcbench/gcbench/jobs"
 	"github.com/gcbench/gcbench/setting"
 	"github.com/gcbench/gcbench/workerpool"
 )
@@ -41,7 +41,7 @@ func herd(workers int, modes []Mode) int64 {
 	for _, m := range modes {
 		switch m {
 		case PerJob:
-			broadcasts = max(broadcasts, int64(1+2*jobs.SplitCount(workers))+1)
+			broadcasts = max(broadcasts, int64(JobCount(workers))+1)
 		case Batch:
 			broadcasts = max(broadcasts, 2)
 		case StartBatch:
@@ -58,11 +58,14 @@ func herd(workers int, modes []Mode) int64 {
 // machine's limit, not the experiment's: a front end applies it before the
 // run, with a way to raise it.
 func (e Experiment) CheckHerd(limit int64, cpus int) error {
-	n := e.Herd()
-	if limit <= 0 || n <= limit*int64(max(cpus, 1)) {
+	cpus = max(cpus, 1)
+	if limit <= 0 || limit > math.MaxInt64/int64(cpus) { // none, or more than any herd
 		return nil
 	}
-	budget := limit * int64(max(cpus, 1))
+	n, budget := e.Herd(), limit*int64(cpus)
+	if n <= budget {
+		return nil
+	}
 	fit := sort.Search(e.Config.Workers, func(w int) bool { return herd(w+1, e.Modes) > budget }) // workers 1..fit fit
 	mode := Batch
 	if slices.Contains(e.Modes, PerJob) {
@@ -70,5 +73,5 @@ func (e Experiment) CheckHerd(limit int64, cpus int) error {
 	}
 	return &setting.Error{Field: KeyWorkers, Value: fmt.Sprint(e.Config.Workers), Err: ErrHerdTooLarge,
 		Want: fmt.Sprintf("at most %d on %d CPUs with wake broadcast and mode %v (one collection would wake the workers "+
-			"up to %d times in vain, %d per CPU, over the limit of %d per CPU)", fit, cpus, mode, n, n/int64(max(cpus, 1)), limit)}
+			"up to %d times in vain, %d per CPU, over the limit of %d per CPU)", fit, cpus, mode, n, n/int64(cpus), limit)}
 }

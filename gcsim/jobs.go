@@ -46,11 +46,17 @@ func (j *losJob) Run(w int) {
 	ws.p.Drain()
 }
 
-// buildJobs returns 1 + 2S jobs, S = jobs.SplitCount(workers), in SGen's
-// enqueue order: roots, then major-heap ranges, then LOS ranges.
+// JobCount is how many jobs a collection for workers workers is split
+// into, as SGen splits it: one roots job, then jobs.SplitCount(workers)
+// major-heap and as many LOS jobs (Record.Jobs). It panics where
+// jobs.SplitCount does.
+func JobCount(workers int) int { return 1 + 2*jobs.SplitCount(workers) }
+
+// buildJobs returns the JobCount(workers) jobs in SGen's enqueue order:
+// roots, then major-heap ranges, then LOS ranges.
 func (s *Sim) buildJobs() []jobs.Job {
 	parts := jobs.SplitCount(s.cfg.Workers)
-	out := make([]jobs.Job, 0, 1+2*parts)
+	out := make([]jobs.Job, 0, JobCount(s.cfg.Workers))
 	out = append(out, &rootsJob{s})
 	for i := range parts {
 		out = append(out, &blockJob{s, i, parts})

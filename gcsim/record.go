@@ -22,7 +22,7 @@ type Record struct {
 	// JobSpan from there to the last job's end, and JoinLatency from there
 	// to the collector's return from Join (noticing the end, waking it).
 	ToFirstJob, JobSpan, JoinLatency time.Duration
-	// Jobs is the number of jobs (1 + 2·SplitCount(workers)); DirtyCards
+	// Jobs is the number of jobs (JobCount(workers)); DirtyCards
 	// the marked cards they scanned.
 	Jobs, DirtyCards int
 	// JobMean and JobMax are the mean and the longest duration of one job

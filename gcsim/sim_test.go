@@ -258,6 +258,7 @@ func TestPoolCountersPerCollection(t *testing.T) {
 				assert.Zero(t, rec.Pool.TotalJobsRun())
 			}
 			assert.Equal(t, 65, rec.Jobs)
+			assert.Equal(t, JobCount(s.cfg.Workers), rec.Jobs, "JobCount says what a collection makes")
 			assert.Positive(t, rec.DirtyCards)
 			assert.Positive(t, rec.PromotedObjects)
 			assert.Equal(t, rec.Pause, rec.CardPrep+rec.Dispatch+rec.Join+rec.NurseryReset)

@@ -11,7 +11,7 @@ import (
 )
 
 // LockKind selects the implementation of a session's locks: the manager
-// lock, and each writer's own lock under the EventPipeReader.
+// lock, and each writer's own lock under the EventPipeReader kind.
 type LockKind int
 
 const (

@@ -78,7 +78,8 @@ type Options struct {
 	FlushInterval time.Duration // the reader's pause after each flush; 0 = DefaultFlushInterval
 	Lock          LockKind      // the locks' implementation (the manager lock's, and the writers' own under EventPipeReader); MutexLock
 	// Reader selects how the reader takes events out of the writers'
-	// buffers: BatchReader (the zero value) or EventPipeReader. The file it writes is the same format either way.
+	// buffers: BatchReader (the zero value) or EventPipeReader. The file
+	// it writes is the same format either way.
 	Reader ReaderKind
 	// LocklessAllocInLock, under the Lockless policy, allocates a reserved
 	// buffer's memory while holding the manager lock, as EventPipe did from

@@ -42,7 +42,7 @@ func editSettings(t *testing.T, data []byte, dir, name string, edit func(doc map
 	return path
 }
 
-// oneLine asserts that stderr is one line.
+// assertOneLine asserts that stderr is one line, ended by its newline.
 func assertOneLine(t *testing.T, stderr string) {
 	t.Helper()
 	assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)

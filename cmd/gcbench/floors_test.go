@@ -44,14 +44,22 @@ type floorEntry struct {
 
 var floorRow = regexp.MustCompile(`^\| (\d+) \| (.*?) \|`)
 
+// docSection is the text of the "## title" section of file, a Markdown
+// file at the module's top, up to the next "## " heading.
+func docSection(t *testing.T, file, title string) string {
+	t.Helper()
+	b, err := os.ReadFile("../../" + file)
+	require.NoError(t, err)
+	_, section, ok := strings.Cut(string(b), "\n## "+title+"\n")
+	require.True(t, ok, "%s has a section %q", file, title)
+	section, _, _ = strings.Cut(section, "\n## ")
+	return section
+}
+
 // readFloorPlan reads the table of CONTRIBUTING.md's "The floor plan".
 func readFloorPlan(t *testing.T) []floorEntry {
 	t.Helper()
-	b, err := os.ReadFile("../../CONTRIBUTING.md")
-	require.NoError(t, err)
-	_, section, ok := strings.Cut(string(b), "\n## The floor plan\n")
-	require.True(t, ok, "CONTRIBUTING.md has a section \"The floor plan\"")
-	section, _, _ = strings.Cut(section, "\n## ")
+	section := docSection(t, "CONTRIBUTING.md", "The floor plan")
 	var plan []floorEntry
 	for _, line := range strings.Split(section, "\n") {
 		m := floorRow.FindStringSubmatch(line)
@@ -208,11 +216,7 @@ func TestFloorOfPrefersTheNamedPackage(t *testing.T) {
 // under a library's own internal/), and no row for a package that is
 // gone.
 func TestREADMEPackageTableListsEveryPackage(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
-	require.NoError(t, err)
-	_, table, ok := strings.Cut(string(b), "\n## Packages\n")
-	require.True(t, ok, "the README has a section \"Packages\"")
-	table, _, _ = strings.Cut(table, "\n## ")
+	table := docSection(t, "README.md", "Packages")
 	var rows []string
 	for _, m := range regexp.MustCompile("(?m)^\\| `([^`]+)` \\|").FindAllStringSubmatch(table, -1) {
 		rows = append(rows, m[1])

@@ -20,7 +20,6 @@ import (
 	"github.com/gcbench/gcbench/cmd/gcbench/internal/seeds/tracestress"
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/heap"
-	"github.com/gcbench/gcbench/jobs"
 	"github.com/gcbench/gcbench/trace"
 )
 
@@ -238,7 +237,7 @@ func TestConstantsAreTheSeedFigures(t *testing.T) {
 	// SGen (mono/mono#20634). modelcheck's ratios are held by its own
 	// TestSGenRatiosAreTheSeedFigures (they are unexported).
 	cores := int(v("sgen.cores"))
-	assert.Equal(t, v("sgen.wakeups.perjob"), float64(2*jobs.SplitCount(cores)+1), "a job per wake-up: major and LOS jobs and scan wbroots")
+	assert.Equal(t, v("sgen.wakeups.perjob"), float64(gcsim.JobCount(cores)), "a job per wake-up: major and LOS jobs and scan wbroots")
 	assert.Equal(t, v("sgen.collections"), float64(gcsim.DefaultExperiment().GCs))
 	// The seed says "GB" of a heap; gcbench reads it as GiB.
 	assert.Equal(t, int64(v("sgen.major_heap")*gib), heap.DefaultConfig().MajorHeap)

@@ -1,7 +1,7 @@
-// Package canceltest holds the helpers that the seed protocols' tests
-// (and gcsim's, whose comparison is a protocol too) share: contexts
-// cancelled after a time or after a number of runs, and the bound within
-// which a cancelled run must return.
+// Package canceltest holds the helpers that the tests of every
+// cancellable comparison share (the seed protocols', and gcsim.Compare's):
+// contexts cancelled after a time or after a number of runs, and the bound
+// within which a cancelled run must return.
 package canceltest
 
 import (

@@ -11,9 +11,15 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/gcbench/gcbench/internal/testwait"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// waitBound is how long a test waits for its FIFO's other end: far past
+// what the few bytes take, so that only a hang reaches it.
+const waitBound = 10 * time.Second
 
 func fifo(t *testing.T) string {
 	t.Helper()
@@ -80,7 +86,7 @@ func TestStopEndsAWaitingRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if wf := <-w; wf != nil {
+	if wf := testwait.Recv(t, w, waitBound, "the FIFO writer's open"); wf != nil {
 		defer wf.Close()
 	}
 	time.AfterFunc(20*time.Millisecond, cancel)
@@ -140,7 +146,7 @@ func TestOpenLimitedStopsAStreamAtTheLimit(t *testing.T) {
 	if !errors.Is(err, ErrTooLarge) || len(b) > 4 {
 		t.Errorf("read %q, %v; want at most 4 bytes and ErrTooLarge", b, err)
 	}
-	if err := <-done; err != nil {
+	if err := testwait.Recv(t, done, waitBound, "the FIFO writer's return"); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/gcbench/gcbench/analysis/render"
 	"github.com/gcbench/gcbench/analysis/stats"
 	"github.com/gcbench/gcbench/gcsim"
-	"github.com/gcbench/gcbench/jobs"
 	"github.com/gcbench/gcbench/pausemodel"
 	"github.com/gcbench/gcbench/workerpool"
 )
@@ -242,7 +241,7 @@ func factsTable(cores []int) *render.Table {
 	t := &render.Table{Title: "timing-free facts per collection (workers = cores; J jobs)"}
 	t.Header = [][]string{{"cores", "J", "mode", "work broadcasts", "collector's lock acquisitions", "workers' lock acquisitions", "futile wake-ups"}}
 	for _, c := range cores {
-		j := 2*jobs.SplitCount(c) + 1
+		j := gcsim.JobCount(c)
 		w := c
 		rows := [][]string{
 			{"perjob", strconv.Itoa(j + 1), fmt.Sprintf("%d + 1 per Join wake-up", j+2), fmt.Sprintf("%d + 1 per wake-up", j), fmt.Sprintf("0 to %d", w*(j+1))},

@@ -2,6 +2,7 @@ package poolbench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -384,13 +385,14 @@ func (o Options) itemsFor(p Protocol) int {
 
 // Contenders lists the contenders Compare runs for these options: the
 // baseline first, then every backend × wake policy × {Enqueue, EnqueueBatch}
-// but Native × Spin, which that backend does not have.
+// but the pairs a backend does not have (Native × Spin), as
+// workerpool.Options.Validate rules them out.
 func (o Options) Contenders() []Contender {
 	o, _ = o.withDefaults()
 	cs := []Contender{{Baseline: true}}
 	for _, b := range o.Backends {
 		for _, w := range o.Wakes {
-			if b == workerpool.Native && w == workerpool.Spin {
+			if !poolHas(b, w) {
 				continue
 			}
 			for _, batch := range []bool{false, true} {
@@ -399,6 +401,14 @@ func (o Options) Contenders() []Contender {
 		}
 	}
 	return cs
+}
+
+// poolHas reports whether backend b has wake policy w, asking the pool's
+// own rule: an unknown value is not dropped here but refused by
+// workerpool.New when its run starts.
+func poolHas(b workerpool.Backend, w workerpool.WakePolicy) bool {
+	err := workerpool.Options{Backend: b, Wake: w}.Validate()
+	return !errors.Is(err, workerpool.ErrUnsupported)
 }
 
 // Report is the protocols' table: one row per contender.

@@ -146,3 +146,19 @@ func TestProtocolNames(t *testing.T) {
 	assert.ErrorIs(t, err, seeds.ErrInvalidOptions)
 	assert.Equal(t, "Protocol(3)", Protocol(3).String())
 }
+
+func TestContendersLeaveOutWhatABackendDoesNotHave(t *testing.T) {
+	cs := Options{
+		Backends: []workerpool.Backend{workerpool.Goroutines, workerpool.Native},
+		Wakes:    []workerpool.WakePolicy{workerpool.Signal, workerpool.Spin},
+	}.Contenders()
+	var names []string
+	for _, c := range cs {
+		names = append(names, c.String())
+	}
+	assert.Equal(t, []string{BaselineName,
+		"goroutines/signal/enqueue", "goroutines/signal/batch",
+		"goroutines/spin/enqueue", "goroutines/spin/batch",
+		"native/signal/enqueue", "native/signal/batch",
+	}, names, "Native × Spin is left out, as workerpool.Options.Validate refuses it")
+}

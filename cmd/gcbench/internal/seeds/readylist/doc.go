@@ -1,8 +1,9 @@
 // Package readylist is the stress-epoll protocol, run against package
 // jobs/mpsc.
 // It keeps the guarantees every seed protocol keeps (see package
-// internal/protocols): interleaving, statistics from package stats, bounded
-// counts, cancellation within milliseconds, actors on OS threads.
+// cmd/gcbench/internal/seeds): interleaving, statistics from package
+// stats, bounded counts, cancellation within milliseconds, actors on OS
+// threads.
 //
 // Measure and Compare reproduce stress-epoll
 // (stress-epoll.c in github.com/rouming/test-tools), the benchmark of
