@@ -185,7 +185,7 @@ func addRatioLine(p *plot.Plot, g scalingGroup, i int) error {
 	}
 	// A ratio is no mode: its lines are black, told apart by dashes and
 	// glyphs, so that no colour means a mode here and another elsewhere.
-	if err := addLine(p, label, pts.XYs, color.Black, i); err != nil {
+	if err := addSegment(p, label, pts.XYs, color.Black, i); err != nil {
 		return err
 	}
 	bars, err := plotter.NewYErrorBars(pts)
@@ -198,9 +198,9 @@ func addRatioLine(p *plot.Plot, g scalingGroup, i int) error {
 	return nil
 }
 
-// addLine draws xys in colour c, its dashes and glyph group i's, and
-// names it in the legend.
-func addLine(p *plot.Plot, label string, xys plotter.XYs, c color.Color, i int) error {
+// addSegment draws xys in colour c with glyph group i's dashes and shape,
+// and names it in the legend unless label is empty.
+func addSegment(p *plot.Plot, label string, xys plotter.XYs, c color.Color, i int) error {
 	line, points, err := plotter.NewLinePoints(xys)
 	if err != nil {
 		return fmt.Errorf("render: scaling plot: %w", err)
@@ -208,7 +208,9 @@ func addLine(p *plot.Plot, label string, xys plotter.XYs, c color.Color, i int) 
 	line.Color, points.Color = c, c
 	line.Dashes, points.Shape = plotutil.Dashes(i), plotutil.Shape(i)
 	p.Add(line, points)
-	p.Legend.Add(label, line, points)
+	if label != "" {
+		p.Legend.Add(label, line, points)
+	}
 	return nil
 }
 
@@ -233,15 +235,11 @@ func addCounterLine(p *plot.Plot, label string, g scalingGroup, value func(repor
 		segments = append(segments, cur)
 	}
 	for s, xys := range segments {
-		line, points, err := plotter.NewLinePoints(xys)
-		if err != nil {
-			return fmt.Errorf("render: scaling plot: %w", err)
+		if s > 0 {
+			label = "" // one legend entry for the whole line
 		}
-		line.Color, points.Color = c, c
-		line.Dashes, points.Shape = plotutil.Dashes(i), plotutil.Shape(i)
-		p.Add(line, points)
-		if s == 0 {
-			p.Legend.Add(label, line, points)
+		if err := addSegment(p, label, xys, c, i); err != nil {
+			return err
 		}
 	}
 	return nil
