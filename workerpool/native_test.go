@@ -372,7 +372,7 @@ func TestNativeWaitsFromAJobAreRefused(t *testing.T) {
 // round of 65 jobs by StartBatch, every lock acquisition is StartBatch's,
 // Join's (its first and one per wake-up from done_cond), a worker's return
 // from the work condition, or a worker's retire-and-look after a job.
-// Hence acquisitions minus workers woken minus jobs is 2 plus Join's
+// Hence acquisitions minus workers woken minus jobs is about 2 plus Join's
 // sleeps, under half the job count (issue 40's done-when); with a second
 // hold per job it was about 80.
 func TestNativeOneHoldPerJob(t *testing.T) {
@@ -392,9 +392,12 @@ func TestNativeOneHoldPerJob(t *testing.T) {
 				d := p.Stats().Sub(s0)
 				require.EqualValues(t, 65, d.TotalJobsRun())
 				extra := int64(d.LockAcquisitions) - int64(d.WorkersWoken) - int64(d.TotalJobsRun())
-				assert.EqualValues(t, 2+int64(d.JoinSleeps), extra,
-					"round %d: StartBatch's hold, Join's first and one per Join sleep; none but the retire per job (%+v)", round, d)
-				assert.Less(t, extra, int64(65/2), "round %d: lock acquisitions - workers woken - jobs", round)
+				// At least StartBatch's hold and Join's first. Usually exactly
+				// 2 + Join's sleeps, but not always: under AddressSanitizer's
+				// timing one pi round read 3 with no Join sleep. The second
+				// hold per job this test exists against adds one per job.
+				assert.GreaterOrEqual(t, extra, int64(2), "round %d: StartBatch's hold and Join's first (%+v)", round, d)
+				assert.Less(t, extra, int64(65/2), "round %d: lock acquisitions - workers woken - jobs (%+v)", round, d)
 			}
 		})
 	}
