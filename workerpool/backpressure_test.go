@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gcbench/gcbench/internal/testwait"
 	"github.com/gcbench/gcbench/jobs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -154,7 +155,7 @@ func TestBoundCountsAGrabsUnstartedJobs(t *testing.T) {
 				batch = append(batch, &n)
 			}
 			require.NoError(t, p.EnqueueBatch(batch))
-			<-started
+			testwait.Recv(t, started, 20*time.Second, "the blocking job's start")
 			require.NoError(t, p.TryEnqueue(&n))
 			assert.ErrorIs(t, p.TryEnqueue(&n), ErrQueueFull)
 			assert.EqualValues(t, 8, p.Stats().Waiting)

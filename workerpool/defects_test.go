@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gcbench/gcbench/internal/testwait"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -76,7 +77,7 @@ func TestShutdownDropsCarryACause(t *testing.T) {
 	go func() { shut <- p.Shutdown(ctx) }()
 	require.Eventually(t, func() bool { return p.Stats().Dropped == 10 }, 20*time.Second, time.Millisecond)
 	b.open()
-	err := <-shut
+	err := testwait.Recv(t, shut, 20*time.Second, "Shutdown's return")
 	var de *DroppedError
 	require.ErrorAs(t, err, &de)
 	assert.ErrorIs(t, de.Cause, context.Canceled)

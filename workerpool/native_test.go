@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gcbench/gcbench/internal/testwait"
 	"github.com/gcbench/gcbench/jobs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -431,19 +432,19 @@ func TestNativeCancelledJoinNeedsNoMutex(t *testing.T) {
 				unlock()
 				close(freed)
 			}()
-			<-held
+			testwait.Recv(t, held, 20*time.Second, "the mutex held")
 			cancel()
 			select {
 			case err := <-joined:
 				require.ErrorIs(t, err, context.Canceled)
 			case <-time.After(20 * time.Second):
 				close(letGo)
-				<-freed
+				testwait.Recv(t, freed, 20*time.Second, "the mutex freed")
 				close(release)
 				t.Fatal("a cancelled Join waited for the pool's mutex")
 			}
 			close(letGo)
-			<-freed
+			testwait.Recv(t, freed, 20*time.Second, "the mutex freed")
 			close(release)
 			require.NoError(t, p.Join(timeoutCtx(t)), "the pool goes on after a cancelled Join")
 		})

@@ -12,7 +12,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/gcbench/gcbench/internal/testwait"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -144,7 +146,7 @@ func TestPortPondTrySubmit(t *testing.T) {
 	require.NoError(t, p.TryEnqueue(jobFunc(func() { first <- struct{}{}; ran.Add(1) })))
 	require.NoError(t, p.TryEnqueue(jobFunc(func() { ran.Add(1) })))
 	assert.ErrorIs(t, p.TryEnqueue(jobFunc(func() { ran.Add(1) })), ErrQueueFull)
-	<-first
+	testwait.Recv(t, first, 20*time.Second, "the first job's start")
 	require.NoError(t, p.Shutdown(timeoutCtx(t)))
 	assert.ErrorIs(t, p.TryEnqueue(jobFunc(func() {})), ErrClosed)
 	st := p.Stats()

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gcbench/gcbench/internal/testwait"
 	"github.com/gcbench/gcbench/jobs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -139,7 +140,7 @@ func TestShutdownReturnsAtItsDeadline(t *testing.T) {
 	started := make(chan struct{})
 	var finished atomic.Bool
 	require.NoError(t, p.EnqueueFunc(func(int) { close(started); time.Sleep(time.Second); finished.Store(true) }))
-	<-started
+	testwait.Recv(t, started, 20*time.Second, "the 1 s job's start")
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	begin := time.Now()
