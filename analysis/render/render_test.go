@@ -16,7 +16,6 @@ import (
 
 	"github.com/gcbench/gcbench/analysis/report"
 	"github.com/gcbench/gcbench/analysis/report/reporttest"
-	"github.com/gcbench/gcbench/analysis/stats"
 )
 
 func render(t *testing.T, r *report.Report, f Format) []byte {
@@ -130,7 +129,7 @@ func TestCSVParses(t *testing.T) {
 	if strings.Join(recs[0], "|") != strings.Join(want, "|") {
 		t.Errorf("header %q, want %q", recs[0], want)
 	}
-	if recs[2][0] != "Avg" || len(recs) != 1+len(stats.TableStatistics)+3 {
+	if recs[2][0] != "Avg" || len(recs) != 1+len(tableStatistics)+3 {
 		t.Errorf("rows: %q", recs)
 	}
 }

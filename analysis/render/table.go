@@ -11,7 +11,8 @@ import (
 	"github.com/gcbench/gcbench/analysis/stats"
 )
 
-// The seed's table: one row per statistic (TableStatistics), then the
+// The pause table: one row per statistic (tableStatistics: the seed's rows,
+// then the minimum, the maximum and the tail percentiles GC people read), then the
 // p-value, the sample count and the host-GC-disturbed count; one column per
 // mode, then one "Improvement" column per comparison of the last mode with
 // an earlier one. A merged report repeats the column group per run, headed
@@ -23,7 +24,9 @@ import (
 // label means different numbers in different tools: the seed's rows are
 // spreadsheet functions, and a reader comparing with them must know it.
 const definitionsNote = "TrimMean p% = TRIMMEAN(range, p): p of the points in total dropped, half from each tail (the count rounded down to even). " +
-	"Q1–Q3 = QUARTILE.INC: linear interpolation at position (n−1)·q. p99 = the smallest pause that at least 99% of pauses do not exceed."
+	"Q1–Q3 = QUARTILE.INC: linear interpolation at position (n−1)·q. " +
+	"p90, p99, p99.9 = the smallest pause that at least 90%, 99%, 99.9% of pauses do not exceed (an observed pause). " +
+	"Min, Max = the shortest and the longest pause."
 
 // A column is either a mode's values or a Delta's improvements.
 type column struct {
@@ -87,9 +90,18 @@ type row struct {
 	label string
 }
 
+// tableStatistics are the pause table's statistic rows, in order: the
+// seed's (stats.TableStatistics: the spread and the means, then the
+// quartiles and p99), with the extremes around the quartiles and p90 and
+// p99.9 beside p99, so that the rows read from the shortest pause up.
+var tableStatistics = []stats.Statistic{
+	stats.Stdev, stats.Mean, stats.TrimMean10, stats.TrimMean25,
+	stats.Min, stats.Q1, stats.Median, stats.Q3, stats.P90, stats.P99, stats.P999, stats.Max,
+}
+
 func tableRows() []row {
 	var rows []row
-	for _, st := range stats.TableStatistics {
+	for _, st := range tableStatistics {
 		rows = append(rows, row{kind: rowStat, stat: st, label: st.String()})
 	}
 	return append(rows,

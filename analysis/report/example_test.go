@@ -33,10 +33,14 @@ func ExampleNewRun() {
 	// Avg,208.750,157.625,24.49,workers=2,example; ; 0 cores; GOMAXPROCS 0;  /; elapsed 0s
 	// TrimMean 10%,208.750,157.625,24.49,workers=2,example; ; 0 cores; GOMAXPROCS 0;  /; elapsed 0s
 	// TrimMean 25%,208.333,156.833,24.72,workers=2,example; ; 0 cores; GOMAXPROCS 0;  /; elapsed 0s
+	// Min,190.000,149.000,21.58,workers=2,example; ; 0 cores; GOMAXPROCS 0;  /; elapsed 0s
 	// Q1,200.500,151.500,24.44,workers=2,example; ; 0 cores; GOMAXPROCS 0;  /; elapsed 0s
 	// Q2,207.500,156.500,24.58,workers=2,example; ; 0 cores; GOMAXPROCS 0;  /; elapsed 0s
 	// Q3,216.250,161.500,25.32,workers=2,example; ; 0 cores; GOMAXPROCS 0;  /; elapsed 0s
+	// p90,230.000,171.000,25.65,workers=2,example; ; 0 cores; GOMAXPROCS 0;  /; elapsed 0s
 	// p99,230.000,171.000,25.65,workers=2,example; ; 0 cores; GOMAXPROCS 0;  /; elapsed 0s
+	// p99.9,230.000,171.000,25.65,workers=2,example; ; 0 cores; GOMAXPROCS 0;  /; elapsed 0s
+	// Max,230.000,171.000,25.65,workers=2,example; ; 0 cores; GOMAXPROCS 0;  /; elapsed 0s
 	// p-value,,,0.0001554,workers=2,example; ; 0 cores; GOMAXPROCS 0;  /; elapsed 0s
 	// n,8,8,,workers=2,example; ; 0 cores; GOMAXPROCS 0;  /; elapsed 0s
 	// host-GC disturbed,0,0,,workers=2,example; ; 0 cores; GOMAXPROCS 0;  /; elapsed 0s

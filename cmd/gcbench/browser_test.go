@@ -224,7 +224,8 @@ func TestHTMLReportsInABrowser(t *testing.T) {
 			}
 			return ls
 		}
-		assert.Equal(t, []string{"Stdev", "Avg", "TrimMean 10%", "TrimMean 25%", "Q1", "Q2", "Q3", "p99", "p-value", "n", "host-GC disturbed"},
+		assert.Equal(t, []string{"Stdev", "Avg", "TrimMean 10%", "TrimMean 25%", "Min", "Q1", "Q2", "Q3", "p90", "p99", "p99.9", "Max",
+			"p-value", "n", "host-GC disturbed"},
 			labels(page.Tables[0]))
 		assert.Contains(t, labels(page.Tables[1]), "sum of the parts")
 		checkPlots(t, page, 4) // histograms, box plots, CDFs, anatomy

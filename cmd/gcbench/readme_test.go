@@ -47,7 +47,7 @@ func TestREADMEShowsTheRowsTheCodePrints(t *testing.T) {
 		var ls []string
 		for _, line := range strings.Split(out, "\n") {
 			for _, l := range []string{"gcbench: minor-collection pause", "config:", "host:", "minor-collection pause (µs)",
-				"Stdev", "Avg", "TrimMean 10%", "TrimMean 25%", "Q1", "Q2", "Q3", "p99", "p-value", "n",
+				"Stdev", "Avg", "TrimMean 10%", "TrimMean 25%", "Min", "Q1", "Q2", "Q3", "p90", "p99", "p99.9", "Max", "p-value", "n",
 				"host-GC disturbed", "Improvement =", "Median with 95% confidence interval", "pause anatomy:", "part",
 				"card preparation", "sum of the parts", "mean pause (Avg)", "futex calls", "The parts add up"} {
 				if strings.HasPrefix(line, l+" ") {
@@ -80,7 +80,7 @@ func TestGlossaryDefinesEachTermOnceAndTheREADMELinksIt(t *testing.T) {
 	for _, m := range regexp.MustCompile(`<a id="([a-z-]+)"></a>`).FindAllStringSubmatch(string(doc), -1) {
 		anchors[m[1]]++
 	}
-	for _, term := range []string{"seed", "gate", "futile-wake-up", "herd", "pi", "host-gc-disturbed", "caravan", "verdict"} {
+	for _, term := range []string{"seed", "gate", "futile-wake-up", "herd", "pi", "host-gc-disturbed", "caravan", "verdict", "percentile"} {
 		assert.Contains(t, glossary, `<a id="`+term+`"></a>`, "the glossary does not define %s", term)
 		assert.Equal(t, 1, anchors[term], "%s is defined %d times", term, anchors[term])
 	}

@@ -37,7 +37,7 @@ func TestRunTextTable(t *testing.T) {
 	stdout, stderr, code := runBinary(t, tiny()...)
 	require.Equal(t, 0, code, stderr)
 	assert.Empty(t, stderr, "no progress bar when stderr is not a terminal")
-	for _, want := range []string{"Stdev", "Avg", "TrimMean 10%", "TrimMean 25%", "Q1", "Q2", "Q3", "p99", "p-value",
+	for _, want := range []string{"Stdev", "Avg", "TrimMean 10%", "TrimMean 25%", "Min", "Q1", "Q2", "Q3", "p90", "p99", "p99.9", "Max", "p-value",
 		"batch vs serial", "batch vs perjob", "major_heap=64MiB", "gcs=24"} {
 		assert.Contains(t, stdout, want)
 	}
@@ -202,8 +202,8 @@ func TestRunCSVAndMarkdown(t *testing.T) {
 // --verify checks the heap after every collection; a single mode gives a
 // table without comparisons.
 // TableStatisticsRows is the number of rows before "n" in the CSV grid:
-// the header, the eight statistics and the p-value.
-const TableStatisticsRows = 1 + 8 + 1
+// the header, the twelve statistics and the p-value.
+const TableStatisticsRows = 1 + 12 + 1
 
 func TestRunVerifyOneMode(t *testing.T) {
 	stdout, stderr, code := runBinary(t, tiny("--verify", "--gcs", "3", "--warmup", "0", "--modes", "batch", "--format", "csv")...)
