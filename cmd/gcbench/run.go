@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gcbench/gcbench/analysis/report"
@@ -20,6 +21,7 @@ import (
 	"github.com/gcbench/gcbench/cmd/gcbench/internal/termprogress"
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/heap"
+	"github.com/gcbench/gcbench/internal/bytesize"
 	"github.com/gcbench/gcbench/internal/enum"
 	"github.com/gcbench/gcbench/setting"
 	"github.com/gcbench/gcbench/trace"
@@ -27,6 +29,8 @@ import (
 	"github.com/spf13/pflag"
 )
 
+// runUsage is run's --help text before the flags; %s is the default run's
+// memory (memoryText of heapMemory).
 const runUsage = `usage: gcbench [run] [flags]
 
 Measures minor-collection pauses of a simulated generational heap, one
@@ -35,7 +39,10 @@ perjob, batch, then perjob, batch, serial, ...), and prints the pause
 table: statistics per mode in microseconds, then the improvement of the
 last mode over each earlier one with its Mann–Whitney p-value. With no
 flags it runs the seed experiment: a 2.5 GiB major heap, a 1 GiB
-large-object space, 1500 collections per mode.
+large-object space, 1500 collections per mode; it needs about %s of
+memory (the heap's spaces and tables). Off a terminal it prints a start
+line on standard error, then a progress line at most every 10 s;
+--quiet prints neither (nor the bar on a terminal).
 
 Sizes take a unit: 2.5GiB, 2560MiB, 4MiB (binary) or 1GB, 500MB (decimal).
 
@@ -50,6 +57,7 @@ type runOptions struct {
 	herdLimit  int    // --herd-limit: gcsim.Experiment.CheckHerd's limit
 	cpuprofile string
 	trace      string
+	quiet      bool // --quiet: no start line, no progress
 	output     outputFlags
 }
 
@@ -90,12 +98,14 @@ func parseRunFlags(ctx context.Context, args []string, stdout io.Writer) (*runOp
 	registerLockCollector(fs, &o.LockCollector, base.LockCollector)
 	registerHerdLimit(fs, &o.herdLimit)
 	fs.BoolVar(&o.Config.Verify, "verify", def.Verify, "run the heap verifier after every collection (slow; checks, does not time)")
+	fs.BoolVar(&o.quiet, "quiet", false, "print nothing on standard error but errors: no start line and no progress "+
+		"(which otherwise go there: a bar on a terminal, else a line at most every 10 s)")
 	o.output.register(fs)
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof FILE)")
 	fs.StringVar(&o.trace, "trace", "", "write an event trace of the run to `FILE`: collections (named by mode), jobs per worker, enqueues, wakes "+
 		"(not on the native backend, whose workers wake in C: the trace says so) "+
 		"(gcbench trace FILE summarizes it, gcbench trace --perfetto OUT.json FILE converts it; tracing adds to the pauses)")
-	if done, err := parseOnlyFlags(fs, args, stdout, runUsage); done {
+	if done, err := parseOnlyFlags(fs, args, stdout, fmt.Sprintf(runUsage, memoryText(heapMemory(gcsim.DefaultConfig().Heap())))); done {
 		return nil, err
 	}
 	if err := o.validate(fs); err != nil {
@@ -208,8 +218,16 @@ func cmdRun(ctx context.Context, e *env, args []string) (err error) {
 		}
 		defer func() { err = joinErrors(err, stop()) }()
 	}
-	defer o.setProcs()()                                           // after the report, whose host records the value in force
-	bar := termprogress.OnTerminal(e.stderr, o.ModeNames(), o.GCs) // nil, a no-op, off a terminal
+	defer o.setProcs()() // after the report, whose host records the value in force
+	var bar *termprogress.Modes
+	var lines *termprogress.Lines
+	if !o.quiet {
+		bar = termprogress.OnTerminal(e.stderr, o.ModeNames(), o.GCs) // nil, a no-op, off a terminal
+		if !termprogress.IsTerminal(e.stderr) {
+			fmt.Fprintln(e.stderr, startLine(o.Experiment, termprogress.DefaultEvery))
+			lines = termprogress.OffTerminal(e.stderr, "gcbench", o.ModeNames(), o.GCs, termprogress.DefaultEvery)
+		}
+	}
 	facts := map[string]float64{}
 	var finishTrace func(keep bool) error
 	if o.trace != "" {
@@ -218,7 +236,11 @@ func cmdRun(ctx context.Context, e *env, args []string) (err error) {
 		}
 	}
 	started := time.Now() // as the report records it
-	res, err := o.Run(ctx, func(m gcsim.Mode, done, total int) { bar.Update(slices.Index(o.Modes, m), done, total) })
+	res, err := o.Run(ctx, func(m gcsim.Mode, done, total int) {
+		i := slices.Index(o.Modes, m)
+		bar.Update(i, done, total)
+		lines.Update(i, done, total)
+	})
 	bar.Finish()
 	partial := partialReason(ctx, err, res, o.GCs)
 	measured := err == nil || partial != ""
@@ -236,6 +258,47 @@ func cmdRun(ctx context.Context, e *env, args []string) (err error) {
 		return joinErrors(err, rerr)
 	}
 	return joinErrors(err, o.output.write(ctx, e, report))
+}
+
+// startLine is what run prints on standard error before it starts off a
+// terminal, where no bar shows that it runs: the work (modes, untimed and
+// timed collections), the heap and the memory it needs, and how often a
+// progress line follows.
+func startLine(e gcsim.Experiment, every time.Duration) string {
+	h := e.Config.Heap()
+	return fmt.Sprintf("gcbench: %d modes (%s) × %d collections (%d untimed, then %d timed), interleaved, on %d workers; "+
+		"a %s major heap + %s LOS + %s nursery: needs about %s of memory; progress every %s",
+		len(e.Modes), strings.Join(e.ModeNames(), ", "), e.Warmup+e.GCs, e.Warmup, e.GCs, e.Config.Workers,
+		bytesize.Format(h.MajorHeap), bytesize.Format(h.LOS), bytesize.Format(h.Nursery), memoryText(heapMemory(h)), every)
+}
+
+// heapMemory is the memory a heap of c takes, derived from what heap.New
+// reserves and allocates (heap/heap.go, major.go, los.go, nursery.go), not
+// measured: its address range (a guard page, the root slots, the nursery,
+// the major heap from a block boundary, the LOS), a card table and its
+// shadow (a byte per heap.CardSize bytes of that range each), and the
+// spaces' metadata on the Go heap (per major block a block record and a
+// dirty epoch, per LOS page an object-start index, a bit per nursery
+// word). The pages are touched as the run fills the spaces; the marking
+// stack (touched as deep as a major collection's marking goes) and the Go
+// runtime come on top.
+func heapMemory(c heap.Config) int64 {
+	roundUp := func(n, to int64) int64 { return (n + to - 1) / to * to }
+	roots := roundUp(int64(c.Roots)*heap.SlotSize, heap.PageSize)
+	end := roundUp(heap.PageSize+roots+c.Nursery, heap.BlockSize) + c.MajorHeap + c.LOS
+	cards := 2 * end / heap.CardSize
+	const blockMeta = 24 + 4 // heap's block record (an Addr, 2+2+4+1+1 bytes, padded to 24) and its dirty epoch
+	meta := c.MajorHeap/heap.BlockSize*blockMeta + c.LOS/heap.PageSize*4 + c.Nursery/64
+	return end + cards + meta
+}
+
+// memoryText writes a memory need as a person reads it: GiB to one
+// decimal, or whole MiB (rounded up) below 1 GiB.
+func memoryText(b int64) string {
+	if b >= 1<<30 {
+		return fmt.Sprintf("%.1f GiB", math.Round(float64(b)*10/(1<<30))/10)
+	}
+	return fmt.Sprintf("%d MiB", (b+1<<20-1)>>20)
 }
 
 // reportOf is e's report of res (gcsim.Experiment.Report). If it cannot

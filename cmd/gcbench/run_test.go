@@ -36,7 +36,10 @@ func tiny(extra ...string) []string { return append(append([]string{}, runTiny..
 func TestRunTextTable(t *testing.T) {
 	stdout, stderr, code := runBinary(t, tiny()...)
 	require.Equal(t, 0, code, stderr)
-	assert.Empty(t, stderr, "no progress bar when stderr is not a terminal")
+	// Off a terminal, no bar: the start line, and no progress line in a
+	// run this short (one every 10 s at most).
+	assert.Equal(t, "gcbench: 3 modes (serial, perjob, batch) × 26 collections (2 untimed, then 24 timed), interleaved, on 2 workers; "+
+		"a 64MiB major heap + 16MiB LOS + 256KiB nursery: needs about 81 MiB of memory; progress every 10s\n", stderr)
 	for _, want := range []string{"Stdev", "Avg", "TrimMean 10%", "TrimMean 25%", "Min", "Q1", "Q2", "Q3", "p90", "p99", "p99.9", "Max", "p-value",
 		"batch vs serial", "batch vs perjob", "major_heap=64MiB", "gcs=24"} {
 		assert.Contains(t, stdout, want)
@@ -498,8 +501,34 @@ func TestAReportStandardOutputCannotTakeIsKept(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, kept, 1, stderr.String())
 	assert.Contains(t, stderr.String(), "no space left on device; the output is saved in "+kept[0]+" instead")
-	assert.Equal(t, 1, strings.Count(stderr.String(), "\n"), "one line")
+	assert.Equal(t, 2, strings.Count(stderr.String(), "\n"), "the start line, then one line of error")
 	text, err := os.ReadFile(kept[0])
 	require.NoError(t, err)
 	assert.Contains(t, string(text), "minor-collection pause")
+}
+
+// TestRunQuietPrintsNothingButTheReport: --quiet drops the start line
+// (and the progress), nothing else.
+func TestRunQuietPrintsNothingButTheReport(t *testing.T) {
+	stdout, stderr, code := runBinary(t, tiny("--quiet", "--modes", "batch")...)
+	require.Equal(t, 0, code, stderr)
+	assert.Empty(t, stderr)
+	assert.Contains(t, stdout, "p99.9")
+}
+
+// TestHeapMemoryIsTheSpacesAndTheirTables: the default run's heap needs
+// its spaces and the card tables on top (a 512th of the range each), and
+// --help and the start line round it to a tenth of a GiB.
+func TestHeapMemoryIsTheSpacesAndTheirTables(t *testing.T) {
+	c := gcsim.DefaultConfig().Heap()
+	spaces := c.MajorHeap + c.LOS + c.Nursery
+	m := heapMemory(c)
+	assert.Greater(t, m, spaces+2*spaces/512, "the spaces and two card tables at least")
+	assert.Less(t, m, spaces+spaces/64, "the metadata is a small part")
+	assert.Equal(t, "3.5 GiB", memoryText(m))
+	assert.Equal(t, "81 MiB", memoryText(heapMemory(gcsim.Config{MajorHeap: 64 << 20, LOS: 16 << 20, Nursery: 256 << 10}.Heap())))
+	stdout, stderr, code := runBinary(t, "run", "--help")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, unwrapHelp(stdout), "--quiet")
+	assert.Contains(t, strings.Join(strings.Fields(stdout), " "), "it needs about 3.5 GiB of memory")
 }

@@ -1,12 +1,14 @@
-// Package termprogress shows a long command's progress on a terminal, and
-// nowhere else: its constructors return nil when the writer is not a
-// terminal, and every method of a nil value does nothing, so that logs
-// and pipes stay clean without the caller checking.
+// Package termprogress shows a long command's progress: as a bar on a
+// terminal, and off one (a log, a pipe) as a plain line at most every
+// few seconds. Its bars' constructors return nil when the writer is not a
+// terminal, Lines' when it is, and every method of a nil value does
+// nothing, so that the caller need not check.
 //
-// Three forms: Modes, one bar over a comparison's modes with each mode's
+// Four forms: Modes, one bar over a comparison's modes with each mode's
 // count and an estimated time to completion (gcbench run); Series, one bar
-// over comparisons run one after another (gcbench sweep); and Line, one
-// redrawn line "name: run i of n" for a benchmark protocol.
+// over comparisons run one after another (gcbench sweep); Line, one
+// redrawn line "name: run i of n" for a benchmark protocol; and Lines, a
+// comparison's progress off a terminal (gcbench run).
 package termprogress
 
 import (
