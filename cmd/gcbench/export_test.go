@@ -72,7 +72,7 @@ func TestRunCSVOnStandardOutputIsOneTable(t *testing.T) {
 	stdout, stderr, code := runBinary(t, tiny("--modes", "batch", "--format", "csv")...)
 	require.Equal(t, 0, code, stderr)
 	recs := readCSV(t, stdout)
-	assert.Len(t, recs, 1+11, "header, statistics, p-value, n, disturbed")
+	assert.Len(t, recs, 1+15, "header, statistics, p-value, n, disturbed")
 	assert.NotContains(t, stdout, "anatomy")
 }
 

@@ -191,7 +191,7 @@ func TestRunCSVAndMarkdown(t *testing.T) {
 			rows = append(rows, l)
 		}
 	}
-	require.Len(t, rows, 2+8+3, stdout) // header, rule, statistics, p-value, n, disturbed
+	require.Len(t, rows, 2+12+3, stdout) // header, rule, statistics, p-value, n, disturbed
 	for _, l := range rows {
 		assert.Equal(t, 5, strings.Count(l, "|"), l)
 	}
