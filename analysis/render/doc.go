@@ -1,6 +1,7 @@
-// Package render draws gcbench's reports: the seed table (rows are
-// statistics, columns are modes, then improvement columns) as text,
-// Markdown, CSV and JSON (Write), one table type for every other section
+// Package render draws gcbench's reports: the pause table (rows are
+// statistics, the seed's with the extremes and tail percentiles; columns
+// are modes, then improvement columns) as text, Markdown, CSV and JSON
+// (Write), one table type for every other section
 // (Table), the pause anatomy, histogram, box and CDF plots as PNG or SVG
 // (WritePlot), one self-contained HTML file with inline SVG plots
 // (WriteHTML), Go benchmark format for benchstat (WriteBench),
