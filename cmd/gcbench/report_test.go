@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/csv"
+	"encoding/json"
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -10,6 +13,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gcbench/gcbench/analysis/report"
+	"github.com/gcbench/gcbench/analysis/report/reporttest"
 )
 
 const (
@@ -141,4 +147,75 @@ func TestReportHelp(t *testing.T) {
 	assert.Contains(t, stdout, "--plot FILE.png")
 	assert.Contains(t, stdout, "--html FILE")
 	assert.Contains(t, stdout, "--format bench")
+}
+
+// writeRepeatedRuns writes three runs of reporttest's configuration on
+// its machine into dir, run i's batch pauses scaled by 1, 0.9 and 1.1,
+// and returns their paths.
+func writeRepeatedRuns(t *testing.T, dir string) []string {
+	t.Helper()
+	var paths []string
+	for i, s := range []float64{1, 0.9, 1.1} {
+		in := reporttest.Inputs()
+		for j := range in[2].Pauses {
+			in[2].Pauses[j] *= s
+		}
+		run, err := report.NewRun(reporttest.Machine, in)
+		require.NoError(t, err)
+		var b bytes.Buffer
+		require.NoError(t, report.NewReport("minor-collection pause", reporttest.Config, run).WriteJSON(&b))
+		p := filepath.Join(dir, fmt.Sprintf("run%d.json", i+1))
+		require.NoError(t, os.WriteFile(p, b.Bytes(), 0o644))
+		paths = append(paths, p)
+	}
+	return paths
+}
+
+// TestReportRunsSummarizesRepeatedRuns: report --runs leads with the
+// runs summary (a line per comparison, a row per run, median, range and
+// interval), then prints the median run's report; its JSON is the
+// summary.
+func TestReportRunsSummarizesRepeatedRuns(t *testing.T) {
+	runs := writeRepeatedRuns(t, t.TempDir())
+	stdout, stderr, code := runBinary(t, append([]string{"report", "--runs", "--format", "markdown"}, runs...)...)
+	require.Equal(t, 0, code, stderr)
+	assert.Regexp(t, `(?m)^\*\*batch vs perjob over 3 runs: median [0-9.]+% shorter \(runs [0-9.]+–[0-9.]+%, 95% bootstrap interval [0-9.]+–[0-9.]+%\)\*\*$`, stdout)
+	for _, row := range []string{"| run 1 |", "| run 2 |", "| run 3 |", "| median |", "| range |", "| bootstrap interval |"} {
+		assert.Contains(t, stdout, row)
+	}
+	summary, median, ok := strings.Cut(stdout, "### gcbench: minor-collection pause")
+	require.True(t, ok, "the median run's report follows the summary:\n%s", stdout)
+	assert.Contains(t, summary, "the median run (run 1,")
+	assert.Contains(t, median, "**batch vs perjob: pauses", "the median run's own verdict")
+
+	js, stderr, code := runBinary(t, append([]string{"report", "--runs", "--format", "json"}, runs...)...)
+	require.Equal(t, 0, code, stderr)
+	var s report.RunsSummary
+	require.NoError(t, json.Unmarshal([]byte(js), &s))
+	assert.Equal(t, report.RunsSchema, s.Schema)
+	assert.Equal(t, runs, s.Sources)
+	require.Len(t, s.Comparisons, 2)
+	assert.Len(t, s.Comparisons[1].Runs, 3)
+}
+
+func TestReportRunsFailures(t *testing.T) {
+	runs := writeRepeatedRuns(t, t.TempDir())
+	for _, tt := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{reportA, reportOther}, 1, "gcs"},
+		{[]string{reportA, reportB}, 1, "bench-b"},
+		{[]string{reportA}, 1, "at least two runs"},
+		{append([]string{"--format", "csv"}, runs...), 2, "csv"},
+		{append([]string{"--plot", filepath.Join(t.TempDir(), "p.png")}, runs...), 2, "--plot"},
+		{[]string{filepath.Dir(runs[0])}, 2, "not directories"},
+	} {
+		stdout, stderr, code := runBinary(t, append([]string{"report", "--runs"}, tt.args...)...)
+		assert.Equal(t, tt.code, code, "%v: %s", tt.args, stderr)
+		assert.Empty(t, stdout, "%v", tt.args)
+		assert.Equal(t, 1, strings.Count(stderr, "\n"), "%v: one line, got %q", tt.args, stderr)
+		assert.Contains(t, stderr, tt.want, "%v", tt.args)
+	}
 }
