@@ -1,6 +1,7 @@
 package render
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -131,4 +132,65 @@ func WriteRuns(w io.Writer, s *report.RunsSummary, f Format) error {
 		return Write(w, s.Median, f)
 	}
 	return fmt.Errorf("%w: a runs summary has no %v rendering (text, markdown or json)", ErrInvalidInput, f)
+}
+
+// RunsScalingTable is a runs summary of sweeps: per point, its varying
+// keys, each sweep's TrimMean 10% ratio new/base, their median and range.
+func RunsScalingTable(s *report.RunsScaling) *Table {
+	ratio := s.New + "/" + s.Base
+	t := &Table{Title: fmt.Sprintf("gcbench: scaling of %s against %s, %d sweeps of one grid (%d points)",
+		s.New, s.Base, len(s.Sources), len(s.Points))}
+	if fixed := fixedConfig(s.Sweeps[0]); len(fixed) > 0 {
+		t.Facts = append(t.Facts, Fact{Key: "config", Value: strings.Join(fixed, " "), Verbatim: true})
+	}
+	if len(s.Sweeps[0].Points) > 0 {
+		t.Facts = append(t.Facts, Fact{Key: "host", Value: s.Sweeps[0].Points[0].Host})
+	}
+	for i, src := range s.Sources {
+		t.Facts = append(t.Facts, Fact{Key: fmt.Sprintf("run %d", i+1), Value: src})
+	}
+	head := append([]string{}, s.Keys...)
+	for i := range s.Sources {
+		head = append(head, fmt.Sprintf("run %d TrimMean 10%% %s", i+1, ratio))
+	}
+	head = append(head, "median "+ratio, "range")
+	t.Header = [][]string{head}
+	for _, p := range s.Points {
+		row := make([]string, 0, len(head))
+		for _, k := range s.Keys {
+			row = append(row, report.ScalingPoint{Config: p.Config}.Value(k))
+		}
+		for _, r := range p.Ratios {
+			row = append(row, fmtRatio(r.Value))
+		}
+		row = append(row, fmtRatio(p.Median), fmtRatio(p.Lo)+"–"+fmtRatio(p.Hi))
+		t.Rows = append(t.Rows, row)
+	}
+	t.Notes = []string{fmt.Sprintf("Ratio = %s's TrimMean 10%% / %s's, per point and run: below 1 means %s's pauses are shorter. "+
+		"Median and range: over the %d runs (sweeps) of the grid, each measuring every point once; "+
+		"each run's own 95%% bootstrap interval is in its scaling table (gcbench report DIR).",
+		s.New, s.Base, s.New, len(s.Sources))}
+	for i, sc := range s.Sweeps {
+		for _, p := range sc.Points {
+			if p.Partial != "" {
+				t.Notes = append(t.Notes, fmt.Sprintf("PARTIAL: run %d, %s: %s", i+1, p.Config, p.Partial))
+			}
+		}
+	}
+	return t
+}
+
+// WriteRunsScaling writes a runs summary of sweeps in format f: its table
+// (RunsScalingTable) in Text and Markdown, the summary in JSON. Other
+// formats are an error wrapping ErrInvalidInput.
+func WriteRunsScaling(w io.Writer, s *report.RunsScaling, f Format) error {
+	switch f {
+	case JSON:
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(s)
+	case Text, Markdown:
+		return RunsScalingTable(s).Write(w, f)
+	}
+	return fmt.Errorf("%w: a runs summary of sweeps has no %v rendering (text, markdown or json)", ErrInvalidInput, f)
 }

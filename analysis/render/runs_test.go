@@ -87,3 +87,39 @@ func TestRunsLineSaysTheDirectionOfTheMedian(t *testing.T) {
 		t.Errorf("RunsLine = %q, want %q", got, want)
 	}
 }
+
+func TestGoldenRunsScalingTable(t *testing.T) {
+	sweep := func(scale float64) []*report.Report {
+		var points []*report.Report
+		for _, w := range []string{"1", "2"} {
+			in := reporttest.Inputs()
+			s := scale
+			if w == "2" {
+				s *= 0.9
+			}
+			for j := range in[2].Pauses {
+				in[2].Pauses[j] *= s
+			}
+			run, err := report.NewRun(reporttest.Machine, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			points = append(points, report.NewReport("minor-collection pause",
+				report.Config{{Key: "gcs", Value: "200"}, {Key: "workers", Value: w}}, run))
+		}
+		return points
+	}
+	s, err := report.NewRunsScaling(context.Background(), [][]*report.Report{sweep(1), sweep(0.95), sweep(1.05)},
+		[]string{"sweep1", "sweep2", "sweep3"}, "perjob", "batch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteRunsScaling(&b, s, Markdown); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "runs-scaling.md", b.Bytes())
+	if err := WriteRunsScaling(&b, s, CSV); !errors.Is(err, ErrInvalidInput) {
+		t.Errorf("CSV: %v, want ErrInvalidInput", err)
+	}
+}
