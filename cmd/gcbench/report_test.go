@@ -210,7 +210,7 @@ func TestReportRunsFailures(t *testing.T) {
 		{[]string{reportA}, 1, "at least two runs"},
 		{append([]string{"--format", "csv"}, runs...), 2, "csv"},
 		{append([]string{"--plot", filepath.Join(t.TempDir(), "p.png")}, runs...), 2, "--plot"},
-		{[]string{filepath.Dir(runs[0])}, 2, "not directories"},
+		{[]string{writeSweeps(t, []string{"1"}, 1)[0], runs[0]}, 2, "not both"},
 	} {
 		stdout, stderr, code := runBinary(t, append([]string{"report", "--runs"}, tt.args...)...)
 		assert.Equal(t, tt.code, code, "%v: %s", tt.args, stderr)
@@ -218,4 +218,48 @@ func TestReportRunsFailures(t *testing.T) {
 		assert.Equal(t, 1, strings.Count(stderr, "\n"), "%v: one line, got %q", tt.args, stderr)
 		assert.Contains(t, stderr, tt.want, "%v", tt.args)
 	}
+}
+
+// writeSweeps writes len(scales) sweeps of points at the given workers
+// into directories under dir, sweep i's batch pauses scaled by
+// scales[i], and returns the directories.
+func writeSweeps(t *testing.T, workers []string, scales ...float64) []string {
+	t.Helper()
+	var dirs []string
+	for i, s := range scales {
+		d := filepath.Join(t.TempDir(), fmt.Sprintf("sweep%d", i+1))
+		require.NoError(t, os.Mkdir(d, 0o755))
+		for _, w := range workers {
+			in := reporttest.Inputs()
+			for j := range in[2].Pauses {
+				in[2].Pauses[j] *= s
+			}
+			run, err := report.NewRun(reporttest.Machine, in)
+			require.NoError(t, err)
+			config := report.Config{{Key: "gcs", Value: "200"}, {Key: "modes", Value: "serial,perjob,batch"}, {Key: "workers", Value: w}}
+			var b bytes.Buffer
+			require.NoError(t, report.NewReport("minor-collection pause", config, run).WriteJSON(&b))
+			require.NoError(t, os.WriteFile(filepath.Join(d, "w"+w+".json"), b.Bytes(), 0o644))
+		}
+		dirs = append(dirs, d)
+	}
+	return dirs
+}
+
+// TestReportRunsOfSweeps: report --runs of three sweep directories gives
+// per point each sweep's ratio, their median and range; sweeps of other
+// grids are refused.
+func TestReportRunsOfSweeps(t *testing.T) {
+	dirs := writeSweeps(t, []string{"1", "2"}, 1, 0.9, 1.1)
+	stdout, stderr, code := runBinary(t, append([]string{"report", "--runs", "--format", "markdown"}, dirs...)...)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "### gcbench: scaling of batch against perjob, 3 sweeps of one grid (2 points)")
+	assert.Contains(t, stdout, "| workers | run 1 TrimMean 10% batch/perjob | run 2 TrimMean 10% batch/perjob | run 3 TrimMean 10% batch/perjob | median batch/perjob | range |")
+	assert.Regexp(t, `(?m)^\| 2 \| 0\.\d{3} \| 0\.\d{3} \| 0\.\d{3} \| 0\.\d{3} \| 0\.\d{3}–0\.\d{3} \|$`, stdout)
+
+	other := append(writeSweeps(t, []string{"1", "2"}, 1, 0.9), writeSweeps(t, []string{"1", "4"}, 1.1)...)
+	stdout, stderr, code = runBinary(t, append([]string{"report", "--runs"}, other...)...)
+	assert.Equal(t, 1, code, stderr)
+	assert.Empty(t, stdout)
+	assert.Contains(t, stderr, "workers=4")
 }
