@@ -20,7 +20,21 @@ const reportUsage = `usage: gcbench report [flags] FILE.json...
 
 Re-renders results saved by 'gcbench run --format json'. With several files
 (runs of the same configuration, say from several machines) it merges them
-into one report with a column group per host.
+into one report with a column group per host (the same host given twice
+is labelled host #1, host #2).
+
+With --runs, the files are repeated runs of one configuration on one host
+(CONTRIBUTING: at least three runs of a command; runs of other
+configurations or hosts are refused): it prints a runs summary, a line
+per comparison ("batch vs perjob over 3 runs: median 4.2% shorter (runs
+3.1–5.0%, 95% bootstrap interval 2.7–5.8%)") and a row per run with its
+TrimMean 10% improvement and interval, then the median, the range and a
+seeded bootstrap interval of the median (each run's collections
+resampled within the run), and then the median run's full report (text
+or markdown; json is the summary alone). Given directories, --runs takes
+each for one sweep of the same grid and gives per point each sweep's
+TrimMean 10% ratio, their median and range. Without --runs, files are
+merged, never summarized.
 
 Given directories of sweep points ('gcbench sweep --dir DIR', one or more
 directories, say one per machine of a sharded sweep), it prints the
@@ -40,6 +54,9 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 	fs.SortFlags = false
 	var out outputFlags
 	out.register(fs)
+	runs := fs.Bool("runs", false, "the files are repeated runs of one configuration on one host: print a runs summary "+
+		"(each run's improvement, their median, range and bootstrap interval), then the median run's report; "+
+		"formats text, markdown and json")
 	if done, err := parseFlags(fs, args, e.stdout, reportUsage); done {
 		return err
 	}
@@ -61,9 +78,24 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 	if err := checkPaths(out.paths(), pathsOf("input", names)); err != nil {
 		return err
 	}
+	if *runs {
+		if err := checkRunsFlags(&out); err != nil {
+			return err
+		}
+		if sweep {
+			return writeRunsScaling(ctx, e, &out, fs.Args())
+		}
+	}
 	reports, err := report.ReadFiles(ctx, names)
 	if err != nil {
 		return err
+	}
+	if *runs {
+		s, err := report.NewRunsSummary(ctx, reports)
+		if err != nil {
+			return err
+		}
+		return out.writeOut(ctx, e, func(w io.Writer) error { return render.WriteRuns(w, s, out.format) })
 	}
 	if sweep {
 		return writeScaling(ctx, e, &out, reports)
@@ -73,6 +105,52 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	return out.write(ctx, e, merged)
+}
+
+// checkRunsFlags refuses what --runs does not do: the formats other than
+// text, markdown and json, plots and exports.
+func checkRunsFlags(out *outputFlags) error {
+	switch {
+	case out.format != render.Text && out.format != render.Markdown && out.format != render.JSON:
+		return usagef("--runs prints text, markdown or json, not %v", out.format)
+	case out.plot != "" || out.exports.html != "" || out.exports.hdrLog != "":
+		return usagef("--runs draws no --plot and writes no --html or --hdr-log: give report the median run's file for those")
+	}
+	return nil
+}
+
+// writeRunsScaling is report --runs of directories, each one sweep of
+// one grid: per point, each sweep's ratio of the last mode to the one
+// before, their median and range.
+func writeRunsScaling(ctx context.Context, e *env, out *outputFlags, dirs []string) error {
+	var sweeps [][]*report.Report
+	for _, d := range dirs {
+		fi, err := os.Stat(d)
+		if err != nil || !fi.IsDir() {
+			return usagef("--runs takes run files or directories of sweep points, not both (%s is not a directory)", d)
+		}
+		names, err := jsonFiles(d)
+		if err != nil {
+			return err
+		}
+		if len(names) == 0 {
+			return usagef("%s holds no .json files", d)
+		}
+		points, err := report.ReadFiles(ctx, names)
+		if err != nil {
+			return err
+		}
+		sweeps = append(sweeps, points)
+	}
+	modes := sweeps[0][0].Runs[0].ModeNames()
+	if len(modes) < 2 {
+		return fmt.Errorf("%w: a scaling table compares two modes; the points have %v", report.ErrInvalidInput, modes)
+	}
+	s, err := report.NewRunsScaling(ctx, sweeps, dirs, modes[len(modes)-2], modes[len(modes)-1])
+	if err != nil {
+		return err
+	}
+	return out.writeOut(ctx, e, func(w io.Writer) error { return render.WriteRunsScaling(w, s, out.format) })
 }
 
 // reportInputs expands the arguments: a directory stands for the *.json

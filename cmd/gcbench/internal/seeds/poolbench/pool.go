@@ -450,6 +450,10 @@ type Stats struct {
 	// the contender is faster than a goroutine per item.
 	Speedup float64   `json:"speedup_vs_goroutines"`
 	Samples []float64 `json:"samples_seconds"` // every repetition's wall time, in run order
+	// Speedups are each repetition's speedup, the baseline's time in
+	// that repetition over this contender's (the two ran in the same
+	// interleaved round), in run order: the spread of Speedup.
+	Speedups []float64 `json:"speedups_vs_goroutines,omitempty"`
 }
 
 // Compare runs every protocol for every contender, interleaved: each
@@ -538,6 +542,7 @@ func summarizePool(secs, baseline []float64, items int) *Stats {
 	st := &Stats{Seconds: stats.Summarize(secs).Median, Samples: secs}
 	st.PerItemNs = st.Seconds * 1e9 / float64(items)
 	st.Speedup = stats.Summarize(baseline).Median / st.Seconds
+	st.Speedups = stats.PairedRatios(baseline, secs)
 	return st
 }
 

@@ -93,13 +93,20 @@ func (r *Report) title() string {
 		r.Items, r.RoundTrips, r.Workers, batch, r.Repetitions, BaselineName)
 }
 
-// bestLine names the fastest contender of each protocol and API.
+// bestLine names the fastest contender of each protocol and API, with
+// the median speedup and, from two repetitions on, the range of the
+// repetitions' own speedups.
 func (r *Report) bestLine(protos []Protocol) string {
 	var best []string
 	for _, p := range protos {
 		for _, api := range []string{"batch", "enqueue"} {
 			if row := r.Best(p, api); row != nil {
-				best = append(best, fmt.Sprintf("best %s %s: %s, %.2fx", p, api, row.Contender, row.stats(p).Speedup))
+				st := row.stats(p)
+				line := fmt.Sprintf("best %s %s: %s, %.2fx", p, api, row.Contender, st.Speedup)
+				if len(st.Speedups) > 1 {
+					line += " (repetitions " + render.Range(stats.SpreadOf(st.Speedups), 2) + "x)"
+				}
+				best = append(best, line)
 			}
 		}
 	}

@@ -44,3 +44,18 @@ func TestPoolTableOfAFirstRepetitionStoppedPartWay(t *testing.T) {
 	assert.Contains(t, out.String(), "PARTIAL: "+seeds.PartialNote)
 	assert.Contains(t, out.String(), "best throughput enqueue: goroutines/targeted/enqueue, 2.00x")
 }
+
+// TestPoolBestLineGivesTheRepetitionsRange: the best line gives each
+// headline speedup with the range of the repetitions' own speedups.
+func TestPoolBestLineGivesTheRepetitionsRange(t *testing.T) {
+	base := []float64{0.004, 0.006, 0.005}
+	own := []float64{0.001, 0.002, 0.001}
+	rep := &Report{Workers: 2, Items: 100, RoundTrips: 10, Repetitions: 3, Rows: []Row{
+		{Contender: BaselineName, API: "go", Throughput: summarizePool(base, base, 100)},
+		{Contender: "goroutines/targeted/enqueue", API: "enqueue", Throughput: summarizePool(own, base, 100)},
+	}}
+	assert.Equal(t, []float64{4, 3, 5}, rep.Rows[1].Throughput.Speedups, "each repetition's baseline time over the contender's")
+	var out bytes.Buffer
+	require.NoError(t, rep.Write(&out, render.Markdown, "a host", []Protocol{Throughput}))
+	assert.Contains(t, out.String(), "best throughput enqueue: goroutines/targeted/enqueue, 5.00x (repetitions 3.00–5.00x)")
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gcbench/gcbench/analysis/render"
+	"github.com/gcbench/gcbench/analysis/stats"
 	"github.com/gcbench/gcbench/cmd/gcbench/internal/seeds"
 	"github.com/gcbench/gcbench/trace"
 )
@@ -57,8 +58,8 @@ func (r *Result) csvTable() *render.Table {
 	if ratio := r.LocklessOverLocked(); ratio != nil {
 		rows = append(rows,
 			[]string{"lockless/locked", "event throughput, ratio of means", "", "", render.Float(ratio.MeanRatio, 2), ""},
-			[]string{"lockless/locked", "event throughput, median of per-iteration ratios", "", "", render.Float(ratio.MedianRatio, 2), ""},
-			[]string{"lockless/locked", "events read, median of per-iteration ratios", "", "", render.Float(ratio.ReadMedianRatio, 2), ""})
+			pairedRow("event throughput, median of per-iteration ratios", ratio.MedianRatio, ratio.PairedRatios),
+			pairedRow("events read, median of per-iteration ratios", ratio.ReadMedianRatio, ratio.ReadPairedRatios))
 	}
 	t := &render.Table{Header: [][]string{append([]string{"policy", "metric"}, seedColumns...)}, Rows: rows}
 	if r.Partial {
@@ -66,6 +67,23 @@ func (r *Result) csvTable() *render.Table {
 			len(r.Runs), len(r.Options.Policies)*r.Options.Iterations)))
 	}
 	return t
+}
+
+// pairedRow is a row of per-iteration ratios: their smallest and largest
+// in the Min and Max columns, their median in the Average column.
+func pairedRow(metric string, median float64, ratios []float64) []string {
+	sp := stats.SpreadOf(ratios)
+	return []string{"lockless/locked", metric, render.Float(sp.Lo, 2), render.Float(sp.Hi, 2), render.Float(median, 2), ""}
+}
+
+// pairedText is per-iteration ratios as the text line gives them: each
+// iteration's, then their range ("1.05, 1.12, 1.09; range 1.05–1.12").
+func pairedText(ratios []float64) string {
+	each := make([]string, len(ratios))
+	for i, v := range ratios {
+		each[i] = render.Float(v, 2)
+	}
+	return strings.Join(each, ", ") + "; range " + render.Range(stats.SpreadOf(ratios), 2)
 }
 
 // rows are one policy's rows of the seed's table: each metric's Min,
@@ -153,8 +171,8 @@ func (r *Result) ratioLines() []string {
 		}
 		return nil
 	}
-	lines := []string{fmt.Sprintf("Lockless/Locked events read: %.2fx (median of per-iteration ratios); event throughput: %.2fx (ratio of means), %.2fx (median of per-iteration ratios); target ≥ %.2fx",
-		ratio.ReadMedianRatio, ratio.MeanRatio, ratio.MedianRatio, Target)}
+	lines := []string{fmt.Sprintf("Lockless/Locked events read: %.2fx (median of per-iteration ratios %s); event throughput: %.2fx (ratio of means), %.2fx (median of per-iteration ratios %s); target ≥ %.2fx",
+		ratio.ReadMedianRatio, pairedText(ratio.ReadPairedRatios), ratio.MeanRatio, ratio.MedianRatio, pairedText(ratio.PairedRatios), Target)}
 	if min(ratio.ReadMedianRatio, ratio.MedianRatio) < Target {
 		lines = append(lines, r.shortfall())
 	}

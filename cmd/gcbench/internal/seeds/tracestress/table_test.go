@@ -63,6 +63,15 @@ func TestStressCSVCarriesTheRatio(t *testing.T) {
 	}
 	assert.Equal(t, map[string]string{"event throughput, ratio of means": "1.50",
 		"event throughput, median of per-iteration ratios": "1.50", "events read, median of per-iteration ratios": "1.50"}, ratios, out.String())
+	for _, r := range recs {
+		if r[0] == "lockless/locked" && strings.Contains(r[1], "per-iteration") {
+			assert.Equal(t, []string{"1.50", "1.50"}, r[2:4], "the per-iteration ratios' range in the Min and Max columns")
+		}
+	}
+	out.Reset()
+	require.NoError(t, res.Write(&out, render.Text, "a host", sizeText))
+	assert.Contains(t, out.String(), "events read: 1.50x (median of per-iteration ratios 1.50; range 1.50–1.50)",
+		"each iteration's ratio and their range")
 }
 
 // TestTextExplainsARatioBelowTarget: below Target the text says what

@@ -330,6 +330,12 @@ type Ratio struct {
 	// ReadMedianRatio is the median of the per-iteration ratios of events
 	// read in the counted time (the seed's Events Read row).
 	ReadMedianRatio float64 `json:"median_paired_events_read_ratio"`
+	// PairedRatios and ReadPairedRatios are the per-iteration ratios
+	// (event throughput, events read) behind MedianRatio and
+	// ReadMedianRatio, in iteration order: each repetition's figure, whose
+	// smallest and largest are the ratios' range.
+	PairedRatios     []float64 `json:"paired_ratios"`
+	ReadPairedRatios []float64 `json:"paired_events_read_ratios"`
 }
 
 // LocklessOverLocked returns the ratios of Lockless's event throughput and
@@ -351,10 +357,13 @@ func (r *Result) LocklessOverLocked() *Ratio {
 		ta[i], tb[i] = a[i].EventThroughput(), b[i].EventThroughput()
 		ra[i], rb[i] = float64(a[i].Counted.EventsRead), float64(b[i].Counted.EventsRead)
 	}
+	pt, pr := stats.PairedRatios(ta, tb), stats.PairedRatios(ra, rb)
 	return &Ratio{
-		MeanRatio:       stats.Summarize(ta).Mean / stats.Summarize(tb).Mean,
-		MedianRatio:     stats.Summarize(stats.PairedRatios(ta, tb)).Median,
-		ReadMedianRatio: stats.Summarize(stats.PairedRatios(ra, rb)).Median,
+		MeanRatio:        stats.Summarize(ta).Mean / stats.Summarize(tb).Mean,
+		MedianRatio:      stats.Summarize(pt).Median,
+		ReadMedianRatio:  stats.Summarize(pr).Median,
+		PairedRatios:     pt,
+		ReadPairedRatios: pr,
 	}
 }
 
