@@ -5,8 +5,12 @@
 // the host, the pause samples per mode (µs), their summaries, counter means
 // and comparisons, and optionally the pause anatomy. It reads and writes
 // reports as JSON (ReadFile: a report file, named in its errors), merges
-// runs of one configuration from several machines (Merge), and sets two
-// modes against each other across a sweep's points (NewScaling).
+// runs of one configuration from several machines (Merge), sets two
+// modes against each other across a sweep's points (NewScaling), and
+// summarizes repeated runs of one command on one machine: each comparison's
+// per-run improvement, their median, range and a bootstrap interval
+// (NewRunsSummary), and per sweep point the ratio of repeated sweeps
+// (NewRunsScaling).
 //
 // Guarantees: a Report's derived numbers always follow from its samples —
 // NewRun computes them, and ReadJSON recomputes them rather than trusting
