@@ -171,9 +171,13 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*report.Re
 	measure := func(cfg gcsim.Config) (pausemodel.Work, error) {
 		return pausemodel.MeasureWork(ctx, cfg, o.calibrateGCs)
 	}
-	tables, err := modelcheck.Tables(cal, reports, measure, o.predictionConfig(), o.cores)
+	verdicts, tables, err := modelcheck.Tables(cal, reports, measure, o.predictionConfig(), o.cores)
 	if err != nil {
 		return err
+	}
+	for _, l := range verdicts {
+		fmt.Fprintln(head, l)
+		facts = append(facts, render.Fact{Key: "verdict", Value: l})
 	}
 	return writePrediction(ctx, e, o, facts, tables)
 }

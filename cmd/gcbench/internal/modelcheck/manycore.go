@@ -204,7 +204,8 @@ const baseWakeToRun, baseWakeIdle = 1, 1
 // that decides it and, where the range is narrower than narrowRange, a
 // single ratio beside SGen's.
 func manyCoreTable(ps []manyCore, heap string) *render.Table {
-	t := &render.Table{Title: fmt.Sprintf("prediction at the seed's shape (%s, broadcast, workers = cores): batch/perjob over the costs' plausible spread", heap)}
+	t := &render.Table{Title: fmt.Sprintf("scenarios at the seed's shape (%s, broadcast, workers = cores), not validated on this host: "+
+		"batch/perjob over the costs' plausible spread and the cost that decides it", heap)}
 	t.Header = [][]string{{"cores", "mutex", "jobs", "batch/perjob range", "decided by", "its swing", "batch/perjob", "SGen (8 cores)",
 		"perjob futile wake-ups"}}
 	for _, p := range ps {
@@ -229,7 +230,10 @@ func manyCoreTable(ps []manyCore, heap string) *render.Table {
 			"one at a time.", gridWakeToRun, gridWakeIdle),
 		"Decided by: the cost whose own range moves batch/perjob most (for the grid's two, the mean over the other's values). "+
 			fmt.Sprintf("batch/perjob: printed only where the range is narrower than %.1f (at the medians, wake-to-run 10µs, 2µs per idle CPU).", narrowRange),
-		"SGen: its change's 8-core figures (mono/mono#20634); its heap and jobs are not this simulator's, so compare ratios, not microseconds.")
+		"SGen: its change's 8-core figures (mono/mono#20634); its heap and jobs are not this simulator's, so compare ratios, not microseconds.",
+		"Not validated on this host: these core counts are scenarios of the model under its own kernel rules (preemption on every wake, "+
+			"the kernel's placement), which the checks above test only on this host's cores; read the range and the cost that decides it, "+
+			"not a forecast.")
 	return t
 }
 
@@ -254,7 +258,8 @@ func factsTable(cores []int) *render.Table {
 	}
 	t.Notes = append(t.Notes, "Work broadcasts: pthread_cond_broadcast of the work condition, one per enqueue call and one at Start "+
 		"(StartBatch: one, after the unlock); glibc makes a futex call only when a waiter is left to signal. Lock acquisitions: an enqueue call, "+
-		"Start and Join take the mutex once each, a worker twice per job (to retire it, then to look for the next) and once per return from its wait. "+
+		"Start and Join take the mutex once each, a worker once per job (one hold retires it and looks for the next, as SGen's thread_func) "+
+		"and once per return from its wait. "+
 		"Futile wake-ups: each broadcast wakes each waiting worker at most once, so at most workers × broadcasts; none if every worker "+
 		"reaches the mutex after the gate opens with a job left (the workers woken while the gate is closed are SGen's herd).")
 	return t
