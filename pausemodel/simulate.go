@@ -447,14 +447,13 @@ func (m *machine) schedule(c *core) {
 // core's long burst waits it out while other cores idle, and a chain of
 // lock hand-offs runs one grab at a time); with no core idle it waits in
 // the run queue of the core it last ran on, except that a worker woken
-// onto the collector's core goes ahead of the collector: if the
-// collector runs, it yields when its current burst ends and resumes only
-// after every worker woken onto its core meanwhile; if it waits in the
-// queue, the worker goes just before it (wakeup preemption under EEVDF:
-// a woken worker has slept and is owed CPU, while the collector, which
-// has run through the pause, is not eligible; kernel/sched/fair.c,
-// check_preempt_wakeup_fair and pick_eevdf). A core that runs out of
-// work takes queued threads from the others (schedule).
+// onto the collector's core goes ahead of the collector where the
+// Shape's Kernel lets it preempt (mayPreempt; by the model's own rule,
+// always): if the collector runs, it yields when its current burst ends
+// and resumes only after every worker woken onto its core meanwhile; if
+// it waits in the queue, the worker goes just before it (wakeup
+// preemption, kernel/sched/fair.c, check_preempt_wakeup_fair). A core
+// that runs out of work takes queued threads from the others (schedule).
 func (m *machine) wakeThread(t, waker *thread, then func()) {
 	m.res.Wakes++
 	c, idle := m.placement(t, waker, nil)
