@@ -227,3 +227,20 @@ func (m *machine) startAsleepOnMutex() {
 	m.parked = slices.Delete(m.parked, 0, n)
 	m.contended = true
 }
+
+// WithWakeToRun returns c with wake-to-run's median set to d and its
+// distribution scaled to match (the same shape about the new median); a
+// c without a distribution, or with a zero median, gets none, every wake
+// then taking d. The many-core scenarios move wake-to-run this way.
+func (c Costs) WithWakeToRun(d time.Duration) Costs {
+	if c.WakeToRun <= 0 || c.WakeToRunDist == ([QuantileCount]time.Duration{}) {
+		c.WakeToRun, c.WakeToRunDist = d, [QuantileCount]time.Duration{}
+		return c
+	}
+	f := float64(d) / float64(c.WakeToRun)
+	for i, q := range c.WakeToRunDist {
+		c.WakeToRunDist[i] = time.Duration(float64(q) * f)
+	}
+	c.WakeToRun = d
+	return c
+}

@@ -121,3 +121,17 @@ func TestKernelRejectsImpossibleObservables(t *testing.T) {
 		}
 	}
 }
+
+func TestWithWakeToRunScalesTheDistribution(t *testing.T) {
+	c := Costs{WakeToRun: 20 * us}
+	for i := range c.WakeToRunDist {
+		c.WakeToRunDist[i] = time.Duration(i+1) * 2 * us
+	}
+	got := c.WithWakeToRun(10 * us)
+	if got.WakeToRun != 10*us || got.WakeToRunDist[0] != us || got.WakeToRunDist[QuantileCount-1] != 20*us {
+		t.Errorf("got %v, %v", got.WakeToRun, got.WakeToRunDist)
+	}
+	if flat := (Costs{WakeToRun: 20 * us}).WithWakeToRun(5 * us); flat.WakeToRun != 5*us || flat.WakeToRunDist != ([QuantileCount]time.Duration{}) {
+		t.Errorf("without a distribution: got %v, %v", flat.WakeToRun, flat.WakeToRunDist)
+	}
+}

@@ -85,8 +85,8 @@ func predictManyCore(median pausemodel.Costs, runs []pausemodel.Costs, w pausemo
 	p.consider("wake-to-run", toRun)
 	p.consider("waking an idle CPU", idle)
 	spread := pausemodel.RangeOf(append([]pausemodel.Costs{median}, runs...))
-	base := median
-	base.WakeToRun, base.WakeIdle = gridWakeToRun[baseWakeToRun], gridWakeIdle[baseWakeIdle]
+	base := median.WithWakeToRun(gridWakeToRun[baseWakeToRun])
+	base.WakeIdle = gridWakeIdle[baseWakeIdle]
 	for _, f := range calibratedFields {
 		xs := []float64{p.Base}
 		for _, d := range []time.Duration{*f.of(&spread.Lo), *f.of(&spread.Hi)} {
@@ -144,8 +144,8 @@ func (m manyCoreSim) grid(median pausemodel.Costs) ([][]float64, error) {
 	grid := make([][]float64, len(gridWakeToRun))
 	for i, w2r := range gridWakeToRun {
 		for _, idle := range gridWakeIdle {
-			c := median
-			c.WakeToRun, c.WakeIdle = w2r, idle
+			c := median.WithWakeToRun(w2r) // the measured distribution's shape about w2r
+			c.WakeIdle = idle
 			r, err := m.ratio(c)
 			if err != nil {
 				return nil, err
@@ -225,7 +225,7 @@ func manyCoreTable(ps []manyCore, heap string) *render.Table {
 	}
 	t.Notes = append(t.Notes,
 		fmt.Sprintf("Range: one simulated collection of the mean jobs at the calibration's medians for every combination of wake-to-run %v "+
-			"and the extra cost of waking an idle CPU %v, and, at wake-to-run 10µs and 2µs per idle CPU, with each calibrated cost "+
+			"(the calibration's measured distribution scaled to each as its median) and the extra cost of waking an idle CPU %v, and, at wake-to-run 10µs and 2µs per idle CPU, with each calibrated cost "+
 			"(wake call, per thread woken, futile wake-up, enqueue call, push, take) at the lowest and the highest of the calibration runs, "+
 			"one at a time.", gridWakeToRun, gridWakeIdle),
 		"Decided by: the cost whose own range moves batch/perjob most (for the grid's two, the mean over the other's values). "+
