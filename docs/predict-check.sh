@@ -12,7 +12,9 @@
 # Everything lands in OUT: the points (n2_R, n1_R: native on 2 cores and on
 # core 0, repeat R; t2, t1: threads), predict-R.txt (the check's three runs)
 # and log.txt (each step's start and the 1-minute load before it). Re-running
-# resumes: a sweep skips the points it already saved.
+# resumes: a sweep skips the points it already saved. At the end it prints
+# the four verdict lines (check 1 to check 4) of each predict run, the
+# block docs/predict.md's "Verdicts from docs/predict-check.sh" holds.
 #
 # Sizes can be overridden from the environment (the defaults below keep
 # the whole script to about half an hour on 2 cores):
@@ -72,3 +74,10 @@ for run in 1 2 3; do
 	"$G" predict $dirs --dir "$OUT/t2" --dir "$OUT/t1" | tee "$OUT/predict-$run.txt"
 done
 log "done"
+
+echo
+echo "Verdicts from docs/predict-check.sh ($(date -u +'%d %b %Y'), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) CPUs):"
+for run in 1 2 3; do
+	echo "predict-$run.txt:"
+	grep '^check [1-4] ' "$OUT/predict-$run.txt" || echo "(no verdict lines)"
+done

@@ -48,6 +48,13 @@ func Calibrate(ctx context.Context, runs int, k workerpool.MutexKind) (Costs, []
 		}
 		*f(&m) = median(ds)
 	}
+	for q := range m.WakeToRunDist {
+		ds := make([]time.Duration, len(all))
+		for i := range all {
+			ds[i] = all[i].WakeToRunDist[q]
+		}
+		m.WakeToRunDist[q] = median(ds)
+	}
 	return m, all, nil
 }
 
@@ -106,7 +113,7 @@ func (cal calibration) once(ctx context.Context) (Costs, error) {
 	if c.Enqueue, err = cal.measureEnqueueCall(ctx, own); err != nil {
 		return c, err
 	}
-	var w2r time.Duration
+	var w2r []time.Duration
 	if len(cpus) > 1 { // else no wake here goes to another CPU: WakeToRun and WakeIdle stay 0
 		if w2r, err = cal.measureWakeToRun(ctx, own, cpus[1]); err != nil {
 			return c, err
@@ -129,7 +136,15 @@ func (cal calibration) once(ctx context.Context) (Costs, error) {
 		}
 		c.WakeIdle = max(0, remote.cpu-clock-c.Enqueue-time.Duration(remote.calls)*(c.WakeCall+c.WakePer))
 		// The woken thread became runnable when the call had woken it.
-		c.WakeToRun = max(0, w2r-c.WakeCall-c.WakePer)
+		// Every sample is kept, as its quantiles: a waiter loses the
+		// mutex to a holder that re-takes it within its wake-to-run, and
+		// how often turns on the distribution's lower part, not on its
+		// median.
+		for i, d := range w2r {
+			w2r[i] = max(0, d-c.WakeCall-c.WakePer)
+		}
+		c.WakeToRunDist = Quantiles(w2r)
+		c.WakeToRun = median(w2r)
 	}
 	if c.Futile, err = cal.measureFutile(ctx, herdWorkers, own); err != nil {
 		return c, err
@@ -204,13 +219,13 @@ func median(ds []time.Duration) time.Duration {
 	return ds[len(ds)/2]
 }
 
-// measureWakeToRun is the median time from the start of an enqueue on CPU
-// self that wakes one sleeping Native worker on the idle CPU to, to the
-// start of the job on that worker.
-func (cal calibration) measureWakeToRun(ctx context.Context, self, to int) (d time.Duration, err error) {
+// measureWakeToRun is the time from the start of an enqueue on CPU self
+// that wakes one sleeping Native worker on the idle CPU to, to the start
+// of the job on that worker: every trial's, in the order measured.
+func (cal calibration) measureWakeToRun(ctx context.Context, self, to int) (lat []time.Duration, err error) {
 	p, unpin, err := pinnedPool(cal.options(1, workerpool.Signal, false), self, to)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer func() {
 		if e := unpin(); err == nil {
@@ -220,22 +235,22 @@ func (cal calibration) measureWakeToRun(ctx context.Context, self, to int) (d ti
 	var started time.Time
 	stamp := jobs.Func(func(int) { started = time.Now() })
 	const trials = 300
-	lat := make([]time.Duration, 0, trials)
+	lat = make([]time.Duration, 0, trials)
 	for range trials {
 		if err := ctx.Err(); err != nil {
-			return 0, err
+			return nil, err
 		}
 		time.Sleep(idleGap)
 		t0 := time.Now()
 		if err := p.Enqueue(stamp); err != nil {
-			return 0, err
+			return nil, err
 		}
 		if err := p.Join(ctx); err != nil {
-			return 0, err
+			return nil, err
 		}
 		lat = append(lat, started.Sub(t0)) // Join orders the job's write before this read
 	}
-	return median(lat), nil
+	return lat, nil
 }
 
 // measureWakeCall is the caller's CPU, on CPU self, for one enqueue into
@@ -386,9 +401,9 @@ func (cal calibration) gatedRounds(ctx context.Context, workers, rounds, self, t
 
 // measureQueue measures Push (the caller's CPU per job of a batch queued
 // into a gated pool) and Take (a worker's CPU per job: the native loop's
-// two mutex holds, one to take the job and one to retire it, and the
-// callback into Go, for jobs that do nothing; the pool counts one grab per
-// job).
+// one mutex hold per job, which retires a job and takes the next, the
+// release around the job, and the callback into Go, for jobs that do
+// nothing; the pool counts one grab per job).
 func (cal calibration) measureQueue(ctx context.Context) (push, take time.Duration, err error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -427,8 +442,12 @@ func (cal calibration) measureQueue(ctx context.Context) (push, take time.Durati
 
 // String shows the costs as a calibration line.
 func (c Costs) String() string {
-	return fmt.Sprintf("wake-to-run %v, wake call %v + %v per thread woken + %v per idle CPU woken, futile wake-up %v, enqueue call %v, push %v, take %v",
-		c.WakeToRun, c.WakeCall, c.WakePer, c.WakeIdle, c.Futile, c.Enqueue, c.Push, c.Take)
+	dist := ""
+	if c.WakeToRunDist != ([QuantileCount]time.Duration{}) {
+		dist = fmt.Sprintf(" (quantiles %v–%v)", c.WakeToRunDist[0], c.WakeToRunDist[QuantileCount-1])
+	}
+	return fmt.Sprintf("wake-to-run %v%s, wake call %v + %v per thread woken + %v per idle CPU woken, futile wake-up %v, enqueue call %v, push %v, take %v",
+		c.WakeToRun, dist, c.WakeCall, c.WakePer, c.WakeIdle, c.Futile, c.Enqueue, c.Push, c.Take)
 }
 
 // A CostRange holds, for each cost, the lowest (Lo) and the highest (Hi)

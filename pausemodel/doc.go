@@ -47,16 +47,35 @@
 //     the i-th thread is woken WakeCall + i·WakePer after the call began. A
 //     woken thread goes to the core it last ran on if that core is idle,
 //     else to an idle core if there is one (select_idle_sibling), and runs
-//     there WakeToRun later; with no core idle it joins the run queue of
-//     the less loaded of its last core and the waker's (wake_affine_weight
-//     in kernel/sched/fair.c), its last core on a tie.
-//   - Preemption. A worker woken onto the collector's core goes ahead of
-//     the collector: a running collector yields at the end of its current
-//     burst and resumes only after every worker woken onto its core
-//     meanwhile has run; a queued one lets them pass. Under EEVDF a woken
-//     thread, owed CPU, preempts a running one that is not eligible, and
-//     the collector, which runs through the pause, is not
-//     (kernel/sched/fair.c: check_preempt_wakeup_fair, pick_eevdf).
+//     there after a wake-to-run drawn from the calibration's measured
+//     distribution (WakeToRunDist; WakeToRun where it has none); with no
+//     core idle it joins the run queue of the less loaded of its last
+//     core and the waker's (wake_affine_weight in kernel/sched/fair.c),
+//     its last core on a tie. A Shape's Kernel can give instead the share
+//     of wake-ups the kernel measurably placed on the collector's CPU
+//     (select_task_rq_fair's wake-affine choice against an idle sibling).
+//   - Preemption. By the model's own rule a worker woken onto the
+//     collector's core goes ahead of the collector: a running collector
+//     yields at the end of its current burst and resumes only after every
+//     worker woken onto its core meanwhile has run; a queued one lets
+//     them pass (wakeup preemption, kernel/sched/fair.c:
+//     check_preempt_wakeup_fair). That is what one core measurably does:
+//     the woken workers preempt the collector about twice per broadcast
+//     and make the whole herd. A Shape's Kernel can give instead no
+//     wake-up preemption (the woken queue behind the collector until it
+//     blocks), or the preemptions measured per collection, spread over
+//     the broadcasts.
+//   - Barging. On more cores than one the herd is cut by the normal
+//     mutex: a worker woken on another core re-takes the mutex only
+//     after its wake-to-run, and the collector, between two enqueue
+//     calls, frees it only for the part of a call outside the mutex (the
+//     re-lock interval, Enqueue − Push); a waiter that comes later finds
+//     it held and sleeps on it, and a thread asleep on the mutex is no
+//     condition waiter, so the next broadcasts do not wake it. Each
+//     contended release wakes one sleeper, which again wins only if its
+//     wake-to-run is shorter than the re-lock interval: how often turns
+//     on the distribution's lower part, which is why the model draws from
+//     it rather than taking its median.
 //   - The mutex. Either kind's fast path is a compare-and-swap, so a
 //     running thread takes a free mutex at once. Normal is glibc's
 //     lowlevellock (Drepper's mutex 3): a thread that finds it held marks it
@@ -83,8 +102,9 @@
 //     and one is queued (Take/2), releases the mutex, runs the job, takes
 //     the mutex to retire it (Take/2), signals done_cond if the collector
 //     is in Join and, still holding the mutex, looks for the next: one hold
-//     per job, as SGen's thread_func retires a job and returns to get_work
-//     without unlocking (mono/sgen/sgen-thread-pool.c). Finding nothing, it
+//     per job, as SGen's thread_func relocks after job->func, marks the
+//     job done, signals done_cond and loops back to get_work without
+//     unlocking (mono/sgen/sgen-thread-pool.c). Finding nothing, it
 //     waits: a futile wake-up
 //     if it had just woken, Futile of CPU in all (the look and the
 //     mutex's release included, as Calibrate measures it). Join takes the
@@ -111,7 +131,8 @@
 // WakeIdle are then 0.
 //
 // The model leaves out: time slices and the rest of the scheduler's
-// fairness beyond the preemption rule above; the Go runtime, whose
+// fairness beyond the preemption rules above (a Kernel's measured
+// preemptions stand for them where they are measured); the Go runtime, whose
 // callbacks run each job (a job's cost includes its callback, but a
 // callback's P hand-off and sysmon are not modelled: the Go backends,
 // where the runtime stands between a wake and the woken, are measured

@@ -40,19 +40,27 @@ func (m *machine) enqueueOne(i int) {
 // condition under it, as SGen's pool does, then calls then.
 func (m *machine) enqueue(n int, then func()) {
 	c := m.collector
-	m.lock(c, func() {
-		m.cpu(c, m.callCost(n), func() {
-			m.queued += n
-			m.broadcast(func() { m.unlock(c, then) })
+	m.cpu(c, m.callOutside(), func() {
+		m.lock(c, func() {
+			m.cpu(c, m.callInside(n), func() {
+				m.queued += n
+				m.broadcast(func() { m.unlock(c, then) })
+			})
 		})
 	})
 }
 
-// callCost is the collector's CPU for a call on the queue that pushes n
-// jobs (0: Start): Enqueue, which is a call's lock round trip and one
-// push, and Push for each job after the first.
-func (m *machine) callCost(n int) timeN {
-	return m.c.Enqueue + timeN(max(0, n-1))*m.c.Push
+// callOutside and callInside split the collector's CPU for a call on the
+// queue that pushes n jobs (0: Start): Enqueue, which is a call's lock
+// round trip and one push, and Push for each job after the first. Under
+// the mutex it pushes (Push per job, one for Start's gate); the rest of
+// the call, the way into it and out of it, runs with the mutex free:
+// that is the holder's re-lock interval between two enqueues, the window
+// in which a waiter woken on another core can take the mutex (barging).
+func (m *machine) callOutside() timeN { return max(0, m.c.Enqueue-m.c.Push) }
+
+func (m *machine) callInside(n int) timeN {
+	return m.c.Enqueue + timeN(max(0, n-1))*m.c.Push - m.callOutside()
 }
 
 // broadcast is the collector's pthread_cond_broadcast of the work
@@ -62,6 +70,7 @@ func (m *machine) callCost(n int) timeN {
 // one to signal.
 func (m *machine) broadcast(then func()) {
 	m.res.Broadcasts++
+	m.creditPreemption()
 	ws := m.parked
 	m.parked = nil
 	m.wakeSleepers(ws, then)
@@ -82,13 +91,16 @@ func (m *machine) wakeSleepers(ws []*thread, then func()) {
 // and open the gate, the broadcast after the unlock, then Join.
 func (m *machine) startBatch() {
 	c := m.collector
-	m.lock(c, func() {
-		m.cpu(c, m.callCost(len(m.s.Jobs)), func() {
-			m.queued, m.gate = len(m.s.Jobs), true
-			ws := m.parked
-			m.parked = nil
-			m.res.Broadcasts++
-			m.unlock(c, func() { m.wakeSleepers(ws, m.join) })
+	m.cpu(c, m.callOutside(), func() {
+		m.lock(c, func() {
+			m.cpu(c, m.callInside(len(m.s.Jobs)), func() {
+				m.queued, m.gate = len(m.s.Jobs), true
+				ws := m.parked
+				m.parked = nil
+				m.res.Broadcasts++
+				m.creditPreemption()
+				m.unlock(c, func() { m.wakeSleepers(ws, m.join) })
+			})
 		})
 	})
 }
@@ -105,10 +117,12 @@ func (m *machine) wakeAll(ws []*thread) {
 // gate and broadcasts; the collector then joins.
 func (m *machine) start() {
 	c := m.collector
-	m.lock(c, func() {
-		m.cpu(c, m.callCost(0), func() {
-			m.gate = true
-			m.broadcast(func() { m.unlock(c, m.join) })
+	m.cpu(c, m.callOutside(), func() {
+		m.lock(c, func() {
+			m.cpu(c, m.callInside(0), func() {
+				m.gate = true
+				m.broadcast(func() { m.unlock(c, m.join) })
+			})
 		})
 	})
 }

@@ -23,6 +23,14 @@ type Costs struct {
 	Enqueue   time.Duration `json:"enqueue"`     // the enqueuer's CPU per enqueue call that wakes nobody: the lock round trip and a push
 	Push      time.Duration `json:"push"`        // the enqueuer's CPU under the lock per job pushed beyond a call's first
 	Take      time.Duration `json:"take"`        // a worker's CPU under the lock to look at the queue and take a grab
+	// WakeToRunDist is wake-to-run's distribution, as the calibration
+	// measured it: its QuantileCount mid-quantiles (Quantiles). The
+	// simulation draws each wake onto an idle core from it, so that a
+	// waiter woken on another core loses the mutex to a holder that
+	// re-takes it sooner (barging) as often as the measured latencies
+	// say, not as their median alone would. All zero: every wake takes
+	// WakeToRun.
+	WakeToRunDist [QuantileCount]time.Duration `json:"wake_to_run_dist"`
 }
 
 // Modes lists the dispatch modes the model simulates, in gcsim's order:
@@ -97,6 +105,9 @@ type Shape struct {
 	Mutex workerpool.MutexKind
 	// Jobs are the jobs' CPU costs, in enqueue order.
 	Jobs []time.Duration
+	// Kernel is what the kernel did, where a measurement says it; its
+	// zero value is the model's own rules.
+	Kernel Kernel
 }
 
 // A Result is one simulated collection's dispatch, split as gcsim.Record
@@ -145,9 +156,17 @@ func SimulateSeries(c Costs, s Shape, series [][]time.Duration) (Result, error) 
 	if err := checkModelled(s.Mode, s.Mutex); err != nil {
 		return Result{}, err
 	}
+	if err := s.Kernel.check(s.Workers); err != nil {
+		return Result{}, err
+	}
 	for _, f := range costFields {
 		if *f(&c) < 0 {
 			return Result{}, fmt.Errorf("%w: a negative cost in %v", ErrShape, c)
+		}
+	}
+	for _, d := range c.WakeToRunDist {
+		if d < 0 {
+			return Result{}, fmt.Errorf("%w: a negative wake-to-run quantile in %v", ErrShape, c.WakeToRunDist)
 		}
 	}
 	for _, js := range series {
@@ -165,6 +184,7 @@ func SimulateSeries(c Costs, s Shape, series [][]time.Duration) (Result, error) 
 	for i, js := range append([][]time.Duration{series[len(series)-1]}, series...) {
 		m.s.Jobs = js
 		m.newCollection()
+		m.startAsleepOnMutex()
 		m.collect()
 		m.run()
 		if m.done != len(js) || !m.finished {
@@ -214,6 +234,7 @@ func (m *machine) newCollection() {
 	m.gate, m.finished, m.joinWaiting = false, false, false
 	m.queued, m.next, m.done = 0, 0, 0
 	m.firstStart, m.lastEnd, m.res = -1, 0, Result{}
+	m.credit = 0
 }
 
 // machine is the simulated host: a clock, an event queue, the cores with
@@ -242,6 +263,10 @@ type machine struct {
 	firstStart     time.Duration
 	lastEnd        time.Duration
 	res            Result
+
+	draws         int     // wake-to-run draws so far (wakeToRun)
+	credit        float64 // measured preemptions not yet spent (PreemptMeasured)
+	placedOnOwner float64 // running sum of the measured share on the collector's CPU (Kernel.Placed)
 }
 
 // core is one CPU: the thread running on it, if any, whether a woken
@@ -360,6 +385,9 @@ func (m *machine) runOn(c *core, p pending) {
 func (m *machine) startBurst(t *thread, d time.Duration, then func()) {
 	t.ran += d
 	m.after(d, func() {
+		if t == m.collector && len(t.core.queue) > 0 && !m.yield && m.spendPreemption() {
+			m.yield, m.ahead = true, len(t.core.queue) // a measured preemption: whoever waits on its core runs first
+		}
 		if t == m.collector && m.yield && len(t.core.queue) > 0 {
 			// Woken workers wait at the head of this core's queue: the
 			// collector yields to them and resumes once they have all
@@ -419,20 +447,22 @@ func (m *machine) schedule(c *core) {
 // core's long burst waits it out while other cores idle, and a chain of
 // lock hand-offs runs one grab at a time); with no core idle it waits in
 // the run queue of the core it last ran on, except that a worker woken
-// onto the collector's core goes ahead of the collector: if the
-// collector runs, it yields when its current burst ends and resumes only
-// after every worker woken onto its core meanwhile; if it waits in the
-// queue, the worker goes just before it (wakeup preemption under EEVDF:
-// a woken worker has slept and is owed CPU, while the collector, which
-// has run through the pause, is not eligible; kernel/sched/fair.c,
-// check_preempt_wakeup_fair and pick_eevdf). A core that runs out of
-// work takes queued threads from the others (schedule).
+// onto the collector's core goes ahead of the collector where the
+// Shape's Kernel lets it preempt (mayPreempt; by the model's own rule,
+// always): if the collector runs, it yields when its current burst ends
+// and resumes only after every worker woken onto its core meanwhile; if
+// it waits in the queue, the worker goes just before it (wakeup
+// preemption, kernel/sched/fair.c, check_preempt_wakeup_fair). A core
+// that runs out of work takes queued threads from the others (schedule).
 func (m *machine) wakeThread(t, waker *thread, then func()) {
 	m.res.Wakes++
 	c, idle := m.placement(t, waker, nil)
+	if t != m.collector && m.s.Kernel.Placed {
+		c, idle, m.placedOnOwner = m.measuredPlace(t, nil, m.placedOnOwner)
+	}
 	if idle {
 		c.reserved = true
-		m.after(m.c.WakeToRun, func() {
+		m.after(m.wakeToRun(), func() {
 			c.reserved = false
 			if c.running != nil { // another thread was balanced onto it meanwhile
 				m.ready(t, c, 0, then)
@@ -442,13 +472,17 @@ func (m *machine) wakeThread(t, waker *thread, then func()) {
 		})
 		return
 	}
+	if t != m.collector && c.running == m.collector && !m.mayPreempt() {
+		m.ready(t, c, 0, then) // it waits for the collector to block
+		return
+	}
 	if t != m.collector && c.running == m.collector {
 		m.yield = true
 		c.queue = slices.Insert(c.queue, min(m.ahead, len(c.queue)), pending{t, 0, then})
 		m.ahead++
 		return
 	}
-	if t != m.collector && c == m.collector.core && !m.collector.onCore {
+	if t != m.collector && c == m.collector.core && !m.collector.onCore && m.s.Kernel.Preemption != PreemptNever {
 		if i := slices.IndexFunc(c.queue, func(p pending) bool { return p.t == m.collector }); i >= 0 {
 			c.queue = slices.Insert(c.queue, i, pending{t, 0, then})
 			return
@@ -471,7 +505,10 @@ func (m *machine) lock(t *thread, then func()) { m.lockAs(t, false, then) }
 // and as __pthread_mutex_cond_lock takes it after a condition wait.
 func (m *machine) lockAs(t *thread, retry bool, then func()) {
 	if !m.lockHeld {
-		m.lockHeld, m.contended = true, retry
+		// Sleepers left on a normal mutex keep it marked contended: each
+		// one woken and beaten to it marks it again (lll_lock's exchange
+		// with 2) before it sleeps.
+		m.lockHeld, m.contended = true, retry || len(m.lockWaiters) > 0
 		m.res.Locks++
 		then()
 		return
@@ -548,8 +585,13 @@ func (m *machine) unlockCost(t *thread) time.Duration {
 func (m *machine) wakeCost(waker *thread, ws ...*thread) time.Duration {
 	d := m.c.WakeCall + time.Duration(len(ws))*m.c.WakePer
 	var taken []*core
+	acc := m.placedOnOwner
 	for _, w := range ws {
-		if c, idle := m.placement(w, waker, taken); idle {
+		c, idle := m.placement(w, waker, taken)
+		if w != m.collector && m.s.Kernel.Placed {
+			c, idle, acc = m.measuredPlace(w, taken, acc)
+		}
+		if idle {
 			taken = append(taken, c)
 			if c != waker.core {
 				d += m.c.WakeIdle

@@ -78,9 +78,12 @@ func TestOneCoreMakesTheWholeHerd(t *testing.T) {
 // still on their way and wake nobody; a PI mutex hands the lock to each of
 // them in turn, and the collector's next enqueue waits behind them all
 // while they go back to their wait, to be woken again: several times the
-// futile wake-ups (at least two per enqueue), and the larger perjob − batch. (Wake-to-run 20 µs, of the order measured
-// here: with much less the woken workers are back before the collector's
-// next enqueue under either kind.)
+// futile wake-ups (at least twice the normal mutex's, and two per
+// enqueue), and the larger perjob − batch. The normal mutex's waiters
+// win it only inside the collector's re-lock interval (the part of an
+// enqueue call outside the mutex). (Wake-to-run 20 µs, of the order
+// measured here: with much less the woken workers are back before the
+// collector's next enqueue under either kind.)
 func TestPIConvoysWhereNormalBarges(t *testing.T) {
 	c := hostLike
 	c.WakeToRun = 20 * us
@@ -94,8 +97,8 @@ func TestPIConvoysWhereNormalBarges(t *testing.T) {
 		batch := mustSimulate(t, c, s)
 		diff[k], futile[k] = per.Dispatch-batch.Dispatch, per.FutileWakeups
 	}
-	if futile[workerpool.MutexPI] < 4*futile[workerpool.MutexNormal] || futile[workerpool.MutexPI] < 2*65 {
-		t.Errorf("futile wake-ups: normal %d, PI %d; want PI's at least 4× normal's and 130", futile[workerpool.MutexNormal], futile[workerpool.MutexPI])
+	if futile[workerpool.MutexPI] < 2*futile[workerpool.MutexNormal] || futile[workerpool.MutexPI] < 2*65 {
+		t.Errorf("futile wake-ups: normal %d, PI %d; want PI's at least 2× normal's and 130", futile[workerpool.MutexNormal], futile[workerpool.MutexPI])
 	}
 	if diff[workerpool.MutexPI] < 4*max(diff[workerpool.MutexNormal], 10*us) {
 		t.Errorf("perjob − batch: normal %v, PI %v; want PI's at least 4× normal's", diff[workerpool.MutexNormal], diff[workerpool.MutexPI])

@@ -113,6 +113,13 @@ func at(curve []time.Duration, f float64) time.Duration {
 // (SimulateSeries), or of one collection of the mean jobs if w.Each is
 // empty. The Result is that series' mean.
 func Predict(c Costs, w Work, cores, workers int, mode gcsim.Mode, mutex workerpool.MutexKind) (time.Duration, Result, error) {
+	return PredictKernel(c, w, Shape{Cores: cores, Workers: workers, Mode: mode, Mutex: mutex})
+}
+
+// PredictKernel is Predict of shape s, whose Kernel says what the kernel
+// did (s.Jobs is ignored: the jobs are w's).
+func PredictKernel(c Costs, w Work, s Shape) (time.Duration, Result, error) {
+	cores, workers, mode, mutex := s.Cores, s.Workers, s.Mode, s.Mutex
 	for _, e := range append([]Work{w}, w.Each...) {
 		if len(e.Major) == 0 || len(e.LOS) == 0 {
 			return 0, Result{}, fmt.Errorf("%w: job costs without curves (Major %d, LOS %d points)", ErrShape, len(e.Major), len(e.LOS))
@@ -125,7 +132,7 @@ func Predict(c Costs, w Work, cores, workers int, mode gcsim.Mode, mutex workerp
 	if len(series) == 0 {
 		series = append(series, w.Jobs(workers))
 	}
-	r, err := SimulateSeries(c, Shape{Cores: cores, Workers: workers, Mode: mode, Mutex: mutex}, series)
+	r, err := SimulateSeries(c, s, series)
 	if err != nil {
 		return 0, r, fmt.Errorf("predicting %v with a %v mutex on %d cores, %d workers: %w", mode, mutex, cores, workers, err)
 	}

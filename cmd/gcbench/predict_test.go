@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/csv"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -37,12 +39,13 @@ func TestPredictChecksTheModelThenPredicts(t *testing.T) {
 	for _, want := range []string{"calibration of the native pool, normal mutex", "calibration of the native pool, pi mutex",
 		"median of 2 runs", "calibration runs' range (pi)",
 		"model check against the native backend", "Mean absolute error of perjob−batch", "(goal ≤ 20% + the measurement floor",
-		"Measurement floor: 4 points measured 8 times", "Futile wake-ups per perjob collection:",
+		"Measurement floor: 4 points measured 8 times", "Futile wake-ups per perjob collection, with the model's own kernel rules:",
 		"With each calibration run's own costs instead of their medians: ",
 		"model check by part of the pause", "the gap to native is the Go runtime's effect",
-		"prediction at the seed's shape (64MiB + 16MiB", "timing-free facts per collection"} {
+		"scenarios at the seed's shape (64MiB + 16MiB", "not validated on this host", "timing-free facts per collection"} {
 		assert.Contains(t, stdout, want)
 	}
+	assertFourVerdicts(t, stdout)
 	check, rest, ok := strings.Cut(stdout, "model check by part of the pause")
 	require.True(t, ok)
 	rows := 0
@@ -52,7 +55,7 @@ func TestPredictChecksTheModelThenPredicts(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 8, rows, "one row per native point and repeat, threads' left out:\n%s", check)
-	goSide, prediction, ok := strings.Cut(rest, "prediction at the seed's shape")
+	goSide, prediction, ok := strings.Cut(rest, "scenarios at the seed's shape")
 	require.True(t, ok)
 	assert.Equal(t, 4, strings.Count(goSide, "\nthreads "), "the threads points, beside:\n%s", goSide)
 	many, facts, ok := strings.Cut(prediction, "timing-free facts")
@@ -151,4 +154,59 @@ func TestPredictCSVIsTables(t *testing.T) {
 		require.NoError(t, err, table)
 		assert.Greater(t, len(recs), 1, "a header and rows:\n%s", table)
 	}
+}
+
+// verdictLine is what .ci/run counts: a check's line ending in its verdict.
+var verdictLine = regexp.MustCompile(`^check [1-4] .*(PASSED|MISSED)$`)
+
+// assertFourVerdicts: checks 1 to 4, one line each, in order, at the
+// start of a line, each ending in PASSED or MISSED.
+func assertFourVerdicts(t *testing.T, out string) {
+	t.Helper()
+	var got []string
+	for _, l := range strings.Split(out, "\n") {
+		if verdictLine.MatchString(l) {
+			got = append(got, l[:len("check N")])
+		}
+	}
+	assert.Equal(t, []string{"check 1", "check 2", "check 3", "check 4"}, got, "the verdict lines in:\n%s", out)
+	check2 := regexp.MustCompile(`(?m)^check 2 \(futile wake-ups given the kernel's observables\): ` +
+		`(observables not recorded at any of \d+ points .* MISSED|\d+ of \d+ points within ±30% .*(PASSED|MISSED))$`)
+	assert.Regexp(t, check2, out, "check 2 says what it found, or that the observables were not recorded")
+}
+
+func TestQuickSweepsAlternateEveryCoreAndOneCPU(t *testing.T) {
+	dirs, args, one := quickSweeps("/q")
+	assert.Equal(t, []string{"/q/n2_1", "/q/n1_1", "/q/n2_2", "/q/n1_2"}, dirs)
+	assert.Equal(t, []bool{false, true, false, true}, one)
+	for i, a := range args {
+		assert.Equal(t, []string{"sweep", "--dir", dirs[i], "--workers", "1,2,4,8"}, a[:5])
+		assert.True(t, slices.Contains(a, "native") && slices.Contains(a, "normal,pi") && slices.Contains(a, "perjob,batch"), "%v", a)
+	}
+}
+
+func TestNativeGuardRefusesWithoutTheNativeBackend(t *testing.T) {
+	assert.NoError(t, nativeGuard(true))
+	assert.ErrorIs(t, nativeGuard(false), errNoNative)
+	assert.Contains(t, nativeGuard(false).Error(), "the native backend is unavailable")
+}
+
+// TestPredictQuickWithoutNativeExitsOne runs in CI's step without cgo
+// (its name matches that step's -run Native): predict --quick says the
+// native backend is unavailable, exit status 1, before any sweep.
+func TestPredictQuickWithoutNativeExitsOne(t *testing.T) {
+	if workerpool.NativeAvailable {
+		t.Skip("this build has the native backend; .ci/run's CGO_ENABLED=0 step runs this test")
+	}
+	stdout, stderr, code := runBinary(t, "predict", "--quick")
+	assert.Equal(t, 1, code, stderr)
+	assert.Empty(t, stdout)
+	assert.Contains(t, stderr, "the native backend is unavailable")
+}
+
+func TestPredictQuickNeedsNoDir(t *testing.T) {
+	_, stderr, code := runBinary(t, "predict")
+	assert.Equal(t, 2, code, stderr)
+	assert.Contains(t, stderr, "--dir is required")
+	assert.Contains(t, stderr, "--quick")
 }

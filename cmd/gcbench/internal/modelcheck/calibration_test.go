@@ -144,8 +144,9 @@ func TestTablesInOrder(t *testing.T) {
 	heap := gcsim.DefaultConfig()
 	heap.MajorHeap, heap.LOS = 128<<20, 16<<20 // not the points' heap
 	titles := func(reports ...*report.Report) []string {
-		tables, err := Tables(cal, reports, work, heap, []int{2})
+		verdicts, tables, err := Tables(cal, reports, work, heap, []int{2})
 		require.NoError(t, err)
+		require.Len(t, verdicts, 4)
 		var out []string
 		for _, tab := range tables {
 			out = append(out, strings.Fields(tab.Title)[0])
@@ -153,9 +154,9 @@ func TestTablesInOrder(t *testing.T) {
 		return out
 	}
 	native := run(point("native", "pi", 2))
-	assert.Equal(t, []string{"model", "model", "prediction", "timing-free"}, titles(native))
-	assert.Equal(t, []string{"model", "model", "beside", "prediction", "timing-free"}, titles(native, run(point("threads", "", 2))))
-	_, err := Tables(cal, []*report.Report{native}, func(cfg gcsim.Config) (pausemodel.Work, error) {
+	assert.Equal(t, []string{"model", "model", "scenarios", "timing-free"}, titles(native))
+	assert.Equal(t, []string{"model", "model", "beside", "scenarios", "timing-free"}, titles(native, run(point("threads", "", 2))))
+	_, _, err := Tables(cal, []*report.Report{native}, func(cfg gcsim.Config) (pausemodel.Work, error) {
 		if cfg.MajorHeap == heap.MajorHeap {
 			return pausemodel.Work{}, errors.New("no room")
 		}

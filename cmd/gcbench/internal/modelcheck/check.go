@@ -91,6 +91,22 @@ type validation struct {
 	// (µs) of each of pauseParts; a measured one is NaN where the point has no
 	// anatomy.
 	MeasuredParts, PredictedParts [len(pauseParts)]float64
+
+	// Jobs is a collection's job count (the jobs counter, else
+	// gcsim.JobCount); PerJobMeans and BatchMeans the modes' counter
+	// means; PredictedBroadcasts the model's perjob broadcasts (check 1).
+	Jobs                    int
+	PerJobMeans, BatchMeans map[string]float64
+	PredictedBroadcasts     int
+	// Observed says the run recorded the kernel's observables, and
+	// ObservedFutile is the model's perjob futile wake-ups with them fed
+	// in (check 2).
+	Observed       bool
+	ObservedFutile int
+	// PerJobLow and BatchLow are the model's mean pauses (µs) with no
+	// wake-up preemption: with PredictedPerJob and PredictedBatch
+	// (preemption on every wake) the envelope of check 3.
+	PerJobLow, BatchLow float64
 }
 
 // pauseParts are the parts of the pause the model simulates, as the anatomy
@@ -217,13 +233,14 @@ type prediction struct {
 	res   pausemodel.Result
 }
 
-// predict is pausemodel.Predict of p's collection at cores in mode.
-func (pr predictor) predict(c pausemodel.Costs, w pausemodel.Work, p sweepPoint, cores int, mode gcsim.Mode) (prediction, error) {
-	key := fmt.Sprint(c, heapKey(p.Config), cores, p.Config.Workers, mode, p.Mutex)
+// predict is pausemodel.PredictKernel of p's collection at cores in
+// mode, with the kernel k.
+func (pr predictor) predict(c pausemodel.Costs, w pausemodel.Work, p sweepPoint, cores int, mode gcsim.Mode, k pausemodel.Kernel) (prediction, error) {
+	key := fmt.Sprint(c, c.WakeToRunDist, heapKey(p.Config), cores, p.Config.Workers, mode, p.Mutex, k)
 	if got, ok := pr[key]; ok {
 		return got, nil
 	}
-	pause, res, err := pausemodel.Predict(c, w, cores, p.Config.Workers, mode, p.Mutex)
+	pause, res, err := pausemodel.PredictKernel(c, w, pausemodel.Shape{Cores: cores, Workers: p.Config.Workers, Mode: mode, Mutex: p.Mutex, Kernel: k})
 	if err == nil {
 		pr[key] = prediction{pause, res}
 	}
@@ -238,17 +255,32 @@ func (pr predictor) validate(p sweepPoint, run report.Run, c pausemodel.Costs, w
 	if per == nil || batch == nil || run.Host.Cores < 1 || run.Host.Cores > 4096 {
 		return validation{}, false, nil
 	}
-	predPer, err := pr.predict(c, w, p, run.Host.Cores, gcsim.PerJob)
-	if err != nil {
-		return validation{}, false, err
+	var preds [4]prediction // perjob, batch; each with no wake-up preemption
+	for i, s := range []struct {
+		mode gcsim.Mode
+		k    pausemodel.Kernel
+	}{{gcsim.PerJob, pausemodel.Kernel{}}, {gcsim.Batch, pausemodel.Kernel{}},
+		{gcsim.PerJob, pausemodel.Kernel{Preemption: pausemodel.PreemptNever}}, {gcsim.Batch, pausemodel.Kernel{Preemption: pausemodel.PreemptNever}}} {
+		if preds[i], err = pr.predict(c, w, p, run.Host.Cores, s.mode, s.k); err != nil {
+			return validation{}, false, err
+		}
 	}
-	predBatch, err := pr.predict(c, w, p, run.Host.Cores, gcsim.Batch)
-	if err != nil {
-		return validation{}, false, err
-	}
+	predPer, predBatch := preds[0], preds[1]
 	v = validation{sweepPoint: p, Host: run.Host.Label(), Cores: run.Host.Cores,
 		MeasuredPerJob: per.Summary.Mean, MeasuredBatch: batch.Summary.Mean, MeasuredFutile: per.CounterMeans[gcsim.CounterFutileWakeups.String()],
-		PredictedPerJob: micros(predPer.pause), PredictedBatch: micros(predBatch.pause), PredictedFutile: predPer.res.FutileWakeups}
+		PredictedPerJob: micros(predPer.pause), PredictedBatch: micros(predBatch.pause), PredictedFutile: predPer.res.FutileWakeups,
+		PerJobMeans: per.CounterMeans, BatchMeans: batch.CounterMeans, PredictedBroadcasts: predPer.res.Broadcasts,
+		PerJobLow: micros(preds[2].pause), BatchLow: micros(preds[3].pause), Jobs: gcsim.JobCount(p.Config.Workers)}
+	if j, ok := per.CounterMeans[gcsim.CounterJobs.String()]; ok && j >= 1 {
+		v.Jobs = int(math.Round(j))
+	}
+	if k, ok := kernelOf(per.CounterMeans, p.Config.Workers); ok {
+		obs, err := pr.predict(c, w, p, run.Host.Cores, gcsim.PerJob, k)
+		if err != nil {
+			return validation{}, false, err
+		}
+		v.Observed, v.ObservedFutile = true, obs.res.FutileWakeups
+	}
 	for i, part := range pauseParts {
 		v.MeasuredParts[i] = math.NaN()
 		a, okA := per.CounterMeans[part.Key]

@@ -85,8 +85,8 @@ func predictManyCore(median pausemodel.Costs, runs []pausemodel.Costs, w pausemo
 	p.consider("wake-to-run", toRun)
 	p.consider("waking an idle CPU", idle)
 	spread := pausemodel.RangeOf(append([]pausemodel.Costs{median}, runs...))
-	base := median
-	base.WakeToRun, base.WakeIdle = gridWakeToRun[baseWakeToRun], gridWakeIdle[baseWakeIdle]
+	base := median.WithWakeToRun(gridWakeToRun[baseWakeToRun])
+	base.WakeIdle = gridWakeIdle[baseWakeIdle]
 	for _, f := range calibratedFields {
 		xs := []float64{p.Base}
 		for _, d := range []time.Duration{*f.of(&spread.Lo), *f.of(&spread.Hi)} {
@@ -144,8 +144,8 @@ func (m manyCoreSim) grid(median pausemodel.Costs) ([][]float64, error) {
 	grid := make([][]float64, len(gridWakeToRun))
 	for i, w2r := range gridWakeToRun {
 		for _, idle := range gridWakeIdle {
-			c := median
-			c.WakeToRun, c.WakeIdle = w2r, idle
+			c := median.WithWakeToRun(w2r) // the measured distribution's shape about w2r
+			c.WakeIdle = idle
 			r, err := m.ratio(c)
 			if err != nil {
 				return nil, err
@@ -204,7 +204,8 @@ const baseWakeToRun, baseWakeIdle = 1, 1
 // that decides it and, where the range is narrower than narrowRange, a
 // single ratio beside SGen's.
 func manyCoreTable(ps []manyCore, heap string) *render.Table {
-	t := &render.Table{Title: fmt.Sprintf("prediction at the seed's shape (%s, broadcast, workers = cores): batch/perjob over the costs' plausible spread", heap)}
+	t := &render.Table{Title: fmt.Sprintf("scenarios at the seed's shape (%s, broadcast, workers = cores), not validated on this host: "+
+		"batch/perjob over the costs' plausible spread and the cost that decides it", heap)}
 	t.Header = [][]string{{"cores", "mutex", "jobs", "batch/perjob range", "decided by", "its swing", "batch/perjob", "SGen (8 cores)",
 		"perjob futile wake-ups"}}
 	for _, p := range ps {
@@ -224,12 +225,15 @@ func manyCoreTable(ps []manyCore, heap string) *render.Table {
 	}
 	t.Notes = append(t.Notes,
 		fmt.Sprintf("Range: one simulated collection of the mean jobs at the calibration's medians for every combination of wake-to-run %v "+
-			"and the extra cost of waking an idle CPU %v, and, at wake-to-run 10µs and 2µs per idle CPU, with each calibrated cost "+
+			"(the calibration's measured distribution scaled to each as its median) and the extra cost of waking an idle CPU %v, and, at wake-to-run 10µs and 2µs per idle CPU, with each calibrated cost "+
 			"(wake call, per thread woken, futile wake-up, enqueue call, push, take) at the lowest and the highest of the calibration runs, "+
 			"one at a time.", gridWakeToRun, gridWakeIdle),
 		"Decided by: the cost whose own range moves batch/perjob most (for the grid's two, the mean over the other's values). "+
 			fmt.Sprintf("batch/perjob: printed only where the range is narrower than %.1f (at the medians, wake-to-run 10µs, 2µs per idle CPU).", narrowRange),
-		"SGen: its change's 8-core figures (mono/mono#20634); its heap and jobs are not this simulator's, so compare ratios, not microseconds.")
+		"SGen: its change's 8-core figures (mono/mono#20634); its heap and jobs are not this simulator's, so compare ratios, not microseconds.",
+		"Not validated on this host: these core counts are scenarios of the model under its own kernel rules (preemption on every wake, "+
+			"the kernel's placement), which the checks above test only on this host's cores; read the range and the cost that decides it, "+
+			"not a forecast.")
 	return t
 }
 
@@ -254,7 +258,8 @@ func factsTable(cores []int) *render.Table {
 	}
 	t.Notes = append(t.Notes, "Work broadcasts: pthread_cond_broadcast of the work condition, one per enqueue call and one at Start "+
 		"(StartBatch: one, after the unlock); glibc makes a futex call only when a waiter is left to signal. Lock acquisitions: an enqueue call, "+
-		"Start and Join take the mutex once each, a worker twice per job (to retire it, then to look for the next) and once per return from its wait. "+
+		"Start and Join take the mutex once each, a worker once per job (one hold retires it and looks for the next, as SGen's thread_func) "+
+		"and once per return from its wait. "+
 		"Futile wake-ups: each broadcast wakes each waiting worker at most once, so at most workers × broadcasts; none if every worker "+
 		"reaches the mutex after the gate opens with a job left (the workers woken while the gate is closed are SGen's herd).")
 	return t

@@ -17,21 +17,26 @@ import (
 // Tables checks the model against reports with cal (with its medians, and
 // again with each calibration run's own costs) and predicts at each core
 // count of cores, with workers = cores, for the jobs of heap's
-// collections: every table of a check, in the order a reader takes them —
+// collections. It returns the four checks' verdict lines, in order, each
+// "check N (…): … PASSED" or "… MISSED" (docs/predict.md says what each
+// checks), and every table of a check, in the order a reader takes them —
 // the check point by point, the check by part of the pause, the Go
 // backends beside it if reports have points of them, the many-core
-// predictions and the timing-free facts. measure gives a heap's job
+// scenarios and the timing-free facts. measure gives a heap's job
 // costs (pausemodel.MeasureWork); Tables calls it once per heap.
 func Tables(cal Calibration, reports []*report.Report, measure func(gcsim.Config) (pausemodel.Work, error), heap gcsim.Config,
-	cores []int) ([]*render.Table, error) {
+	cores []int) (verdictLines []string, _ []*render.Table, _ error) {
 	work := memo(measure)
 	vals, err := validatePoints(cal.medians, reports, work)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	for _, l := range verdicts(vals) {
+		verdictLines = append(verdictLines, l.String())
 	}
 	runErrors, err := calibrationRunErrors(cal.runs, reports, work)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	tables := []*render.Table{validationTable(vals, runErrors), partsTable(vals)}
 	if gos := goPoints(reports); len(gos) > 0 {
@@ -40,13 +45,13 @@ func Tables(cal Calibration, reports []*report.Report, measure func(gcsim.Config
 	label := bytesize.Format(heap.MajorHeap) + " + " + bytesize.Format(heap.LOS)
 	w, err := work(heap)
 	if err != nil {
-		return nil, fmt.Errorf("measuring job costs at %s: %w", label, err)
+		return nil, nil, fmt.Errorf("measuring job costs at %s: %w", label, err)
 	}
 	many, err := predictManyCores(cal.medians, cal.runs, w, cores)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return append(tables, manyCoreTable(many, label), factsTable(cores)), nil
+	return verdictLines, append(tables, manyCoreTable(many, label), factsTable(cores)), nil
 }
 
 // validationTable is the check: each native point's measured and
@@ -75,6 +80,8 @@ func validationTable(vals []validation, runErrors []float64) *render.Table {
 	if !j.Met {
 		verdict = "MISSED"
 	}
+	t.Notes = append(t.Notes, "Each point's error is its predicted perjob−batch minus the measured; futile ok says whether its "+
+		"predicted futile wake-ups (the model's own kernel rules) are within the target below.")
 	t.Notes = append(t.Notes, fmt.Sprintf("Mean absolute error of perjob−batch: %.0f µs, %.0f%% of the mean measured difference "+
 		"(goal ≤ %.0f%% + the measurement floor %.0f%%: %s). Measured: each point's Avg; predicted: pausemodel.Predict, "+
 		"calibrated from this host's native primitives with the point's mutex kind.", j.MAE, j.Rel, goal, j.Floor.Rel, verdict))
@@ -84,8 +91,9 @@ func validationTable(vals []validation, runErrors []float64) *render.Table {
 		t.Notes = append(t.Notes, floorNote(vals, j.Floor))
 	}
 	hits, all := futileHits(vals)
-	t.Notes = append(t.Notes, fmt.Sprintf("Futile wake-ups per perjob collection: %d of %d points within ±%.0f%% of the measured mean "+
-		"or within its run-to-run range (futile ok).", hits, all, futileTolerance))
+	t.Notes = append(t.Notes, fmt.Sprintf("Futile wake-ups per perjob collection, with the model's own kernel rules: %d of %d points "+
+		"within ±%.0f%% of the measured mean or within its run-to-run range (the points marked yes under futile ok; "+
+		"check 2 feeds in the kernel's measured observables instead).", hits, all, futileTolerance))
 	if note := errorBreakdown(vals); note != "" {
 		t.Notes = append(t.Notes, note)
 	}

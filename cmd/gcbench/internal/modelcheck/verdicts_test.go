@@ -1,0 +1,156 @@
+package modelcheck
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gcbench/gcbench/analysis/report"
+	"github.com/gcbench/gcbench/gcsim"
+	"github.com/gcbench/gcbench/pausemodel"
+	"github.com/gcbench/gcbench/workerpool"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// counted is v with the pool's counters of a collection of j jobs as the
+// protocol makes them: woken workers per mode, joinWakes of the Join.
+func counted(v validation, j int, wokenPer, wokenBatch, joinWakes float64) validation {
+	v.Jobs, v.PredictedBroadcasts = j, j+1
+	means := func(calls, broadcasts, woken float64) map[string]float64 {
+		return map[string]float64{
+			gcsim.CounterWakeCalls.String(): broadcasts, gcsim.CounterEnqueueWakeCalls.String(): calls,
+			gcsim.CounterEnqueueLockAcquisitions.String(): calls, gcsim.CounterWorkersWoken.String(): woken,
+			gcsim.CounterLockAcquisitions.String(): calls + 2 + joinWakes + float64(j) + woken,
+		}
+	}
+	v.PerJobMeans, v.BatchMeans = means(float64(j), float64(j+1), wokenPer), means(1, 2, wokenBatch)
+	return v
+}
+
+func TestCheckCountsPassesTheProtocolsCounts(t *testing.T) {
+	vals := []validation{counted(val(workerpool.MutexNormal, 2, 4, 10, 10), 33, 40.5, 3.25, 2.5),
+		counted(val(workerpool.MutexPI, 1, 8, 10, 10), 65, 520, 9, 0)}
+	l := checkCounts(vals)
+	assert.True(t, l.Passed, l.String())
+	assert.True(t, strings.HasPrefix(l.String(), "check 1 (exact counts): 2 of 2 points"), l.String())
+	assert.True(t, strings.HasSuffix(l.String(), " PASSED"), l.String())
+}
+
+func TestCheckCountsMissesAnExtraBroadcastOrLock(t *testing.T) {
+	extraWake := counted(val(workerpool.MutexNormal, 2, 4, 10, 10), 33, 40, 3, 1)
+	extraWake.PerJobMeans[gcsim.CounterWakeCalls.String()]++
+	fewLocks := counted(val(workerpool.MutexNormal, 2, 2, 10, 10), 17, 20, 3, 0)
+	fewLocks.BatchMeans[gcsim.CounterLockAcquisitions.String()] -= 1 // Start or Join took none
+	for _, v := range []validation{extraWake, fewLocks} {
+		l := checkCounts([]validation{v})
+		assert.False(t, l.Passed, l.String())
+		assert.True(t, strings.HasSuffix(l.String(), " MISSED"), l.String())
+	}
+	modelOff := counted(val(workerpool.MutexNormal, 2, 4, 10, 10), 33, 40, 3, 1)
+	modelOff.PredictedBroadcasts = 33
+	assert.False(t, checkCounts([]validation{modelOff}).Passed, "the model's own count must be the protocol's")
+}
+
+func TestCheckCountsMissesWithoutCounters(t *testing.T) {
+	l := checkCounts([]validation{val(workerpool.MutexNormal, 2, 4, 10, 10)})
+	assert.Equal(t, "check 1 (exact counts): the pool's counters not recorded at any of 1 points MISSED", l.String())
+}
+
+// observed is v with measured futile wake-ups and the model's prediction
+// given the kernel's observables.
+func observed(v validation, measured float64, predicted int) validation {
+	v.MeasuredFutile, v.Observed, v.ObservedFutile = measured, true, predicted
+	return v
+}
+
+func TestCheckFutileNeedsEightyPercentWithinThirty(t *testing.T) {
+	v := val(workerpool.MutexNormal, 2, 8, 10, 10)
+	var vals []validation
+	for range 4 {
+		vals = append(vals, observed(v, 100, 125)) // within ±30%
+	}
+	vals = append(vals, observed(v, 100, 140)) // not
+	l := checkFutile(vals)
+	assert.Equal(t, "check 2 (futile wake-ups given the kernel's observables): 4 of 5 points within ±30% (80%, need 80%) PASSED", l.String())
+	vals = append(vals, observed(v, 100, 60))
+	assert.Equal(t, "check 2 (futile wake-ups given the kernel's observables): 4 of 6 points within ±30% (67%, need 80%) MISSED",
+		checkFutile(vals).String())
+}
+
+func TestCheckFutileSaysWhenObservablesAreMissing(t *testing.T) {
+	l := checkFutile([]validation{val(workerpool.MutexNormal, 2, 8, 10, 10)})
+	assert.False(t, l.Passed)
+	assert.Contains(t, l.String(), "observables not recorded at any of 1 points")
+	assert.True(t, strings.HasSuffix(l.String(), " MISSED"))
+}
+
+// enveloped is v with the model's pauses without wake-up preemption.
+func enveloped(v validation, perLow, batchLow float64) validation {
+	v.PerJobLow, v.BatchLow = perLow, batchLow
+	return v
+}
+
+func TestCheckEnvelopeCountsPointsBetweenTheBounds(t *testing.T) {
+	in := enveloped(val(workerpool.MutexNormal, 2, 8, 100, 300), 1050, 990) // perjob 1100 in [1050, 1300], batch 1000 in [990, 1000]
+	out := enveloped(val(workerpool.MutexNormal, 2, 8, 100, 300), 1200, 990)
+	var vals []validation
+	for range 9 {
+		vals = append(vals, in)
+	}
+	vals = append(vals, out)
+	assert.Equal(t, "check 3 (pause envelope): 9 of 10 points inside (90%, need 90%) PASSED", checkEnvelope(vals).String())
+	assert.Equal(t, "check 3 (pause envelope): 9 of 11 points inside (82%, need 90%) MISSED", checkEnvelope(append(vals, out)).String())
+}
+
+func TestCheckOneCoreJudgesOneCoreUpToEightWorkers(t *testing.T) {
+	good := []validation{val(workerpool.MutexNormal, 1, 4, 100, 110), val(workerpool.MutexPI, 1, 8, 200, 190),
+		val(workerpool.MutexPI, 1, 16, 200, 900), val(workerpool.MutexPI, 2, 8, 200, 900)} // the last two are not judged
+	l := checkOneCore(good)
+	assert.True(t, l.Passed, l.String())
+	assert.Contains(t, l.String(), "check 4 (one core): 2 points up to 8 workers, mean absolute error 10 µs, 7% of the mean measured difference")
+	bad := append(good, val(workerpool.MutexNormal, 1, 2, 100, 300))
+	assert.False(t, checkOneCore(bad).Passed)
+	assert.True(t, strings.HasSuffix(checkOneCore(nil).String(), " MISSED"))
+}
+
+func TestKernelOfReadsTheObservablesByKey(t *testing.T) {
+	means := map[string]float64{keyCollectorPreemptions: 3, keyOnCollectorCPU: 1, keyElsewhere: 3, keyAsleepOnMutex: 5.9, keyAsleepOnCond: 2.1}
+	k, ok := kernelOf(means, 8)
+	require.True(t, ok)
+	assert.Equal(t, pausemodel.Kernel{Preemption: pausemodel.PreemptMeasured, Preemptions: 3, Placed: true, OnCollectorCPU: 0.25, AsleepOnMutex: 6}, k)
+	delete(means, keyAsleepOnCond)
+	_, ok = kernelOf(means, 8)
+	assert.False(t, ok, "one key missing: not recorded")
+}
+
+// TestValidateFeedsTheObservablesIn: a point whose perjob run carries the
+// kernel's observables gets the model's futile wake-ups with them; the
+// same point without them is not observed; both get the envelope.
+func TestValidateFeedsTheObservablesIn(t *testing.T) {
+	w := pausemodel.Work{Roots: 5 * time.Microsecond, Major: []time.Duration{0, 400 * time.Microsecond}, LOS: []time.Duration{0, 200 * time.Microsecond}}
+	c := pausemodel.Costs{WakeToRun: 20 * time.Microsecond, WakeCall: 3 * time.Microsecond, WakePer: 1500, Futile: 8 * time.Microsecond, Enqueue: 2 * time.Microsecond, Push: 100, Take: 400}
+	p, ok := readPoint(point("native", "normal", 4))
+	require.True(t, ok)
+	run := func(means map[string]float64) report.Run {
+		r, err := report.NewRun(report.Host{Hostname: "h", Cores: 1}, []report.ModeInput{
+			{Name: "perjob", Pauses: []float64{100, 120}}, {Name: "batch", Pauses: []float64{90, 100}}})
+		require.NoError(t, err)
+		r.Modes[0].CounterMeans = means
+		return r
+	}
+	pr := predictor{}
+	bare, ok, err := pr.validate(p, run(nil), c, w)
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.False(t, bare.Observed)
+	assert.Equal(t, gcsim.JobCount(4), bare.Jobs)
+	assert.Equal(t, bare.Jobs+1, bare.PredictedBroadcasts)
+	assert.LessOrEqual(t, bare.PerJobLow, bare.PredictedPerJob, "no preemption: the shorter perjob pause on one core")
+	never, ok, err := pr.validate(p, run(map[string]float64{keyCollectorPreemptions: 0, keyOnCollectorCPU: 100, keyElsewhere: 0,
+		keyAsleepOnMutex: 0, keyAsleepOnCond: 4}), c, w)
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.True(t, never.Observed)
+	assert.Less(t, never.ObservedFutile, bare.PredictedFutile, "no measured preemption on one core: no herd")
+}
