@@ -34,6 +34,8 @@ type Pool struct {
 	handle  cgo.Handle
 	workers int
 	proc    *C.char // Config.ProcTask, C's copy; freed with the pool
+	snapMu  sync.Mutex
+	snap    C.np_snap // Snapshot's buffer, under snapMu: one made per call would escape to the heap
 	last    Stats   // the counters at free
 }
 
@@ -257,8 +259,10 @@ func (p *Pool) Snapshot() (Snap, error) {
 	if p.c == nil {
 		return Snap{}, ErrClosed
 	}
-	var s C.np_snap
-	if C.np_snapshot(p.c, p.proc, &s) != 0 {
+	p.snapMu.Lock()
+	defer p.snapMu.Unlock()
+	s := &p.snap
+	if C.np_snapshot(p.c, p.proc, s) != 0 {
 		return Snap{}, ErrSnapshot
 	}
 	return Snap{
