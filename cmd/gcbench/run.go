@@ -88,6 +88,7 @@ func parseRunFlags(ctx context.Context, args []string, stdout io.Writer) (*runOp
 		"a pool mode runs, else the runtime's default; the host line gives the value in force "+
 		"(why: docs/methodology.md)")
 	registerLockCollector(fs, &o.LockCollector, base.LockCollector)
+	registerKernelSnapshot(fs, &o.Config.KernelSnapshot, def.KernelSnapshot)
 	registerHerdLimit(fs, &o.herdLimit)
 	fs.BoolVar(&o.Config.Verify, "verify", def.Verify, "run the heap verifier after every collection (slow; checks, does not time)")
 	o.output.register(fs)
@@ -107,6 +108,9 @@ func parseRunFlags(ctx context.Context, args []string, stdout io.Writer) (*runOp
 func (o *runOptions) validate(fs *pflag.FlagSet) error {
 	if err := checkMutex(fs, o.Config.Backend, &o.Config.Mutex); err != nil {
 		return err
+	}
+	if o.Config.KernelSnapshot && fs.Changed("kernel-snapshot") && o.Config.Backend != workerpool.Native {
+		return usagef("--kernel-snapshot: only the native backend's workers are read (this run's backend is %v)", o.Config.Backend)
 	}
 	if err := checkExperiment(o.Experiment, o.herdLimit, fs); err != nil {
 		return err
@@ -325,6 +329,14 @@ func startCPUProfile(ctx context.Context, path string, temps *outfile.Set) (stop
 		}
 		return nil
 	}, nil
+}
+
+// registerKernelSnapshot adds --kernel-snapshot, shared by run and sweep.
+func registerKernelSnapshot(fs *pflag.FlagSet, snap *bool, def bool) {
+	fs.BoolVar(snap, "kernel-snapshot", def, "native backend: at each pool collection's gate opening, just before Start wakes "+
+		"the workers, read every worker thread's /proc/self/task/TID/stat and syscall files for the *_at_start counters "+
+		"(asleep on the mutex or work_cond, runnable on the collector's CPU or elsewhere); the reads fall inside the pause "+
+		"and lengthen it, docs/methodology.md gives their measured cost")
 }
 
 // registerLockCollector adds --lock-collector, shared by run and sweep.

@@ -36,7 +36,7 @@ type Pool struct {
 	proc    *C.char // Config.ProcTask, C's copy; freed with the pool
 	snapMu  sync.Mutex
 	snap    C.np_snap // Snapshot's buffer, under snapMu: one made per call would escape to the heap
-	last    Stats   // the counters at free
+	last    Stats     // the counters at free
 }
 
 // New starts cfg.Workers pthreads and returns once each has made its first
