@@ -79,9 +79,9 @@ type snapCounters struct {
 // It is taken from Go just before the C call that opens the gate (np_start,
 // np_push with start) rather than inside it: the reads must not hold the
 // pool's mutex (that would queue the workers on it, the very state read),
-// and np_start wakes under the mutex, as SGen's sgen_workers_start_all_workers
-// broadcasts with it held, so the last lock-free instant before its wake is
-// before the call. StartBatch's snapshot is taken the same way, for one rule.
+// and np_start wakes under the mutex (SGen's protocol: see StartBatch), so
+// the last lock-free instant before its wake is before the call.
+// StartBatch's snapshot is taken the same way, for one rule.
 func (n *nativePool) snapshot() {
 	s, err := n.c.Snapshot()
 	if err != nil {
