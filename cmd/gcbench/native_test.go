@@ -175,3 +175,10 @@ func TestVersionSaysWhetherNativeIsBuiltIn(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Equal(t, "gcbench version: unexpected argument \"extra\" (version takes only flags)\n", stderr)
 }
+
+// A sweep with --kernel-snapshot needs a native point to read.
+func TestSweepKernelSnapshotNeedsTheNativeBackend(t *testing.T) {
+	_, stderr, code := runBinary(t, "sweep", "--dir", t.TempDir(), "--backend", "threads,goroutines", "--kernel-snapshot")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "--kernel-snapshot: only the native backend's workers are read, and --backend has no native")
+}

@@ -94,7 +94,7 @@ func parseRunFlags(ctx context.Context, args []string, stdout io.Writer) (*runOp
 	o.output.register(fs)
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof FILE)")
 	fs.StringVar(&o.trace, "trace", "", "write an event trace of the run to `FILE`: collections (named by mode), jobs per worker, enqueues, wakes "+
-		"(not on the native backend, whose workers wake in C: the trace says so) "+
+		"(not on the native backend, whose workers wake in C: the trace says so; there, each collection's kernel counters) "+
 		"(gcbench trace FILE summarizes it, gcbench trace --perfetto OUT.json FILE converts it; tracing adds to the pauses)")
 	if done, err := parseOnlyFlags(fs, args, stdout, runUsage); done {
 		return nil, err
