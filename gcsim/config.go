@@ -85,8 +85,15 @@ type Config struct {
 	Seed uint64
 	// Verify runs the heap verifier before and after every collection and
 	// requires the reachable graph's checksum to be unchanged (untimed).
-	Verify  bool
-	Mutator MutatorConfig
+	Verify bool
+	// KernelSnapshot, on the Native backend, reads every worker thread's
+	// /proc/self/task/TID/stat and syscall files at the gate's opening,
+	// just before Start (or StartBatch) wakes them: the four "_at_start"
+	// counters (workerpool.Options.KernelSnapshot). The reads fall inside
+	// the pause, in Dispatch, and lengthen it (docs/methodology.md gives
+	// their measured cost); other backends ignore it.
+	KernelSnapshot bool
+	Mutator        MutatorConfig
 	// Trace, if non-nil, receives the simulation's events: collection
 	// start and end around every minor pause (just outside the timed
 	// interval), the pool's job, enqueue and wake events, and job start and
@@ -212,14 +219,17 @@ func (c Config) Heap() heap.Config {
 }
 
 // PoolOptions are the options of the gated pool New starts for c: its
-// workers, backend and wake policy, and its mutex kind where the backend
-// has kinds (workerpool.Backend.HasMutexKinds; elsewhere Mutex is unused).
+// workers, backend and wake policy, KernelSnapshot on the Native backend,
+// and its mutex kind where the backend has kinds (workerpool.Backend.HasMutexKinds; elsewhere Mutex is unused).
 // Validate checks them with workerpool.Options.Validate, so that a pool
 // New would refuse is refused before the heap is built.
 func (c Config) PoolOptions() workerpool.Options {
 	o := workerpool.Options{Workers: c.Workers, Backend: c.Backend, Wake: c.Wake, Gated: true}
 	if c.Backend.HasMutexKinds() {
 		o.Mutex = c.Mutex
+	}
+	if c.Backend == workerpool.Native {
+		o.KernelSnapshot = c.KernelSnapshot
 	}
 	return o
 }

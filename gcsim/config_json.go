@@ -68,6 +68,7 @@ func (c *Config) fields() []field {
 		{KeySeed, &c.Seed, "a whole number ≥ 0"},
 		{KeyVerify, &c.Verify, wantBool},
 		{KeyMutator, &c.Mutator, "an object of mutator settings"},
+		{KeyKernelSnapshot, &c.KernelSnapshot, wantBool},
 	}
 }
 

@@ -14,30 +14,37 @@ type Counter int
 
 // The counters, in the order reports list them.
 const (
-	CounterCardPrep                Counter = iota // Record.CardPrep (µs)
-	CounterDispatch                               // Record.Dispatch (µs)
-	CounterJoin                                   // Record.Join (µs)
-	CounterNurseryReset                           // Record.NurseryReset (µs)
-	CounterToFirstJob                             // Record.ToFirstJob (µs)
-	CounterJobSpan                                // Record.JobSpan (µs)
-	CounterJoinLatency                            // Record.JoinLatency (µs)
-	CounterJobs                                   // Record.Jobs
-	CounterJobMean                                // Record.JobMean (µs)
-	CounterJobMax                                 // Record.JobMax (µs)
-	CounterJobWorkers                             // Record.JobWorkers
-	CounterImbalance                              // Record.Imbalance
-	CounterDirtyCards                             // Record.DirtyCards
-	CounterPromotedObjects                        // Record.PromotedObjects
-	CounterPromotedBytes                          // Record.PromotedBytes
-	CounterHostGCs                                // Record.HostGCs
-	CounterMajorGCBefore                          // Record.MajorGCBefore: 1 or 0
-	CounterEnqueueLockAcquisitions                // Record.Pool.EnqueueLockAcquisitions
-	CounterLockAcquisitions                       // Record.Pool.LockAcquisitions
-	CounterEnqueueWakeCalls                       // Record.Pool.EnqueueWakeCalls
-	CounterWakeCalls                              // Record.Pool.WakeCalls
-	CounterWorkersWoken                           // Record.Pool.WorkersWoken
-	CounterFutileWakeups                          // Record.Pool.FutileWakeups
-	CounterFutexCalls                             // Record.Pool.FutexCalls, when counted
+	CounterCardPrep                      Counter = iota // Record.CardPrep (µs)
+	CounterDispatch                                     // Record.Dispatch (µs)
+	CounterJoin                                         // Record.Join (µs)
+	CounterNurseryReset                                 // Record.NurseryReset (µs)
+	CounterToFirstJob                                   // Record.ToFirstJob (µs)
+	CounterJobSpan                                      // Record.JobSpan (µs)
+	CounterJoinLatency                                  // Record.JoinLatency (µs)
+	CounterJobs                                         // Record.Jobs
+	CounterJobMean                                      // Record.JobMean (µs)
+	CounterJobMax                                       // Record.JobMax (µs)
+	CounterJobWorkers                                   // Record.JobWorkers
+	CounterImbalance                                    // Record.Imbalance
+	CounterDirtyCards                                   // Record.DirtyCards
+	CounterPromotedObjects                              // Record.PromotedObjects
+	CounterPromotedBytes                                // Record.PromotedBytes
+	CounterHostGCs                                      // Record.HostGCs
+	CounterMajorGCBefore                                // Record.MajorGCBefore: 1 or 0
+	CounterEnqueueLockAcquisitions                      // Record.Pool.EnqueueLockAcquisitions
+	CounterLockAcquisitions                             // Record.Pool.LockAcquisitions
+	CounterEnqueueWakeCalls                             // Record.Pool.EnqueueWakeCalls
+	CounterWakeCalls                                    // Record.Pool.WakeCalls
+	CounterWorkersWoken                                 // Record.Pool.WorkersWoken
+	CounterFutileWakeups                                // Record.Pool.FutileWakeups
+	CounterFutexCalls                                   // Record.Pool.FutexCalls, when counted
+	CounterCollectorPreemptions                         // Record.CollectorPreemptions, when counted
+	CounterWakeupsOnCollectorCPU                        // Record.Pool.Kernel.WakeupsOnWakerCPU, when counted
+	CounterWakeupsElsewhere                             // Record.Pool.Kernel.WakeupsElsewhere, when counted
+	CounterAsleepOnMutexAtStart                         // Record.Pool.Kernel.AsleepOnMutex, with a snapshot
+	CounterAsleepOnWorkCondAtStart                      // Record.Pool.Kernel.AsleepOnWorkCond, with a snapshot
+	CounterRunnableOnCollectorCPUAtStart                // Record.Pool.Kernel.RunnableOnWakerCPU, with a snapshot
+	CounterRunnableElsewhereAtStart                     // Record.Pool.Kernel.RunnableElsewhere, with a snapshot
 )
 
 var counterNames = enum.New[Counter]("Counter", "counter", nil,
@@ -45,34 +52,44 @@ var counterNames = enum.New[Counter]("Counter", "counter", nil,
 	"jobs", "job_mean_us", "job_max_us", "job_workers", "load_imbalance", "dirty_cards", "promoted_objects",
 	"promoted_bytes", "host_gcs", "major_gc_before",
 	"pool_enqueue_lock_acquisitions", "pool_lock_acquisitions", "pool_enqueue_wake_calls", "pool_wake_calls",
-	"pool_workers_woken", "pool_futile_wakeups", "pool_futex_calls")
+	"pool_workers_woken", "pool_futile_wakeups", "pool_futex_calls",
+	"collector_preemptions", "wakeups_on_collector_cpu", "wakeups_elsewhere",
+	"asleep_on_mutex_at_start", "asleep_on_work_cond_at_start",
+	"runnable_on_collector_cpu_at_start", "runnable_elsewhere_at_start")
 
 // counterLabels says what each counter is, for a reader of a report.
 var counterLabels = [...]string{
-	CounterCardPrep:                "card preparation",
-	CounterDispatch:                "collector in enqueue calls and Start (µs; overlaps the parts)",
-	CounterJoin:                    "join (µs)",
-	CounterNurseryReset:            "nursery reset",
-	CounterToFirstJob:              "dispatch: to the first job's start",
-	CounterJobSpan:                 "first-to-last job span",
-	CounterJoinLatency:             "join: last job's end to resume",
-	CounterJobs:                    "jobs",
-	CounterJobMean:                 "mean job (µs)",
-	CounterJobMax:                  "longest job (µs)",
-	CounterJobWorkers:              "workers that ran jobs",
-	CounterImbalance:               "load imbalance (busiest/mean)",
-	CounterDirtyCards:              "dirty cards",
-	CounterPromotedObjects:         "promoted objects",
-	CounterPromotedBytes:           "promoted bytes",
-	CounterHostGCs:                 "host Go GC cycles overlapping",
-	CounterMajorGCBefore:           "major collection before",
-	CounterEnqueueLockAcquisitions: "enqueue-side lock acquisitions",
-	CounterLockAcquisitions:        "lock acquisitions",
-	CounterEnqueueWakeCalls:        "enqueue-side wake calls",
-	CounterWakeCalls:               "wake calls",
-	CounterWorkersWoken:            "workers woken",
-	CounterFutileWakeups:           "futile wake-ups",
-	CounterFutexCalls:              "futex calls",
+	CounterCardPrep:                      "card preparation",
+	CounterDispatch:                      "collector in enqueue calls and Start (µs; overlaps the parts)",
+	CounterJoin:                          "join (µs)",
+	CounterNurseryReset:                  "nursery reset",
+	CounterToFirstJob:                    "dispatch: to the first job's start",
+	CounterJobSpan:                       "first-to-last job span",
+	CounterJoinLatency:                   "join: last job's end to resume",
+	CounterJobs:                          "jobs",
+	CounterJobMean:                       "mean job (µs)",
+	CounterJobMax:                        "longest job (µs)",
+	CounterJobWorkers:                    "workers that ran jobs",
+	CounterImbalance:                     "load imbalance (busiest/mean)",
+	CounterDirtyCards:                    "dirty cards",
+	CounterPromotedObjects:               "promoted objects",
+	CounterPromotedBytes:                 "promoted bytes",
+	CounterHostGCs:                       "host Go GC cycles overlapping",
+	CounterMajorGCBefore:                 "major collection before",
+	CounterEnqueueLockAcquisitions:       "enqueue-side lock acquisitions",
+	CounterLockAcquisitions:              "lock acquisitions",
+	CounterEnqueueWakeCalls:              "enqueue-side wake calls",
+	CounterWakeCalls:                     "wake calls",
+	CounterWorkersWoken:                  "workers woken",
+	CounterFutileWakeups:                 "futile wake-ups",
+	CounterFutexCalls:                    "futex calls",
+	CounterCollectorPreemptions:          "collector preemptions in dispatch",
+	CounterWakeupsOnCollectorCPU:         "wake-ups on the collector's CPU",
+	CounterWakeupsElsewhere:              "wake-ups on another CPU",
+	CounterAsleepOnMutexAtStart:          "at Start: workers asleep on the mutex",
+	CounterAsleepOnWorkCondAtStart:       "at Start: workers asleep on work_cond",
+	CounterRunnableOnCollectorCPUAtStart: "at Start: workers runnable on the collector's CPU",
+	CounterRunnableElsewhereAtStart:      "at Start: workers runnable on another CPU",
 }
 
 // Counters lists every counter, in report order.
@@ -98,14 +115,34 @@ func (c Counter) Label() string {
 }
 
 // Value returns the counter's value in r, and false if r did not count it
-// (the futex calls of a backend whose futex calls are the C library's,
-// Stats.FutexUncounted) or c has no key: a report shows it as absent, not
-// as 0.
+// or c has no key: a report shows it as absent, not as 0. Uncounted are
+// the futex calls of a backend whose futex calls are the C library's
+// (Stats.FutexUncounted); the kernel's observables (collector_preemptions
+// through runnable_elsewhere_at_start) everywhere but on the Native
+// backend on Linux in a pool mode, or where the kernel refused a read; and
+// the four "_at_start" counts without Config.KernelSnapshot.
 func (c Counter) Value(r *Record) (float64, bool) {
-	if !counterNames.Valid(c) || c == CounterFutexCalls && r.Pool.FutexUncounted {
+	if !counterNames.Valid(c) || !counted(c, r) {
 		return 0, false
 	}
 	return counterValues[c](r), true
+}
+
+// counted reports whether r counted c.
+func counted(c Counter, r *Record) bool {
+	k := &r.Pool.Kernel
+	switch c {
+	case CounterFutexCalls:
+		return !r.Pool.FutexUncounted
+	case CounterCollectorPreemptions:
+		return r.CollectorPreemptionsCounted
+	case CounterWakeupsOnCollectorCPU, CounterWakeupsElsewhere:
+		return k.WakeCPUsCounted && k.WakeupsUnclassified == 0
+	case CounterAsleepOnMutexAtStart, CounterAsleepOnWorkCondAtStart,
+		CounterRunnableOnCollectorCPUAtStart, CounterRunnableElsewhereAtStart:
+		return k.Snapshots > 0 && k.SnapshotsFailed == 0
+	}
+	return true
 }
 
 // us is d in microseconds, the unit of the timing counters.
@@ -135,13 +172,20 @@ var counterValues = [...]func(r *Record) float64{
 		}
 		return 0
 	},
-	CounterEnqueueLockAcquisitions: func(r *Record) float64 { return float64(r.Pool.EnqueueLockAcquisitions) },
-	CounterLockAcquisitions:        func(r *Record) float64 { return float64(r.Pool.LockAcquisitions) },
-	CounterEnqueueWakeCalls:        func(r *Record) float64 { return float64(r.Pool.EnqueueWakeCalls) },
-	CounterWakeCalls:               func(r *Record) float64 { return float64(r.Pool.WakeCalls) },
-	CounterWorkersWoken:            func(r *Record) float64 { return float64(r.Pool.WorkersWoken) },
-	CounterFutileWakeups:           func(r *Record) float64 { return float64(r.Pool.FutileWakeups) },
-	CounterFutexCalls:              func(r *Record) float64 { return float64(r.Pool.FutexCalls) },
+	CounterEnqueueLockAcquisitions:       func(r *Record) float64 { return float64(r.Pool.EnqueueLockAcquisitions) },
+	CounterLockAcquisitions:              func(r *Record) float64 { return float64(r.Pool.LockAcquisitions) },
+	CounterEnqueueWakeCalls:              func(r *Record) float64 { return float64(r.Pool.EnqueueWakeCalls) },
+	CounterWakeCalls:                     func(r *Record) float64 { return float64(r.Pool.WakeCalls) },
+	CounterWorkersWoken:                  func(r *Record) float64 { return float64(r.Pool.WorkersWoken) },
+	CounterFutileWakeups:                 func(r *Record) float64 { return float64(r.Pool.FutileWakeups) },
+	CounterFutexCalls:                    func(r *Record) float64 { return float64(r.Pool.FutexCalls) },
+	CounterCollectorPreemptions:          func(r *Record) float64 { return float64(r.CollectorPreemptions) },
+	CounterWakeupsOnCollectorCPU:         func(r *Record) float64 { return float64(r.Pool.Kernel.WakeupsOnWakerCPU) },
+	CounterWakeupsElsewhere:              func(r *Record) float64 { return float64(r.Pool.Kernel.WakeupsElsewhere) },
+	CounterAsleepOnMutexAtStart:          func(r *Record) float64 { return float64(r.Pool.Kernel.AsleepOnMutex) },
+	CounterAsleepOnWorkCondAtStart:       func(r *Record) float64 { return float64(r.Pool.Kernel.AsleepOnWorkCond) },
+	CounterRunnableOnCollectorCPUAtStart: func(r *Record) float64 { return float64(r.Pool.Kernel.RunnableOnWakerCPU) },
+	CounterRunnableElsewhereAtStart:      func(r *Record) float64 { return float64(r.Pool.Kernel.RunnableElsewhere) },
 }
 
 // AnatomyParts are the counters that split a pause into parts, in time
@@ -157,9 +201,21 @@ func AnatomyParts() []Counter {
 func ScalingCounters() []Counter { return []Counter{CounterFutileWakeups, CounterFutexCalls} }
 
 // AnatomyCounters are the counters that explain the anatomy's parts: what
-// the collector spent dispatching, the jobs' size and balance, and what
-// the pool's locks and wakes did.
+// the collector spent dispatching, the jobs' size and balance, what the
+// pool's locks and wakes did, and what the kernel did with the collector
+// and the woken (KernelCounters).
 func AnatomyCounters() []Counter {
-	return []Counter{CounterDispatch, CounterJobMean, CounterImbalance, CounterEnqueueLockAcquisitions,
-		CounterEnqueueWakeCalls, CounterWorkersWoken, CounterFutileWakeups, CounterFutexCalls}
+	return append([]Counter{CounterDispatch, CounterJobMean, CounterImbalance, CounterEnqueueLockAcquisitions,
+		CounterEnqueueWakeCalls, CounterWorkersWoken, CounterFutileWakeups, CounterFutexCalls}, KernelCounters()...)
+}
+
+// KernelCounters are the kernel's observables of a collection on the
+// Native backend (Linux): the collector's preemptions during dispatch,
+// the wake-ups by the CPU they woke on, and the workers' state at the
+// gate's opening (Config.KernelSnapshot). Elsewhere they are uncounted
+// (Value's false).
+func KernelCounters() []Counter {
+	return []Counter{CounterCollectorPreemptions, CounterWakeupsOnCollectorCPU, CounterWakeupsElsewhere,
+		CounterAsleepOnMutexAtStart, CounterAsleepOnWorkCondAtStart,
+		CounterRunnableOnCollectorCPUAtStart, CounterRunnableElsewhereAtStart}
 }

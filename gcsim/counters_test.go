@@ -2,6 +2,7 @@ package gcsim
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 
@@ -49,9 +50,60 @@ func TestCounterValues(t *testing.T) {
 	_, ok := CounterFutexCalls.Value(r)
 	assert.False(t, ok, "uncounted futex calls are absent")
 	for _, c := range Counters() {
-		if c != CounterFutexCalls {
+		if c != CounterFutexCalls && !slices.Contains(KernelCounters(), c) {
 			_, ok := c.Value(r)
-			assert.True(t, ok, "every other counter has a value: %v", c)
+			assert.True(t, ok, "every other counter but the kernel's has a value: %v", c)
+		}
+	}
+}
+
+// TestKernelCountersAbsentUnlessCounted: the kernel's observables have
+// their exact keys, and each is absent (never 0) in a record that did not
+// count it: a zero Record (another backend's, or Serial's), a record whose
+// wake-ups were not all classified, one without a snapshot or whose
+// snapshot's reads failed.
+func TestKernelCountersAbsentUnlessCounted(t *testing.T) {
+	var keys []string
+	for _, c := range KernelCounters() {
+		keys = append(keys, c.String())
+	}
+	assert.Equal(t, []string{"collector_preemptions", "wakeups_on_collector_cpu", "wakeups_elsewhere",
+		"asleep_on_mutex_at_start", "asleep_on_work_cond_at_start",
+		"runnable_on_collector_cpu_at_start", "runnable_elsewhere_at_start"}, keys)
+	for _, c := range KernelCounters() {
+		assert.Contains(t, AnatomyCounters(), c, "the anatomy lists %v", c)
+		_, ok := c.Value(&Record{})
+		assert.False(t, ok, "%v is absent from a record that did not count it", c)
+	}
+
+	k := workerpool.KernelStats{WakeCPUsCounted: true, WakeupsOnWakerCPU: 3, WakeupsElsewhere: 5,
+		Snapshots: 1, RunnableOnWakerCPU: 1, RunnableElsewhere: 2, AsleepOnMutex: 4, AsleepOnWorkCond: 0}
+	r := &Record{CollectorPreemptions: 2, CollectorPreemptionsCounted: true, Pool: workerpool.Stats{Kernel: k}}
+	want := []float64{2, 3, 5, 4, 0, 1, 2}
+	for i, c := range KernelCounters() {
+		v, ok := c.Value(r)
+		assert.True(t, ok, "%v", c)
+		assert.Equal(t, want[i], v, "%v", c)
+	}
+
+	unclassified := *r
+	unclassified.Pool.Kernel.WakeupsUnclassified = 1
+	failed := *r
+	failed.Pool.Kernel.SnapshotsFailed = 1
+	off := *r
+	off.Pool.Kernel.Snapshots = 0
+	snapshotCounters := KernelCounters()[3:]
+	for name, tc := range map[string]struct {
+		r      Record
+		absent []Counter
+	}{
+		"a wake-up unclassified":   {unclassified, []Counter{CounterWakeupsOnCollectorCPU, CounterWakeupsElsewhere}},
+		"a snapshot's read failed": {failed, snapshotCounters},
+		"no snapshot":              {off, snapshotCounters},
+	} {
+		for _, c := range KernelCounters() {
+			_, ok := c.Value(&tc.r)
+			assert.Equal(t, !slices.Contains(tc.absent, c), ok, "%s: %v", name, c)
 		}
 	}
 }

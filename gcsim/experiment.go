@@ -172,6 +172,7 @@ func (e *Experiment) fields() []field {
 // report must merge with an older one of the same experiment, so these
 // keep that form: GOMAXPROCS 0 shows as "auto", Mutex only on the Native
 // backend, LockCollector as collector=locked-thread and only when set,
+// KernelSnapshot (newer than those reports) only when set,
 // and Roots and the mutator not at all (they are in the typed settings).
 func (e Experiment) ReportConfig() report.Config {
 	var c report.Config
@@ -198,6 +199,8 @@ func (e Experiment) shown(f field) (report.Pair, bool) {
 		return report.Pair{}, false
 	case KeyLockCollector:
 		return report.Pair{Key: configCollector, Value: lockedCollector}, e.LockCollector
+	case KeyKernelSnapshot:
+		return report.Pair{Key: f.key, Value: "true"}, e.Config.KernelSnapshot
 	case KeyGOMAXPROCS:
 		if e.GOMAXPROCS == 0 {
 			return report.Pair{Key: f.key, Value: "auto"}, true

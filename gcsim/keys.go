@@ -13,6 +13,8 @@ const (
 	KeySeed    = "seed"
 	KeyVerify  = "verify"
 	KeyMutator = "mutator"
+	// KeyKernelSnapshot is Config.KernelSnapshot's.
+	KeyKernelSnapshot = "kernel_snapshot"
 
 	KeyModes  = "modes"
 	KeyGCs    = "gcs"

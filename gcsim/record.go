@@ -45,6 +45,15 @@ type Record struct {
 	// futile or not, and its futex calls after that, in the mutator phase:
 	// in no Record, or, if it is still running then, in the next one's.
 	Pool workerpool.Stats
+	// CollectorPreemptions is the collector thread's involuntary context
+	// switches during Dispatch: getrusage(2) RUSAGE_THREAD's ru_nivcsw
+	// read just before and just after it. CollectContext runs a pool
+	// mode's pause on the Native backend on a locked OS thread (nested in
+	// Experiment.LockCollector's lock, if set), so that both reads are of
+	// one thread. CollectorPreemptionsCounted is false where it was not
+	// counted: Serial, another backend, not Linux, or getrusage failed.
+	CollectorPreemptions        uint64
+	CollectorPreemptionsCounted bool
 	// HostGCs is the number of host Go GC cycles that overlapped the
 	// collection (read just outside the pause): those that completed while
 	// it ran, and one still marking when it ended, however long before it

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"time"
@@ -34,6 +35,10 @@ type Sim struct {
 	// completions runs jobs[i] as its dispatch[i], which records when and
 	// where the job ran (completions.go).
 	completions completions
+
+	// ru is the collector thread's usage as getrusage last read it
+	// (preemptions), kept here so that the pause allocates nothing.
+	ru rusage
 
 	obs         *TraceObserver // nil unless Config.Trace is set
 	collections uint64         // minor collections started, numbering trace events
@@ -376,12 +381,21 @@ func (s *Sim) timedCollect(ctx context.Context, mode Mode, rec *Record) error {
 	gcBefore := s.hostGC()
 
 	var ph phases
+	var pre preemptions
+	if s.cfg.Backend == workerpool.Native && mode != Serial {
+		// One thread for the pause: getrusage's RUSAGE_THREAD reads the
+		// caller's thread, so both of pause's reads must be of the same
+		// one (a nested lock if Experiment.LockCollector set one).
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		pre.on = true
+	}
 	s.collections++
 	if s.obs != nil {
 		s.obs.CollectionStart(s.collections, mode)
 	}
 	unwatch := s.discardOnStop(ctx)
-	err := s.pause(mode, &ph, ctx.Done())
+	err := s.pause(mode, &ph, &pre, ctx.Done())
 	if cut := unwatch(); errors.Is(err, errPauseStopped) || cut && err == nil {
 		err = fmt.Errorf("pause: %w", ctx.Err())
 	}
@@ -398,6 +412,12 @@ func (s *Sim) timedCollect(ctx context.Context, mode Mode, rec *Record) error {
 	rec.MajorGCBefore, s.majorPending = s.majorPending, false
 	if mode != Serial {
 		rec.Pool = s.pool.Stats().Sub(before)
+	}
+	if pre.on && pre.okBefore && pre.okAfter && pre.after >= pre.before {
+		rec.CollectorPreemptions, rec.CollectorPreemptionsCounted = pre.after-pre.before, true
+	}
+	if s.obs != nil {
+		s.obs.KernelCounters(rec)
 	}
 	for i := range s.workers {
 		w := &s.workers[i]
@@ -475,6 +495,14 @@ func stopped(done <-chan struct{}) bool {
 	}
 }
 
+// preemptions are the collector thread's involuntary context switches
+// before and after Dispatch (Record.CollectorPreemptions), read when on.
+type preemptions struct {
+	on                bool
+	before, after     uint64
+	okBefore, okAfter bool
+}
+
 // phases are the pause's phase boundaries: start, cards prepared, jobs
 // dispatched (and Start called), jobs joined, nursery reset.
 type phases [5]time.Time
@@ -483,9 +511,17 @@ type phases [5]time.Time
 // the Go heap. A closed stop (the caller's context ended) ends PerJob's
 // enqueues early and makes pause return errPauseStopped; discardOnStop
 // empties the queue.
-func (s *Sim) pause(mode Mode, ph *phases, stop <-chan struct{}) (err error) {
+//
+// With pre.on it reads the collector thread's involuntary context switches
+// just before ph[1] and just after ph[2], so that the window is Dispatch
+// and the two getrusage calls fall in card preparation and Join, not in
+// Dispatch.
+func (s *Sim) pause(mode Mode, ph *phases, pre *preemptions, stop <-chan struct{}) (err error) {
 	ph[0] = time.Now()
 	s.heap.PrepareCards()
+	if pre.on {
+		pre.before, pre.okBefore = involuntarySwitches(&s.ru)
+	}
 	ph[1] = time.Now()
 	switch mode {
 	case Serial:
@@ -503,6 +539,7 @@ func (s *Sim) pause(mode Mode, ph *phases, stop <-chan struct{}) (err error) {
 		}
 		s.pool.Start()
 		ph[2] = time.Now()
+		s.readPreemptionsAfter(pre)
 		if e := s.pool.Join(context.Background()); e != nil && err == nil {
 			err = e
 		}
@@ -510,12 +547,14 @@ func (s *Sim) pause(mode Mode, ph *phases, stop <-chan struct{}) (err error) {
 		err = s.pool.EnqueueBatch(s.completions.dispatch)
 		s.pool.Start()
 		ph[2] = time.Now()
+		s.readPreemptionsAfter(pre)
 		if e := s.pool.Join(context.Background()); e != nil && err == nil {
 			err = e
 		}
 	case StartBatch:
 		err = s.pool.StartBatch(s.completions.dispatch)
 		ph[2] = time.Now()
+		s.readPreemptionsAfter(pre)
 		if e := s.pool.Join(context.Background()); e != nil && err == nil {
 			err = e
 		}
@@ -527,6 +566,14 @@ func (s *Sim) pause(mode Mode, ph *phases, stop <-chan struct{}) (err error) {
 	s.heap.ResetNursery()
 	ph[4] = time.Now()
 	return err
+}
+
+// readPreemptionsAfter is pause's second read of the collector thread's
+// involuntary context switches, when pre.on.
+func (s *Sim) readPreemptionsAfter(pre *preemptions) {
+	if pre.on {
+		pre.after, pre.okAfter = involuntarySwitches(&s.ru)
+	}
 }
 
 // errPauseStopped is pause's error when its context ended during PerJob's

@@ -367,6 +367,7 @@ func TestPauseAllocatesNothing(t *testing.T) {
 	for _, backend := range testBackends() {
 		cfg := tinyConfig(6, 4)
 		cfg.Verify, cfg.Workers, cfg.Backend = false, 4, backend
+		cfg.KernelSnapshot = true // its reads allocate nothing either
 		s := newSim(t, cfg)
 		run(t, s, Modes(), 30) // warm up: gray stacks and queues at size
 		for _, mode := range Modes() {
@@ -374,7 +375,8 @@ func TestPauseAllocatesNothing(t *testing.T) {
 			for range 20 {
 				require.NoError(t, s.Mutate())
 				var ph phases
-				require.NoError(t, s.pause(mode, &ph, make(chan struct{})))
+				pre := preemptions{on: backend == workerpool.Native && mode != Serial}
+				require.NoError(t, s.pause(mode, &ph, &pre, make(chan struct{})))
 				require.NoError(t, s.completions.drain(nil)) // frees the nodes for the next pause
 			}
 			allocs := pauseAllocs(t) - before

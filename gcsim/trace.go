@@ -27,12 +27,20 @@ const (
 	// says that the pool's backend does not report wakes and futile
 	// wakes (Native: they happen in C), so their absence is no finding.
 	TraceWakesUnrecorded trace.Kind = 9
+	// TraceKernelCounter is one of a collection's KernelCounters that its
+	// record counted, written just after the collection's end: Arg is the
+	// value, the payload the counter's key ("wakeups_elsewhere").
+	TraceKernelCounter trace.Kind = 10
 )
 
 // maxModeName bounds the mode name a collection's slice takes from its
 // payload, so that a crafted file cannot grow a name without bound (and
 // the export's name buffer never needs to grow).
 const maxModeName = 32
+
+// maxCounterKey bounds the name a kernel counter's instant takes from its
+// payload, as maxModeName does a collection's.
+const maxCounterKey = 64
 
 var traceKindNames = [...]string{
 	TraceCollectionStart: "collection-start",
@@ -43,6 +51,7 @@ var traceKindNames = [...]string{
 	TraceWake:            "wake",
 	TraceFutileWake:      "futile-wake",
 	TraceWakesUnrecorded: "wakes-unrecorded",
+	TraceKernelCounter:   "kernel-counter",
 }
 
 // wakesUnrecordedName is TraceWakesUnrecorded's name in the Chrome export:
@@ -71,6 +80,7 @@ type TraceObserver struct {
 	workers []lockedWriter
 	shared  lockedWriter
 	modes   [][]byte // each Mode's name, the payload of its collections' events, built once
+	keys    [][]byte // each KernelCounters counter's key, by Counter, built once
 }
 
 var _ workerpool.Observer = (*TraceObserver)(nil)
@@ -104,6 +114,10 @@ func NewTraceObserver(s *trace.Session, workers int) (*TraceObserver, error) {
 			o.modes = append(o.modes, nil)
 		}
 		o.modes[m] = []byte(m.String())
+	}
+	o.keys = make([][]byte, len(Counters()))
+	for _, c := range KernelCounters() {
+		o.keys[c] = []byte(c.String())
 	}
 	for i := range o.workers {
 		w, err := s.NewWriter()
@@ -155,6 +169,18 @@ func (o *TraceObserver) CollectionEnd(gc uint64, mode Mode) {
 	o.shared.writePayload(TraceCollectionEnd, gc, o.modeName(mode))
 }
 
+// KernelCounters records, after a collection's end, each of
+// KernelCounters that rec counted (Counter.Value), as a TraceKernelCounter
+// event; it writes none for a collection that counted none. The values
+// are whole counts.
+func (o *TraceObserver) KernelCounters(rec *Record) {
+	for _, c := range KernelCounters() {
+		if v, ok := c.Value(rec); ok {
+			o.shared.writePayload(TraceKernelCounter, uint64(v), o.keys[c])
+		}
+	}
+}
+
 // WakesUnrecorded records that the pool does not report its wakes (see
 // TraceWakesUnrecorded).
 func (o *TraceObserver) WakesUnrecorded() { o.shared.write(TraceWakesUnrecorded, 0) }
@@ -175,8 +201,9 @@ const (
 // ChromeTracks is the trace.ChromeMapping of a Sim's traces, for
 // trace.ExportChrome: in a "pool" process, the "collector" track carries
 // collection slices named by their mode, enqueues, the jobs run inline
-// (jobs.Inline) and, on the Native backend, the note that wakes are not
-// recorded, and
+// (jobs.Inline), on the Native backend the note that wakes are not
+// recorded, and after each collection its kernel counters (instants named
+// by the counter's key, its value as "value"), and
 // worker w's track ("worker w", thread id w+1) its job slices, wakes and
 // futile wakes; events of other kinds go on their writers' tracks in a
 // "writers" process. Collection slices carry their number as "gc" and
@@ -203,6 +230,8 @@ func (ChromeTracks) Place(ev trace.Event) trace.ChromePlace {
 		return trace.ChromePlace{Track: workerTrack(ev.Arg), Phase: trace.ChromeInstant}
 	case TraceWakesUnrecorded:
 		return trace.ChromePlace{Track: collector, Phase: trace.ChromeInstant}
+	case TraceKernelCounter:
+		return trace.ChromePlace{Track: collector, Phase: trace.ChromeInstant, ArgName: "value"}
 	}
 	return trace.WriterTracks{PID: chromeWritersPID}.Place(ev)
 }
@@ -233,6 +262,8 @@ func (ChromeTracks) AppendName(b []byte, ev trace.Event) []byte {
 		return b
 	case TraceWakesUnrecorded:
 		return append(b, wakesUnrecordedName...)
+	case TraceKernelCounter:
+		return append(b, ev.Payload[:min(len(ev.Payload), maxCounterKey)]...)
 	case TraceJobStart, TraceJobEnd:
 		return append(b, "job"...)
 	case TraceEnqueue, TraceWake, TraceFutileWake:

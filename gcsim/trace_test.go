@@ -56,7 +56,7 @@ func TestTraceRecordsCollectionsAndJobs(t *testing.T) {
 				inline, pooled := uint64(0), uint64(0)
 				starts := map[uint64]int{}
 				byMode := map[string]uint64{}
-				unrecorded := 0
+				unrecorded, kernel := 0, 0
 				for {
 					ev, err := r.Next()
 					if err == io.EOF {
@@ -76,6 +76,8 @@ func TestTraceRecordsCollectionsAndJobs(t *testing.T) {
 						byMode[string(ev.Payload)]++
 					case TraceWakesUnrecorded:
 						unrecorded++
+					case TraceKernelCounter:
+						kernel++
 					}
 				}
 				read, lost := r.Totals()
@@ -99,6 +101,15 @@ func TestTraceRecordsCollectionsAndJobs(t *testing.T) {
 					wantUnrecorded = 1
 				}
 				assert.Equal(t, wantUnrecorded, unrecorded, "the trace says when the backend does not report wakes")
+				wantKernel := 0
+				if backend == workerpool.Native {
+					for _, m := range modes {
+						if m != Serial { // collector_preemptions and the two wake-up counts; no snapshot
+							wantKernel += 3 * (gcs + warmup)
+						}
+					}
+				}
+				assert.Equal(t, wantKernel, kernel, "each counted kernel counter of each collection")
 				assert.Equal(t, serial, inline, "Serial's jobs are traced on the inline worker")
 				assert.Equal(t, collections*jobsPer-serial, pooled, "the pool's jobs are traced on its workers")
 
@@ -140,6 +151,12 @@ func observedSession(t *testing.T) []byte {
 		}
 		o.FutileWake(2)
 		o.CollectionEnd(gc, mode)
+		var rec Record // perjob's counts no kernel counter
+		if mode == Batch {
+			rec.CollectorPreemptions, rec.CollectorPreemptionsCounted = 3, true
+			rec.Pool.Kernel = workerpool.KernelStats{WakeCPUsCounted: true, WakeupsOnWakerCPU: 2, WakeupsElsewhere: 4}
+		}
+		o.KernelCounters(&rec)
 	}
 	uw, err := s.NewWriter()
 	require.NoError(t, err)
@@ -179,7 +196,7 @@ func TestTraceObserverEvents(t *testing.T) {
 		}
 	}
 	assert.Equal(t, map[string]int{"collection-start": 2, "collection-end": 2, "enqueue": 2, "job-start": 14, "job-end": 14,
-		"wake": 6, "futile-wake": 2, "wakes-unrecorded": 1, "user+3": 1}, kinds)
+		"wake": 6, "futile-wake": 2, "wakes-unrecorded": 1, "kernel-counter": 3, "user+3": 1}, kinds)
 	_, err := NewTraceObserver(nil, -1)
 	assert.ErrorIs(t, err, ErrInvalidConfig)
 }
@@ -189,7 +206,8 @@ func TestTraceObserverEvents(t *testing.T) {
 func TestTraceKindNames(t *testing.T) {
 	for k, want := range map[trace.Kind]string{TraceCollectionStart: "collection-start", TraceCollectionEnd: "collection-end",
 		TraceJobStart: "job-start", TraceJobEnd: "job-end", TraceEnqueue: "enqueue", TraceWake: "wake", TraceFutileWake: "futile-wake",
-		TraceWakesUnrecorded: "wakes-unrecorded", trace.KindStress: "stress", trace.KindUser + 3: "user+3", 0: "kind(0)", 10: "kind(10)",
+		TraceWakesUnrecorded: "wakes-unrecorded", TraceKernelCounter: "kernel-counter", trace.KindStress: "stress",
+		trace.KindUser + 3: "user+3", 0: "kind(0)", 11: "kind(11)",
 		999: "kind(999)"} {
 		assert.Equal(t, want, TraceKindName(k), "kind %d", uint16(k))
 	}
@@ -238,9 +256,13 @@ func TestChromeTracksLayout(t *testing.T) {
 		if strings.HasPrefix(ev.Name, "collection") {
 			assert.NotNil(t, ev.Args["gc"], "a collection carries its number")
 		}
+		if ev.Name == "wakeups_elsewhere" {
+			assert.Equal(t, 4.0, ev.Args["value"], "a kernel counter carries its value")
+		}
 	}
 	assert.Equal(t, map[string]int{"B collection perjob": 1, "E collection perjob": 1, "B collection batch": 1, "E collection batch": 1,
-		"i enqueue": 2, "B job": 14, "E job": 14, "i wake": 6, "i futile-wake": 2, "i " + wakesUnrecordedName: 1, "i user+3": 1}, counts)
+		"i enqueue": 2, "B job": 14, "E job": 14, "i wake": 6, "i futile-wake": 2, "i " + wakesUnrecordedName: 1, "i user+3": 1,
+		"i collector_preemptions": 1, "i wakeups_on_collector_cpu": 1, "i wakeups_elsewhere": 1}, counts)
 	assert.Equal(t, map[string]bool{"1/0 pool": true, "1/0 collector": true, "1/1 worker 0": true, "1/2 worker 1": true,
 		"1/3 worker 2": true, "2/0 writers": true, "2/4 writer 4": true}, names)
 }
@@ -252,7 +274,7 @@ func TestChromeTracksAllocateNothing(t *testing.T) {
 	b := make([]byte, 0, 64)
 	long := bytes.Repeat([]byte("m"), 1000) // a crafted mode name: cut at maxModeName
 	for _, k := range []trace.Kind{TraceCollectionStart, TraceCollectionEnd, TraceJobStart, TraceJobEnd, TraceEnqueue,
-		TraceWake, TraceFutileWake, TraceWakesUnrecorded, trace.KindStress, trace.KindUser + 7, 999} {
+		TraceWake, TraceFutileWake, TraceWakesUnrecorded, TraceKernelCounter, trace.KindStress, trace.KindUser + 7, 999} {
 		for _, arg := range []uint64{0, 5, math.MaxUint64, math.MaxInt64} {
 			ev := trace.Event{Kind: k, Arg: arg, Payload: long}
 			allocs := testing.AllocsPerRun(100, func() {

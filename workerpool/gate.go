@@ -34,7 +34,7 @@ func (p *Pool) Start() {
 		return
 	}
 	if p.nat != nil {
-		p.nat.c.Start()
+		p.nat.start()
 		return
 	}
 	p.lock(&p.coord)

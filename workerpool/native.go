@@ -64,6 +64,43 @@ type nativePool struct {
 	pmu     sync.Mutex
 	panics  []error
 	lost    int
+	snap    bool         // Options.KernelSnapshot
+	snaps   snapCounters // written by gate openers, read by stats
+}
+
+// snapCounters are KernelStats' snapshot counts, atomic: a gate opener
+// writes them, Stats reads them at any time.
+type snapCounters struct {
+	taken, failed                             atomic.Uint64
+	runOnWaker, runElsewhere, onMutex, onCond atomic.Uint64
+}
+
+// snapshot, before a gate opening, reads the workers' state (Options.KernelSnapshot).
+// It is taken from Go just before the C call that opens the gate (np_start,
+// np_push with start) rather than inside it: the reads must not hold the
+// pool's mutex (that would queue the workers on it, the very state read),
+// and np_start wakes under the mutex (SGen's protocol: see StartBatch), so
+// the last lock-free instant before its wake is before the call.
+// StartBatch's snapshot is taken the same way, for one rule.
+func (n *nativePool) snapshot() {
+	s, err := n.c.Snapshot()
+	if err != nil {
+		n.snaps.failed.Add(1)
+		return
+	}
+	n.snaps.runOnWaker.Add(uint64(s.RunnableOnCallerCPU))
+	n.snaps.runElsewhere.Add(uint64(s.RunnableElsewhere))
+	n.snaps.onMutex.Add(uint64(s.AsleepOnMutex))
+	n.snaps.onCond.Add(uint64(s.AsleepOnWorkCond))
+	n.snaps.taken.Add(1)
+}
+
+// start is Start.
+func (n *nativePool) start() {
+	if n.snap {
+		n.snapshot()
+	}
+	n.c.Start()
 }
 
 type nativeSlot struct {
@@ -85,7 +122,7 @@ func newNative(opts Options) (*nativePool, error) {
 	case opts.Queue == Sharded:
 		return nil, fmt.Errorf("workerpool: the Native backend has one shared queue, not Sharded: %w", ErrUnsupported)
 	}
-	n := &nativePool{obs: opts.Observer}
+	n := &nativePool{obs: opts.Observer, snap: opts.KernelSnapshot && opts.Gated}
 	n.dir.Store(new([]*nativeSlot))
 	c, err := native.New(native.Config{
 		Workers: opts.Workers, Mutex: nativeMutexKinds[opts.Mutex], Wake: nativeWakes[opts.Wake],
@@ -213,6 +250,9 @@ func (n *nativePool) enqueue(one jobs.Job, js []jobs.Job, start bool) error {
 		es = n.appendEntryLocked(es, j)
 	}
 	n.entries = es
+	if start && n.snap {
+		n.snapshot()
+	}
 	err := n.c.Push(es, start)
 	if err == nil {
 		if n.obs != nil && len(es) > 0 {
@@ -304,6 +344,14 @@ func (n *nativePool) stats() Stats {
 		Grabs:                   sum(s.JobsRun),
 		JoinSleeps:              s.JoinSleeps,
 		JobsRun:                 s.JobsRun,
+		Kernel: KernelStats{
+			WakeCPUsCounted:   true,
+			WakeupsOnWakerCPU: s.WokenOnWakerCPU, WakeupsElsewhere: s.WokenElsewhere,
+			WakeupsUnclassified: s.WokenUnclassified,
+			Snapshots:           n.snaps.taken.Load(), SnapshotsFailed: n.snaps.failed.Load(),
+			RunnableOnWakerCPU: n.snaps.runOnWaker.Load(), RunnableElsewhere: n.snaps.runElsewhere.Load(),
+			AsleepOnMutex: n.snaps.onMutex.Load(), AsleepOnWorkCond: n.snaps.onCond.Load(),
+		},
 	}
 }
 

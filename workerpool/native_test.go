@@ -450,3 +450,66 @@ func TestNativeCancelledJoinNeedsNoMutex(t *testing.T) {
 		})
 	}
 }
+
+// A batch collection's worker wake-ups are each classified once, by the
+// CPU the worker woke on against its waker's; without KernelSnapshot no
+// snapshot is taken, with it one per gate opening, its four counts at most
+// the worker count.
+func TestNativeKernelStats(t *testing.T) {
+	needNative(t)
+	for _, snap := range []bool{false, true} {
+		t.Run(map[bool]string{false: "no snapshot", true: "snapshot"}[snap], func(t *testing.T) {
+			const workers = 8
+			p := newPool(t, Options{Workers: workers, Backend: Native, Wake: Broadcast, Gated: true, Mutex: MutexPI, KernelSnapshot: snap})
+			var j countJob
+			batch := make([]jobs.Job, 65)
+			for i := range batch {
+				batch[i] = &j
+			}
+			ctx := timeoutCtx(t)
+			for range 3 {
+				s0 := p.Stats()
+				require.NoError(t, p.EnqueueBatch(batch))
+				p.Start()
+				require.NoError(t, p.Join(ctx))
+				d := p.Stats().Sub(s0)
+				k := d.Kernel
+				require.True(t, k.WakeCPUsCounted)
+				assert.Equal(t, d.WorkersWoken, k.WakeupsOnWakerCPU+k.WakeupsElsewhere+k.WakeupsUnclassified,
+					"each wake-up classified once")
+				assert.Zero(t, k.WakeupsUnclassified, "sched_getcpu fails on no Linux this runs on")
+				assert.Zero(t, k.SnapshotsFailed)
+				if !snap {
+					assert.Zero(t, k.Snapshots)
+					assert.Zero(t, k.RunnableOnWakerCPU+k.RunnableElsewhere+k.AsleepOnMutex+k.AsleepOnWorkCond)
+					continue
+				}
+				t.Logf("%+v", k)
+				assert.EqualValues(t, 1, k.Snapshots, "one gate opening")
+				assert.LessOrEqual(t, k.RunnableOnWakerCPU+k.RunnableElsewhere+k.AsleepOnMutex+k.AsleepOnWorkCond, uint64(workers))
+			}
+			s0 := p.Stats()
+			require.NoError(t, p.StartBatch(batch))
+			require.NoError(t, p.Join(ctx))
+			d := p.Stats().Sub(s0)
+			assert.Equal(t, d.WorkersWoken, d.Kernel.WakeupsOnWakerCPU+d.Kernel.WakeupsElsewhere)
+			if snap {
+				assert.EqualValues(t, 1, d.Kernel.Snapshots, "StartBatch's gate opening")
+			}
+		})
+	}
+}
+
+// The Go backends count none of KernelStats, KernelSnapshot or not.
+func TestKernelStatsUncountedOffNative(t *testing.T) {
+	for _, b := range []Backend{Goroutines, Threads} {
+		t.Run(b.String(), func(t *testing.T) {
+			p := newPool(t, Options{Workers: 4, Backend: b, Gated: true, KernelSnapshot: true})
+			var j countJob
+			require.NoError(t, p.EnqueueBatch([]jobs.Job{&j, &j, &j}))
+			p.Start()
+			require.NoError(t, p.Join(timeoutCtx(t)))
+			assert.Equal(t, KernelStats{}, p.Stats().Kernel)
+		})
+	}
+}

@@ -84,6 +84,9 @@ type Stats struct {
 	// JobsRun[i] counts the jobs worker i has run (not those it skipped:
 	// see Dropped).
 	JobsRun []uint64
+	// Kernel is what the kernel tells of the Native backend's threads;
+	// other backends count none of it.
+	Kernel KernelStats
 
 	// The gauges an operator reads. Like the counters they are kept where
 	// the events happen (the queue's own sequence numbers, each worker's
@@ -114,6 +117,51 @@ type Stats struct {
 	// had ended (counted once their grab is done; the group's Wait reports
 	// them too, to that group).
 	Dropped uint64
+}
+
+// KernelStats are the Native backend's observations of its threads
+// through the kernel, cumulative like Stats. The other backends leave
+// them zero with WakeCPUsCounted false: there the zeros mean "not
+// counted", not "none".
+type KernelStats struct {
+	// WakeCPUsCounted is true on the Native backend, whose workers
+	// classify each wake-up (WorkersWoken) by the CPU they woke on
+	// (sched_getcpu(3) after the wait on the work condition variable
+	// returns) against the CPU the waker — the thread of the last enqueue
+	// or gate opening — was on at its wake call: WakeupsOnWakerCPU,
+	// WakeupsElsewhere, or, where either CPU was unknown,
+	// WakeupsUnclassified. The three add up to WorkersWoken.
+	WakeCPUsCounted                                          bool
+	WakeupsOnWakerCPU, WakeupsElsewhere, WakeupsUnclassified uint64
+	// Snapshots counts the gate openings (Start, StartBatch) at which the
+	// pool read every worker's state (Options.KernelSnapshot): from
+	// /proc/self/task/TID/stat, runnable (state R) on the opener's CPU or
+	// elsewhere (field 39, the CPU it last ran on), else, from
+	// /proc/self/task/TID/syscall, asleep in a futex call on the pool's
+	// mutex or on its work condition variable (proc(5)). A worker in none
+	// of these is in no count. SnapshotsFailed counts the openings at
+	// which a read failed (a file missing, EACCES): they add nothing to
+	// the four counts.
+	Snapshots, SnapshotsFailed            uint64
+	RunnableOnWakerCPU, RunnableElsewhere uint64
+	AsleepOnMutex, AsleepOnWorkCond       uint64
+}
+
+// Sub returns k − prev, counter by counter; WakeCPUsCounted is true when
+// both are.
+func (k KernelStats) Sub(prev KernelStats) KernelStats {
+	return KernelStats{
+		WakeCPUsCounted:     k.WakeCPUsCounted && prev.WakeCPUsCounted,
+		WakeupsOnWakerCPU:   k.WakeupsOnWakerCPU - prev.WakeupsOnWakerCPU,
+		WakeupsElsewhere:    k.WakeupsElsewhere - prev.WakeupsElsewhere,
+		WakeupsUnclassified: k.WakeupsUnclassified - prev.WakeupsUnclassified,
+		Snapshots:           k.Snapshots - prev.Snapshots,
+		SnapshotsFailed:     k.SnapshotsFailed - prev.SnapshotsFailed,
+		RunnableOnWakerCPU:  k.RunnableOnWakerCPU - prev.RunnableOnWakerCPU,
+		RunnableElsewhere:   k.RunnableElsewhere - prev.RunnableElsewhere,
+		AsleepOnMutex:       k.AsleepOnMutex - prev.AsleepOnMutex,
+		AsleepOnWorkCond:    k.AsleepOnWorkCond - prev.AsleepOnWorkCond,
+	}
 }
 
 // TotalJobsRun returns the sum of JobsRun.
@@ -155,6 +203,7 @@ func (s Stats) Sub(prev Stats) Stats {
 		Dropped:                 s.Dropped - prev.Dropped,
 		GrabSteals:              s.GrabSteals - prev.GrabSteals,
 		JobsRun:                 make([]uint64, len(s.JobsRun)),
+		Kernel:                  s.Kernel.Sub(prev.Kernel),
 	}
 	for i := range d.JobsRun {
 		d.JobsRun[i] = s.JobsRun[i]

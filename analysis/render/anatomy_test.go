@@ -193,3 +193,53 @@ func readAll(t *testing.T, s string) [][]string {
 	}
 	return recs
 }
+
+// TestAnatomyShowsAnUncountedCounterAsNA: a counter one mode's run did
+// not count (absent from its CounterMeans, as gcsim leaves the kernel's
+// observables off the Native backend) is n/a in the text, Markdown and
+// HTML anatomy, its difference too, never 0; the JSON keeps it absent
+// and the anatomy CSV leaves its cell empty.
+func TestAnatomyShowsAnUncountedCounterAsNA(t *testing.T) {
+	r := anatomyReport(t)
+	r.Anatomy = &report.Anatomy{Parts: testAnatomy.Parts, Counters: []report.AnatomyRow{{Key: "wakeups_elsewhere", Label: "wake-ups on another CPU"}}}
+	for i := range r.Runs[0].Modes {
+		r.Runs[0].Modes[i].CounterMeans["wakeups_elsewhere"] = 3
+	}
+	delete(r.Runs[0].Modes[1].CounterMeans, "wakeups_elsewhere") // batch's run did not count it
+	for _, f := range []Format{Text, Markdown} {
+		var row string
+		for _, line := range strings.Split(string(render(t, r, f)), "\n") {
+			if strings.Contains(line, "wake-ups on another CPU") {
+				row = line
+			}
+		}
+		if got := strings.Fields(strings.NewReplacer("|", " ").Replace(row)); !slices.Equal(got[len(got)-3:], []string{"3.0", "n/a", "n/a"}) {
+			t.Errorf("%v: row %q, want perjob 3.0, batch n/a, difference n/a", f, row)
+		}
+	}
+	var h bytes.Buffer
+	if err := WriteHTML(&h, r); err != nil {
+		t.Fatal(err)
+	}
+	_, row, _ := strings.Cut(h.String(), "wake-ups on another CPU")
+	if row, _, _ = strings.Cut(row, "</tr>"); strings.Count(row, "n/a") != 2 {
+		t.Errorf("the HTML anatomy's row %q: want batch and the difference n/a", row)
+	}
+	back, err := report.ReadJSON(bytes.NewReader(render(t, r, JSON)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := back.Runs[0].Modes[1].CounterMeans["wakeups_elsewhere"]; ok {
+		t.Error("the JSON report gave batch a value it did not count")
+	}
+	if v := back.Runs[0].Modes[0].CounterMeans["wakeups_elsewhere"]; v != 3 {
+		t.Errorf("the JSON report's perjob wakeups_elsewhere = %v, want 3", v)
+	}
+	var ab bytes.Buffer
+	if err := WriteAnatomyCSV(&ab, r); err != nil {
+		t.Fatal(err)
+	}
+	if last := readAll(t, ab.String()); !slices.Equal(last[len(last)-1][2:5], []string{"3.000", "", ""}) {
+		t.Errorf("anatomy CSV: %q, want batch and the difference empty", last[len(last)-1])
+	}
+}

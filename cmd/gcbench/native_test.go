@@ -93,6 +93,64 @@ func TestSweepMultipliesNativePointsOverMutexKinds(t *testing.T) {
 	assert.Contains(t, stderr, "--mutex: only the native backend has mutex kinds")
 }
 
+// A native run's JSON report carries the kernel's observables by their
+// keys: the wake-ups' CPUs and the collector's preemptions always, the
+// snapshot's four counts with --kernel-snapshot alone (absent without it,
+// never 0), which the config line then shows; the anatomy lists each, n/a
+// where uncounted. The Go backends refuse the flag.
+func TestNativeRunReportsTheKernelsObservables(t *testing.T) {
+	if !workerpool.NativeAvailable {
+		t.Skip("the native backend needs cgo on Linux; this build has none")
+	}
+	atStart := []string{"asleep_on_mutex_at_start", "asleep_on_work_cond_at_start",
+		"runnable_on_collector_cpu_at_start", "runnable_elsewhere_at_start"}
+	for _, snap := range []bool{false, true} {
+		args := tiny("--backend", "native", "--modes", "serial,batch", "--format", "json")
+		if snap {
+			args = append(args, "--kernel-snapshot")
+		}
+		stdout, stderr, code := runBinary(t, args...)
+		require.Equal(t, 0, code, stderr)
+		var doc struct {
+			Config map[string]string `json:"config"`
+			Runs   []struct {
+				Modes []struct {
+					Name         string             `json:"name"`
+					CounterMeans map[string]float64 `json:"counter_means"`
+				} `json:"modes"`
+			} `json:"runs"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(stdout), &doc))
+		if snap {
+			assert.Equal(t, "true", doc.Config["kernel_snapshot"])
+		} else {
+			assert.NotContains(t, doc.Config, "kernel_snapshot", "shown only when set")
+		}
+		serial, batch := doc.Runs[0].Modes[0].CounterMeans, doc.Runs[0].Modes[1].CounterMeans
+		for _, k := range append([]string{"collector_preemptions", "wakeups_on_collector_cpu", "wakeups_elsewhere"}, atStart...) {
+			assert.NotContains(t, serial, k, "serial dispatches nothing: n/a")
+		}
+		for _, k := range []string{"collector_preemptions", "wakeups_on_collector_cpu", "wakeups_elsewhere"} {
+			assert.Contains(t, batch, k)
+		}
+		for _, k := range atStart {
+			if snap {
+				assert.Contains(t, batch, k)
+			} else {
+				assert.NotContains(t, batch, k, "no snapshot: n/a, never 0")
+			}
+		}
+	}
+	stdout, stderr, code := runBinary(t, tiny("--backend", "native", "--modes", "serial,batch")...)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, []string{"n/a", "n/a"}, strings.Fields(lineWith(t, stdout, "at Start: workers asleep on the mutex"))[7:9],
+		"the anatomy shows an uncounted snapshot as n/a")
+
+	_, stderr, code = runBinary(t, tiny("--backend", "threads", "--kernel-snapshot")...)
+	assert.Equal(t, 2, code)
+	assert.Equal(t, "gcbench run: --kernel-snapshot: only the native backend's workers are read (this run's backend is threads)\n", stderr)
+}
+
 func lineWith(t *testing.T, text, prefix string) string {
 	t.Helper()
 	for line := range strings.Lines(text) {
@@ -116,4 +174,11 @@ func TestVersionSaysWhetherNativeIsBuiltIn(t *testing.T) {
 	_, stderr, code = runBinary(t, "version", "extra")
 	assert.Equal(t, 2, code)
 	assert.Equal(t, "gcbench version: unexpected argument \"extra\" (version takes only flags)\n", stderr)
+}
+
+// A sweep with --kernel-snapshot needs a native point to read.
+func TestSweepKernelSnapshotNeedsTheNativeBackend(t *testing.T) {
+	_, stderr, code := runBinary(t, "sweep", "--dir", t.TempDir(), "--backend", "threads,goroutines", "--kernel-snapshot")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "--kernel-snapshot: only the native backend's workers are read, and --backend has no native")
 }

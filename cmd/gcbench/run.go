@@ -96,6 +96,7 @@ func parseRunFlags(ctx context.Context, args []string, stdout io.Writer) (*runOp
 		"a pool mode runs, else the runtime's default; the host line gives the value in force "+
 		"(why: docs/methodology.md)")
 	registerLockCollector(fs, &o.LockCollector, base.LockCollector)
+	registerKernelSnapshot(fs, &o.Config.KernelSnapshot, def.KernelSnapshot)
 	registerHerdLimit(fs, &o.herdLimit)
 	fs.BoolVar(&o.Config.Verify, "verify", def.Verify, "run the heap verifier after every collection (slow; checks, does not time)")
 	fs.BoolVar(&o.quiet, "quiet", false, "print nothing on standard error but errors: no start line and no progress "+
@@ -103,7 +104,7 @@ func parseRunFlags(ctx context.Context, args []string, stdout io.Writer) (*runOp
 	o.output.register(fs)
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof FILE)")
 	fs.StringVar(&o.trace, "trace", "", "write an event trace of the run to `FILE`: collections (named by mode), jobs per worker, enqueues, wakes "+
-		"(not on the native backend, whose workers wake in C: the trace says so) "+
+		"(not on the native backend, whose workers wake in C: the trace says so; there, each collection's kernel counters) "+
 		"(gcbench trace FILE summarizes it, gcbench trace --perfetto OUT.json FILE converts it; tracing adds to the pauses)")
 	if done, err := parseOnlyFlags(fs, args, stdout, fmt.Sprintf(runUsage, memoryText(heapMemory(gcsim.DefaultConfig().Heap())))); done {
 		return nil, err
@@ -117,6 +118,9 @@ func parseRunFlags(ctx context.Context, args []string, stdout io.Writer) (*runOp
 func (o *runOptions) validate(fs *pflag.FlagSet) error {
 	if err := checkMutex(fs, o.Config.Backend, &o.Config.Mutex); err != nil {
 		return err
+	}
+	if o.Config.KernelSnapshot && fs.Changed("kernel-snapshot") && o.Config.Backend != workerpool.Native {
+		return usagef("--kernel-snapshot: only the native backend's workers are read (this run's backend is %v)", o.Config.Backend)
 	}
 	if err := checkExperiment(o.Experiment, o.herdLimit, fs); err != nil {
 		return err
@@ -388,6 +392,14 @@ func startCPUProfile(ctx context.Context, path string, temps *outfile.Set) (stop
 		}
 		return nil
 	}, nil
+}
+
+// registerKernelSnapshot adds --kernel-snapshot, shared by run and sweep.
+func registerKernelSnapshot(fs *pflag.FlagSet, snap *bool, def bool) {
+	fs.BoolVar(snap, "kernel-snapshot", def, "native backend: at each pool collection's gate opening, just before Start wakes "+
+		"the workers, read every worker thread's /proc/self/task/TID/stat and syscall files for the *_at_start counters "+
+		"(asleep on the mutex or work_cond, runnable on the collector's CPU or elsewhere); the reads fall inside the pause "+
+		"and lengthen it, docs/methodology.md gives their measured cost")
 }
 
 // registerLockCollector adds --lock-collector, shared by run and sweep.

@@ -45,7 +45,7 @@ flags:
 type sweepOptions struct {
 	dir                   string
 	grid                  gcsim.Grid
-	base                  runOptions // nursery, gcs, warmup, modes, seed, gomaxprocs, lock-collector
+	base                  runOptions // nursery, gcs, warmup, modes, seed, gomaxprocs, lock-collector, kernel-snapshot
 	shardIndex, shardSize int
 }
 
@@ -72,6 +72,7 @@ func parseSweepFlags(args []string, stdout io.Writer) (*sweepOptions, error) {
 	fs.Uint64Var(&o.base.Config.Seed, "seed", def.Seed, "seed of the mutator's random choices")
 	fs.Var(flagvalue.NewInt(&o.base.GOMAXPROCS, 0, 0, gcsim.MaxGOMAXPROCS), "gomaxprocs", "GOMAXPROCS per point; 0 = auto, as run's")
 	registerLockCollector(fs, &o.base.LockCollector, false)
+	registerKernelSnapshot(fs, &o.base.Config.KernelSnapshot, false)
 	registerHerdLimit(fs, &o.base.herdLimit)
 	o.shardSize = 1 // before the flag, whose help shows it: every point, 0/1
 	fs.Var(flagvalue.NewShard(&o.shardIndex, &o.shardSize), "shard", "`i/n`: run only the points whose index is i modulo n (0 ≤ i < n), e.g. "+
@@ -93,6 +94,9 @@ func (o *sweepOptions) validate(fs *pflag.FlagSet) error {
 	}
 	if fs.Changed("mutex") && !slices.ContainsFunc(o.grid.Backends, workerpool.Backend.HasMutexKinds) {
 		return usagef("--mutex: only the native backend has mutex kinds, and --backend has no native")
+	}
+	if o.base.Config.KernelSnapshot && !slices.Contains(o.grid.Backends, workerpool.Native) {
+		return usagef("--kernel-snapshot: only the native backend's workers are read, and --backend has no native")
 	}
 	for _, p := range o.points() { // every point, before the first runs
 		if err := checkExperiment(p.Experiment, p.herdLimit, fs); err != nil {

@@ -46,6 +46,9 @@ type Config struct {
 	Mutex   int
 	Wake    int
 	Gated   bool
+	// ProcTask is the directory Snapshot reads the workers' threads from
+	// ("": /proc/self/task); tests point it elsewhere to make reads fail.
+	ProcTask string
 	// Run runs entry e (never a synthetic one) on worker; it must not
 	// panic (recover inside) nor call runtime.Goexit, which is fatal on a
 	// thread C created.
@@ -59,8 +62,26 @@ type Stats struct {
 	Locks, Wakes               uint64 // by everyone (Wakes: broadcast and signal calls)
 	Woken, Futile              uint64 // returns from the condition wait; those that found nothing runnable
 	JoinSleeps                 uint64 // condition waits of Join
-	JobsRun                    []uint64
+	// Woken's wake-ups by the CPU the worker woke on: the one the last
+	// waker (Push, or the gate's opening) was on at its wake call, another
+	// one, or unknown (sched_getcpu failed).
+	WokenOnWakerCPU, WokenElsewhere, WokenUnclassified uint64
+	JobsRun                                            []uint64
 }
+
+// Snap classifies the workers at one instant, from /proc (Pool.Snapshot):
+// runnable (state R) on the caller's CPU or elsewhere, or asleep in a futex
+// call on the pool's mutex or on its work condition variable. A worker in
+// none of these (running a job's callback, asleep elsewhere) is in no
+// count, so the four add up to at most the worker count.
+type Snap struct {
+	RunnableOnCallerCPU, RunnableElsewhere int
+	AsleepOnMutex, AsleepOnWorkCond        int
+}
+
+// ErrSnapshot is Snapshot's error when the kernel refused a read (a file
+// missing, EACCES) or the calling thread's CPU is unknown.
+var ErrSnapshot = errors.New("native pool: reading the workers' state from /proc failed")
 
 // Errors of Push, Join and Close.
 var (

@@ -5,6 +5,7 @@ package native
 /*
 #cgo CFLAGS: -O2 -Wall
 #cgo LDFLAGS: -lpthread
+#include <stdlib.h>
 #include "pool.h"
 */
 import "C"
@@ -16,6 +17,9 @@ import (
 	"syscall"
 	"unsafe"
 )
+
+// defaultProcTask is where Snapshot finds the workers' threads (proc(5)).
+const defaultProcTask = "/proc/self/task"
 
 // Available reports whether this build has the native pool.
 const Available = true
@@ -29,7 +33,10 @@ type Pool struct {
 	c       *C.np_pool   // nil once freed
 	handle  cgo.Handle
 	workers int
-	last    Stats // the counters at free
+	proc    *C.char // Config.ProcTask, C's copy; freed with the pool
+	snapMu  sync.Mutex
+	snap    C.np_snap // Snapshot's buffer, under snapMu: one made per call would escape to the heap
+	last    Stats     // the counters at free
 }
 
 // New starts cfg.Workers pthreads and returns once each has made its first
@@ -41,6 +48,11 @@ func New(cfg Config) (*Pool, error) {
 	}
 	p := &Pool{workers: cfg.Workers}
 	p.handle = cgo.NewHandle(cfg.Run)
+	dir := cfg.ProcTask
+	if dir == "" {
+		dir = defaultProcTask
+	}
+	p.proc = C.CString(dir) // made here, so that Snapshot allocates nothing
 	var errno C.int
 	gated := 0
 	if cfg.Gated {
@@ -49,6 +61,7 @@ func New(cfg Config) (*Pool, error) {
 	p.c = C.np_new(C.int(cfg.Workers), C.int(cfg.Mutex), C.int(cfg.Wake), C.int(gated), C.uintptr_t(p.handle), &errno)
 	if p.c == nil {
 		p.handle.Delete()
+		C.free(unsafe.Pointer(p.proc))
 		return nil, fmt.Errorf("starting %d pthreads: %w", cfg.Workers, syscall.Errno(errno))
 	}
 	return p, nil
@@ -203,6 +216,8 @@ func (p *Pool) Close() error {
 	C.np_free(p.c)
 	p.c = nil
 	p.handle.Delete()
+	C.free(unsafe.Pointer(p.proc))
+	p.proc = nil
 	return nil
 }
 
@@ -226,8 +241,34 @@ func (p *Pool) read() Stats {
 		EnqueueLocks: uint64(s.enq_locks), EnqueueWakes: uint64(s.enq_wakes),
 		Locks: uint64(s.locks), Wakes: uint64(s.wakes),
 		Woken: uint64(s.woken), Futile: uint64(s.futile),
-		JoinSleeps: uint64(s.join_sleeps), JobsRun: jobs,
+		JoinSleeps:      uint64(s.join_sleeps),
+		WokenOnWakerCPU: uint64(s.woken_on_waker_cpu), WokenElsewhere: uint64(s.woken_elsewhere),
+		WokenUnclassified: uint64(s.woken_unclassified),
+		JobsRun:           jobs,
 	}
+}
+
+// Snapshot classifies the workers (see Snap) from their threads'
+// stat and syscall files under Config.ProcTask, with the calling thread's
+// CPU as "the caller's". It takes no mutex and allocates nothing; it
+// reads two files per worker that is not runnable, one per worker that
+// is. It returns ErrSnapshot if any read failed, ErrClosed after Close.
+func (p *Pool) Snapshot() (Snap, error) {
+	p.life.RLock()
+	defer p.life.RUnlock()
+	if p.c == nil {
+		return Snap{}, ErrClosed
+	}
+	p.snapMu.Lock()
+	defer p.snapMu.Unlock()
+	s := &p.snap
+	if C.np_snapshot(p.c, p.proc, s) != 0 {
+		return Snap{}, ErrSnapshot
+	}
+	return Snap{
+		RunnableOnCallerCPU: int(s.runnable_on_caller_cpu), RunnableElsewhere: int(s.runnable_elsewhere),
+		AsleepOnMutex: int(s.asleep_on_mutex), AsleepOnWorkCond: int(s.asleep_on_work_cond),
+	}, nil
 }
 
 // ThreadIDs returns the workers' OS thread ids, or nil after Close.

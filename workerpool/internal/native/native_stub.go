@@ -22,3 +22,4 @@ func (*Pool) Discard(dst []uint64) []uint64 { return dst }
 func (*Pool) Close() error                  { return nil }
 func (*Pool) Stats() Stats                  { return Stats{} }
 func (*Pool) ThreadIDs() []int              { return nil }
+func (*Pool) Snapshot() (Snap, error)       { return Snap{}, ErrUnavailable }

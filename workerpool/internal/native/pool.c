@@ -23,9 +23,12 @@
 
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -46,6 +49,7 @@ typedef struct {
 	int id, tid;
 	uint64_t running;            // the sequence number of the entry being run, or NONE
 	uint64_t locks, woken, futile, jobs;
+	uint64_t woken_on_waker_cpu, woken_elsewhere, woken_unclassified;
 } __attribute__((aligned(128))) np_worker;
 
 struct np_pool {
@@ -59,6 +63,7 @@ struct np_pool {
 	int joiners;                 // Joins in progress (atomic: an interrupted one leaves without the mutex)
 	int join_asleep;             // Joins asleep on done_seq since its last wake
 	uint64_t intr_gen;
+	int waker_cpu;               // sched_getcpu() of the last np_push or gate opening, under the mutex; -1 unknown
 	uintptr_t handle;
 	uint64_t enq_locks, enq_wakes, coord_locks, coord_wakes, join_sleeps;
 	np_worker *workers;
@@ -147,6 +152,25 @@ static void retire_locked(np_pool *p, np_worker *w) {
 	wake_joiners_locked(p);
 }
 
+// note_waker_locked records, with the mutex held, the CPU the waking
+// thread (the collector: np_push, a gate opening) runs on, for
+// classify_wakeup_locked.
+static void note_waker_locked(np_pool *p) { p->waker_cpu = sched_getcpu(); }
+
+// classify_wakeup_locked counts a return from the wait on work_cond, with
+// the mutex re-taken, as on the CPU the last waker was on at its wake call
+// or elsewhere (unclassified if either CPU is unknown). A worker woken onto
+// the collector's CPU must preempt the collector or wait for it to sleep.
+static void classify_wakeup_locked(np_pool *p, np_worker *w) {
+	int cpu = sched_getcpu();
+	if (cpu < 0 || p->waker_cpu < 0)
+		BUMP(w->woken_unclassified);
+	else if (cpu == p->waker_cpu)
+		BUMP(w->woken_on_waker_cpu);
+	else
+		BUMP(w->woken_elsewhere);
+}
+
 // worker_main is thread_func with get_work: one hold per job. The worker
 // takes an entry and releases the mutex to run it; it takes the mutex again
 // to retire the entry and, still holding it, looks for the next or waits on
@@ -185,6 +209,7 @@ static void *worker_main(void *arg) {
 		if (p->pending > 0)
 			p->pending--;
 		BUMP(w->woken);
+		classify_wakeup_locked(p, w);
 		if (!runnable(p) && !(p->closing && p->head == p->tail))
 			BUMP(w->futile);
 	}
@@ -261,6 +286,7 @@ np_pool *np_new(int workers, int mutex_kind, int wake, int gated, uintptr_t hand
 	p->started = !gated;
 	p->nworkers = workers;
 	p->handle = handle;
+	p->waker_cpu = -1;
 	int made = 0;
 	for (; made < workers; made++) {
 		ws[made].pool = p;
@@ -304,6 +330,7 @@ static int grow(np_pool *p, uint64_t need) {
 
 int np_push(np_pool *p, const uint64_t *entries, int n, int start) {
 	lock(p, &p->enq_locks);
+	note_waker_locked(p);
 	if (p->closing) {
 		pthread_mutex_unlock(&p->lock);
 		return -1;
@@ -333,6 +360,7 @@ int np_push(np_pool *p, const uint64_t *entries, int n, int start) {
 static void open_gate_locked(np_pool *p) {
 	if (p->started)
 		return;
+	note_waker_locked(p);
 	p->started = 1;
 	int q = (int)(p->tail - p->head);
 	if (p->wake == NP_WAKE_SIGNAL && q == 0)
@@ -444,6 +472,9 @@ void np_stats_read(np_pool *p, np_stats *s, uint64_t *jobs_per_worker) {
 		s->locks += LOAD(w->locks);
 		s->woken += LOAD(w->woken);
 		s->futile += LOAD(w->futile);
+		s->woken_on_waker_cpu += LOAD(w->woken_on_waker_cpu);
+		s->woken_elsewhere += LOAD(w->woken_elsewhere);
+		s->woken_unclassified += LOAD(w->woken_unclassified);
 		jobs_per_worker[i] = LOAD(w->jobs);
 		s->jobs += jobs_per_worker[i];
 	}
@@ -452,4 +483,95 @@ void np_stats_read(np_pool *p, np_stats *s, uint64_t *jobs_per_worker) {
 void np_tids(np_pool *p, int *tids) {
 	for (int i = 0; i < p->nworkers; i++)
 		tids[i] = p->workers[i].tid;
+}
+
+// read_file reads up to cap-1 bytes of path into buf, NUL-terminated, and
+// returns how many, or -1 where the kernel refuses (no such file, EACCES).
+static int read_file(const char *path, char *buf, int cap) {
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int n = 0;
+	for (;;) {
+		ssize_t r = read(fd, buf + n, (size_t)(cap - 1 - n));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			close(fd);
+			return -1;
+		}
+		if (r == 0 || (n += (int)r) == cap - 1)
+			break;
+	}
+	close(fd);
+	buf[n] = 0;
+	return n;
+}
+
+// within reports whether address a lies inside the object at o of size n.
+static int within(unsigned long long a, const void *o, size_t n) {
+	uintptr_t b = (uintptr_t)o;
+	return a >= b && a < b + n;
+}
+
+// np_snapshot reads, for each worker thread, proc_task/TID/stat (field 3,
+// the state; field 39, the CPU it last ran on: proc(5)) and
+// proc_task/TID/syscall (the system call it is blocked in and its first
+// argument, the futex word's address for SYS_futex), and classifies the
+// worker as runnable ('R') on the caller's CPU or elsewhere, or asleep in a
+// futex call on the pool's mutex or on work_cond, or none of these. It
+// takes no mutex: holding it would queue the workers on it, the very state
+// it reads. It returns 0, or -1 (s zero) if any read failed.
+int np_snapshot(np_pool *p, const char *proc_task, np_snap *s) {
+	char path[256], buf[1024];
+	memset(s, 0, sizeof *s);
+	int me = sched_getcpu();
+	if (me < 0)
+		return -1;
+	for (int i = 0; i < p->nworkers; i++) {
+		int tid = p->workers[i].tid;
+		snprintf(path, sizeof path, "%s/%d/stat", proc_task, tid);
+		if (read_file(path, buf, sizeof buf) <= 0)
+			goto fail;
+		char *f = strrchr(buf, ')'); // the command may hold spaces and parentheses
+		if (f == NULL)
+			goto fail;
+		char state = 0;
+		int cpu = -1;
+		// After ")": field 3 is the first, field 39 the 37th.
+		char *save = NULL;
+		int field = 3;
+		for (char *t = strtok_r(f + 1, " ", &save); t != NULL; t = strtok_r(NULL, " ", &save), field++) {
+			if (field == 3)
+				state = t[0];
+			else if (field == 39) {
+				cpu = atoi(t);
+				break;
+			}
+		}
+		if (state == 0 || cpu < 0)
+			goto fail;
+		if (state == 'R') {
+			if (cpu == me)
+				s->runnable_on_caller_cpu++;
+			else
+				s->runnable_elsewhere++;
+			continue;
+		}
+		snprintf(path, sizeof path, "%s/%d/syscall", proc_task, tid);
+		if (read_file(path, buf, sizeof buf) <= 0)
+			goto fail;
+		long nr;
+		unsigned long long addr;
+		if (sscanf(buf, "%ld %llx", &nr, &addr) != 2 || nr != SYS_futex)
+			continue; // "running", "-1 …" (not in a system call), or another call
+		if (within(addr, &p->lock, sizeof p->lock))
+			s->asleep_on_mutex++;
+		else if (within(addr, &p->work_cond, sizeof p->work_cond))
+			s->asleep_on_work_cond++;
+	}
+	return 0;
+fail:
+	memset(s, 0, sizeof *s);
+	return -1;
 }

@@ -19,7 +19,17 @@ typedef struct {
 	uint64_t locks, wakes;             // everyone's
 	uint64_t woken, futile, jobs;      // workers'
 	uint64_t join_sleeps;
+	// workers' wake-ups by the CPU they woke on: the last waker's (the
+	// thread of the last np_push or gate opening, at its wake call) or
+	// another; unclassified where sched_getcpu failed.
+	uint64_t woken_on_waker_cpu, woken_elsewhere, woken_unclassified;
 } np_stats;
+
+// np_snap classifies the workers at one instant (np_snapshot).
+typedef struct {
+	int runnable_on_caller_cpu, runnable_elsewhere;
+	int asleep_on_mutex, asleep_on_work_cond;
+} np_snap;
 
 // np_new makes and starts a pool; it returns NULL with *err set to an errno
 // value (or -1 for a mutex kind the system lacks).
@@ -54,5 +64,8 @@ void np_free(np_pool *p);
 void np_stats_read(np_pool *p, np_stats *s, uint64_t *jobs_per_worker);
 void np_tids(np_pool *p, int *tids);
 int np_mutex_supported(int kind);
+// np_snapshot classifies each worker from proc_task ("/proc/self/task")
+// without taking the mutex; it returns 0, or -1 (s zero) if a read failed.
+int np_snapshot(np_pool *p, const char *proc_task, np_snap *s);
 
 #endif
