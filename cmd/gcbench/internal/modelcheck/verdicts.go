@@ -28,18 +28,25 @@ const (
 )
 
 // kernelOf reads the kernel's observables from a perjob mode's counter
-// means: the model's Kernel with the measured preemptions, placement and
-// sleepers on the mutex, and false if any is missing.
+// means: the model's Kernel with the measured preemptions and placement,
+// and false if either is missing. The sleepers on the mutex at Start are
+// fed in where the run took the snapshot (gcbench run --kernel-snapshot,
+// off by default because it lengthens the pause it observes); else the
+// model starts with none.
 func kernelOf(means map[string]float64, workers int) (pausemodel.Kernel, bool) {
-	var v [5]float64
-	for i, key := range []string{keyCollectorPreemptions, keyOnCollectorCPU, keyElsewhere, keyAsleepOnMutex, keyAsleepOnCond} {
+	var v [3]float64
+	for i, key := range []string{keyCollectorPreemptions, keyOnCollectorCPU, keyElsewhere} {
 		x, ok := means[key]
 		if !ok || math.IsNaN(x) || x < 0 {
 			return pausemodel.Kernel{}, false
 		}
 		v[i] = x
 	}
-	k := pausemodel.Kernel{Preemption: pausemodel.PreemptMeasured, Preemptions: v[0], AsleepOnMutex: min(workers, int(math.Round(v[3])))}
+	asleep := 0
+	if x, ok := means[keyAsleepOnMutex]; ok && x >= 0 {
+		asleep = min(workers, int(math.Round(x)))
+	}
+	k := pausemodel.Kernel{Preemption: pausemodel.PreemptMeasured, Preemptions: v[0], AsleepOnMutex: asleep}
 	if v[1]+v[2] > 0 {
 		k.Placed, k.OnCollectorCPU = true, v[1]/(v[1]+v[2])
 	}

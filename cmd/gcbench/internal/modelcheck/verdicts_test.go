@@ -120,8 +120,13 @@ func TestKernelOfReadsTheObservablesByKey(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, pausemodel.Kernel{Preemption: pausemodel.PreemptMeasured, Preemptions: 3, Placed: true, OnCollectorCPU: 0.25, AsleepOnMutex: 6}, k)
 	delete(means, keyAsleepOnCond)
+	delete(means, keyAsleepOnMutex)
+	k, ok = kernelOf(means, 8)
+	require.True(t, ok, "the snapshot's counts are optional")
+	assert.Zero(t, k.AsleepOnMutex, "no snapshot: the model starts with no sleeper on the mutex")
+	delete(means, keyElsewhere)
 	_, ok = kernelOf(means, 8)
-	assert.False(t, ok, "one key missing: not recorded")
+	assert.False(t, ok, "placement missing: not recorded")
 }
 
 // TestValidateFeedsTheObservablesIn: a point whose perjob run carries the
