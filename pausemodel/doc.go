@@ -23,7 +23,9 @@
 //     measures Costs with microbenchmarks of the Native pool's primitives
 //     on this host;
 //   - the measurement of job costs (work.go): MeasureWork, serial
-//     collections of a heap, and Predict, which simulates them.
+//     collections of a heap; MeasureSlowdown, the factor the same jobs
+//     take on k of the Native pool's worker threads at once (Work.Scaled
+//     applies it); and Predict, which simulates them.
 //
 // Package cmd/gcbench/internal/modelcheck compares predictions with measured sweeps.
 //

@@ -138,3 +138,55 @@ func PredictKernel(c Costs, w Work, s Shape) (time.Duration, Result, error) {
 	}
 	return w.Outside + r.Dispatch, r, nil
 }
+
+// Scaled is w with every job's cost, its Each's included, multiplied by
+// f; Outside, the collector's own work, is kept.
+func (w Work) Scaled(f float64) Work {
+	scale := func(ds []time.Duration) []time.Duration {
+		out := make([]time.Duration, len(ds))
+		for i, d := range ds {
+			out[i] = time.Duration(float64(d) * f)
+		}
+		return out
+	}
+	out := Work{Roots: time.Duration(float64(w.Roots) * f), Major: scale(w.Major), LOS: scale(w.LOS), Outside: w.Outside}
+	for _, e := range w.Each {
+		out.Each = append(out.Each, e.Scaled(f))
+	}
+	return out
+}
+
+// MeasureSlowdown measures how much slower cfg's heap's jobs run on
+// concurrency of the native pool's worker threads at once than inline on
+// the collector: one interleaved comparison of Serial and Batch
+// collections at Workers = concurrency (the normal mutex; the jobs' own
+// cost does not depend on it), each collection's summed job durations
+// (Record.JobMean × Record.Jobs), Batch's mean over Serial's. It is a
+// calibration of the jobs, not of the pauses the model is checked
+// against: a job's duration is its own start to end on its worker, which
+// the dispatch around it does not enter. Run on more CPUs than
+// concurrency, it measures what caches shared with other running jobs,
+// and a worker thread's caches that the collector did not warm, cost each
+// job.
+func MeasureSlowdown(ctx context.Context, cfg gcsim.Config, concurrency, collections int) (float64, error) {
+	if concurrency < 1 || collections < 1 {
+		return 0, fmt.Errorf("%w: slowdown at %d workers over %d collections", ErrShape, concurrency, collections)
+	}
+	cfg.Workers, cfg.Backend, cfg.Mutex, cfg.Wake = concurrency, workerpool.Native, workerpool.MutexNormal, workerpool.Broadcast
+	cfg.Verify, cfg.Trace, cfg.KernelSnapshot = false, nil, false
+	res, err := gcsim.Compare(ctx, cfg, gcsim.CompareOptions{Modes: []gcsim.Mode{gcsim.Serial, gcsim.Batch}, GCs: collections, Warmup: 2})
+	if err != nil {
+		return 0, fmt.Errorf("measuring the jobs' cost on %d workers: %w", concurrency, err)
+	}
+	var sums [2]float64
+	for i, m := range res.Modes {
+		for _, r := range m.Records {
+			sums[i] += float64(r.JobMean) * float64(r.Jobs)
+		}
+		sums[i] /= float64(max(1, len(m.Records)))
+	}
+	if sums[0] <= 0 || sums[1] <= 0 {
+		return 0, fmt.Errorf("%w: no job ran while measuring the slowdown at %d workers", ErrShape, concurrency)
+	}
+	return sums[1] / sums[0], nil
+}

@@ -1,6 +1,9 @@
 package pausemodel
 
 import (
+	"context"
+	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -70,5 +73,53 @@ func TestPredictSimulatesEachCollection(t *testing.T) {
 	}
 	if want := 2 * uneven.Serial(); r.JobSpan != want {
 		t.Errorf("span %v, want the mean of %v and %v", r.JobSpan, uneven.Serial(), 3*uneven.Serial())
+	}
+}
+
+// TestScaledScalesTheJobsNotTheCollector: every job's cost, Each's
+// included, is multiplied; the collector's own parts are kept.
+func TestScaledScalesTheJobsNotTheCollector(t *testing.T) {
+	w := uneven
+	w.Each = []Work{uneven}
+	s := w.Scaled(1.5)
+	if s.Serial() != w.Serial()*3/2 {
+		t.Errorf("scaled serial cost %v, want 1.5 × %v", s.Serial(), w.Serial())
+	}
+	if s.Outside != w.Outside {
+		t.Errorf("outside %v, want it kept at %v", s.Outside, w.Outside)
+	}
+	if len(s.Each) != 1 || s.Each[0].Serial() != uneven.Serial()*3/2 {
+		t.Errorf("each %v: want the one collection scaled too", s.Each)
+	}
+	if w.Major[4] != 80*us {
+		t.Errorf("the original changed: %v", w.Major)
+	}
+}
+
+// TestMeasureSlowdownRunsTheJobsOnTheNativePool: with the Native backend
+// built in, a small heap's slowdown is a positive finite factor; without
+// it, the error says the backend is missing. Nonsense shapes are refused.
+func TestMeasureSlowdownRunsTheJobsOnTheNativePool(t *testing.T) {
+	cfg := gcsim.DefaultConfig()
+	cfg.MajorHeap, cfg.LOS, cfg.Nursery = 16<<20, 8<<20, 256<<10
+	cfg.Mutator.BarrierStores, cfg.Mutator.Published = 400, 20
+	cfg.Mutator.MaxLargeObject = 32 << 10
+	for _, shape := range [][2]int{{0, 3}, {2, 0}} {
+		if _, err := MeasureSlowdown(context.Background(), cfg, shape[0], shape[1]); !errors.Is(err, ErrShape) {
+			t.Errorf("%d workers, %d collections: %v, want ErrShape", shape[0], shape[1], err)
+		}
+	}
+	f, err := MeasureSlowdown(context.Background(), cfg, 2, 3)
+	if !workerpool.NativeAvailable {
+		if !errors.Is(err, workerpool.ErrUnsupported) {
+			t.Fatalf("without the Native backend: %v, want an error wrapping ErrUnsupported", err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(f > 0) || math.IsInf(f, 0) {
+		t.Errorf("slowdown %v, want a positive finite factor", f)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/gcbench/gcbench/cmd/gcbench/internal/modelcheck"
 	"github.com/gcbench/gcbench/cmd/gcbench/internal/outfile"
 	"github.com/gcbench/gcbench/gcsim"
+	"github.com/gcbench/gcbench/internal/bytesize"
 	"github.com/gcbench/gcbench/pausemodel"
 	"github.com/gcbench/gcbench/workerpool"
 	"github.com/spf13/pflag"
@@ -205,8 +206,18 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*report.Re
 	if err != nil {
 		return err
 	}
-	measure := func(cfg gcsim.Config) (pausemodel.Work, error) {
-		return pausemodel.MeasureWork(ctx, cfg, o.calibrateGCs)
+	measure := modelcheck.Measure{
+		Work: func(cfg gcsim.Config) (pausemodel.Work, error) {
+			return pausemodel.MeasureWork(ctx, cfg, o.calibrateGCs)
+		},
+		Slowdown: func(cfg gcsim.Config, k int) (float64, error) {
+			f, err := pausemodel.MeasureSlowdown(ctx, cfg, k, o.calibrateGCs)
+			if err == nil {
+				fmt.Fprintf(head, "gcbench predict: the jobs of %s + %s on %d of the pool's workers at once: %.3f× their serial cost\n",
+					bytesize.Format(cfg.MajorHeap), bytesize.Format(cfg.LOS), k, f)
+			}
+			return f, err
+		},
 	}
 	verdicts, tables, err := modelcheck.Tables(cal, reports, measure, o.predictionConfig(), o.cores)
 	if err != nil {

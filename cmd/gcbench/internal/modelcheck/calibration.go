@@ -55,7 +55,7 @@ func (c Calibration) Facts(k workerpool.MutexKind, on string) []render.Fact {
 // for every kind k of run i: how far the verdict, made with the medians,
 // rests on them. It is nil with fewer than two runs of every kind, where
 // there is no spread to show.
-func calibrationRunErrors(runs map[workerpool.MutexKind][]pausemodel.Costs, reports []*report.Report, work workOf) ([]float64, error) {
+func calibrationRunErrors(runs map[workerpool.MutexKind][]pausemodel.Costs, reports []*report.Report, work workOf, slow slowdownOf) ([]float64, error) {
 	n := -1
 	for _, rs := range runs {
 		if n < 0 || len(rs) < n {
@@ -71,7 +71,7 @@ func calibrationRunErrors(runs map[workerpool.MutexKind][]pausemodel.Costs, repo
 		for k, rs := range runs {
 			costs[k] = rs[i]
 		}
-		v, err := validatePoints(costs, reports, work)
+		v, err := validatePoints(costs, reports, work, slow)
 		if err != nil {
 			return nil, fmt.Errorf("checking calibration run %d: %w", i+1, err)
 		}

@@ -51,7 +51,7 @@ func TestRunErrorsNeedTwoRuns(t *testing.T) {
 	errs, err := calibrationRunErrors(one, []*report.Report{point("native", "pi", 2)}, func(gcsim.Config) (pausemodel.Work, error) {
 		t.Fatal("measured a heap")
 		return pausemodel.Work{}, nil
-	})
+	}, nil)
 	require.NoError(t, err)
 	assert.Nil(t, errs)
 }
@@ -62,7 +62,7 @@ func TestRunErrorsOnePerRun(t *testing.T) {
 	runs := map[workerpool.MutexKind][]pausemodel.Costs{workerpool.MutexNormal: {{}, {}, {}}, workerpool.MutexPI: {{}, {}, {}}}
 	errs, err := calibrationRunErrors(runs, []*report.Report{point("native", "pi", 2)}, func(gcsim.Config) (pausemodel.Work, error) {
 		return pausemodel.Work{}, nil
-	})
+	}, nil)
 	require.NoError(t, err)
 	assert.Len(t, errs, 3)
 }
@@ -144,7 +144,7 @@ func TestTablesInOrder(t *testing.T) {
 	heap := gcsim.DefaultConfig()
 	heap.MajorHeap, heap.LOS = 128<<20, 16<<20 // not the points' heap
 	titles := func(reports ...*report.Report) []string {
-		verdicts, tables, err := Tables(cal, reports, work, heap, []int{2})
+		verdicts, tables, err := Tables(cal, reports, Measure{Work: work}, heap, []int{2})
 		require.NoError(t, err)
 		require.Len(t, verdicts, 4)
 		var out []string
@@ -156,11 +156,11 @@ func TestTablesInOrder(t *testing.T) {
 	native := run(point("native", "pi", 2))
 	assert.Equal(t, []string{"model", "model", "scenarios", "timing-free"}, titles(native))
 	assert.Equal(t, []string{"model", "model", "beside", "scenarios", "timing-free"}, titles(native, run(point("threads", "", 2))))
-	_, _, err := Tables(cal, []*report.Report{native}, func(cfg gcsim.Config) (pausemodel.Work, error) {
+	_, _, err := Tables(cal, []*report.Report{native}, Measure{Work: func(cfg gcsim.Config) (pausemodel.Work, error) {
 		if cfg.MajorHeap == heap.MajorHeap {
 			return pausemodel.Work{}, errors.New("no room")
 		}
 		return w, nil
-	}, heap, []int{2})
+	}}, heap, []int{2})
 	assert.ErrorContains(t, err, "measuring job costs at 128MiB + 16MiB: no room")
 }

@@ -130,6 +130,54 @@ func (v validation) workers() int { return v.Config.Workers }
 // workOf measures (or recalls) the job costs of a heap.
 type workOf func(gcsim.Config) (pausemodel.Work, error)
 
+// slowdownOf measures (or recalls) how much slower a heap's jobs run on
+// that many of the pool's workers at once (pausemodel.MeasureSlowdown).
+type slowdownOf func(cfg gcsim.Config, concurrency int) (float64, error)
+
+// Measure holds what Tables measures of a heap's jobs, on this host:
+// Work, their serial costs (pausemodel.MeasureWork), and Slowdown, the
+// factor they take on k of the pool's workers running at once
+// (pausemodel.MeasureSlowdown), which a point on more than one core
+// applies at k = min(workers, cores); nil Slowdown is a factor of 1.
+type Measure struct {
+	Work     func(gcsim.Config) (pausemodel.Work, error)
+	Slowdown func(cfg gcsim.Config, concurrency int) (float64, error)
+}
+
+// memoSlowdown is memo for slowdowns: each heap and concurrency once.
+func memoSlowdown(measure slowdownOf) slowdownOf {
+	if measure == nil {
+		return nil
+	}
+	got := map[string]float64{}
+	return func(cfg gcsim.Config, k int) (float64, error) {
+		key := fmt.Sprint(heapKey(cfg), "/", k)
+		if f, ok := got[key]; ok {
+			return f, nil
+		}
+		f, err := measure(cfg, k)
+		if err == nil {
+			got[key] = f
+		}
+		return f, err
+	}
+}
+
+// onWorkers is w as its jobs cost at a point on cores: on one core they
+// run one at a time, as MeasureWork measured them; on more, up to
+// min(workers, cores) at once on worker threads, each slower by the
+// measured factor.
+func onWorkers(w pausemodel.Work, slow slowdownOf, cfg gcsim.Config, cores int) (pausemodel.Work, error) {
+	if slow == nil || cores < 2 {
+		return w, nil
+	}
+	f, err := slow(cfg, min(cfg.Workers, cores))
+	if err != nil {
+		return pausemodel.Work{}, err
+	}
+	return w.Scaled(f), nil
+}
+
 // memo returns a workOf that calls measure once per heap (its sizes and
 // seed, the settings job costs depend on) and recalls a success after:
 // measuring a heap's job costs takes serial collections, and every point
@@ -194,7 +242,7 @@ func Poolable(reports []*report.Report) error {
 // validatePoints predicts every native point of reports with costs[its mutex
 // kind] and the job costs work gives for its heap. Points of other
 // backends, and those the check does not cover, are left out.
-func validatePoints(costs map[workerpool.MutexKind]pausemodel.Costs, reports []*report.Report, work workOf) ([]validation, error) {
+func validatePoints(costs map[workerpool.MutexKind]pausemodel.Costs, reports []*report.Report, work workOf, slow slowdownOf) ([]validation, error) {
 	var out []validation
 	pr := predictor{}
 	for _, r := range reports {
@@ -211,7 +259,11 @@ func validatePoints(costs map[workerpool.MutexKind]pausemodel.Costs, reports []*
 			return nil, fmt.Errorf("%s: measuring its heap's job costs: %w", r.Source, err)
 		}
 		for _, run := range r.Runs {
-			v, ok, err := pr.validate(p, run, c, w)
+			wr, err := onWorkers(w, slow, p.Config, run.Host.Cores)
+			if err != nil {
+				return nil, fmt.Errorf("%s: measuring its jobs' cost on the pool's workers: %w", r.Source, err)
+			}
+			v, ok, err := pr.validate(p, run, c, wr)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", r.Source, err)
 			}
@@ -236,7 +288,7 @@ type prediction struct {
 // predict is pausemodel.PredictKernel of p's collection at cores in
 // mode, with the kernel k.
 func (pr predictor) predict(c pausemodel.Costs, w pausemodel.Work, p sweepPoint, cores int, mode gcsim.Mode, k pausemodel.Kernel) (prediction, error) {
-	key := fmt.Sprint(c, c.WakeToRunDist, heapKey(p.Config), cores, p.Config.Workers, mode, p.Mutex, k)
+	key := fmt.Sprint(c, c.WakeToRunDist, heapKey(p.Config), w.Serial(), cores, p.Config.Workers, mode, p.Mutex, k)
 	if got, ok := pr[key]; ok {
 		return got, nil
 	}

@@ -2,6 +2,7 @@ package modelcheck
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"strconv"
 	"testing"
@@ -186,4 +187,61 @@ func TestManyCoreRangeAndDecider(t *testing.T) {
 	assert.Empty(t, tab.Rows[1][6], "a range of 0.7 gets no single ratio")
 	assert.Empty(t, tab.Rows[1][7])
 	assert.Equal(t, "0.200–0.900", tab.Rows[1][3], "the range of batch/perjob")
+}
+
+// TestOnWorkersScalesOnMoreThanOneCore: on one core the jobs keep their
+// serial costs; on more, the slowdown at min(workers, cores) running at
+// once scales them; its error is passed on; nil is a factor of 1.
+func TestOnWorkersScalesOnMoreThanOneCore(t *testing.T) {
+	w := pausemodel.Work{Roots: 10 * time.Microsecond, Major: []time.Duration{0, 100 * time.Microsecond},
+		LOS: []time.Duration{0, 50 * time.Microsecond}, Outside: 7 * time.Microsecond}
+	var asked []int
+	slow := func(_ gcsim.Config, k int) (float64, error) { asked = append(asked, k); return 2, nil }
+	cfg := gcsim.DefaultConfig()
+	cfg.Workers = 8
+	one, err := onWorkers(w, slow, cfg, 1)
+	require.NoError(t, err)
+	assert.Equal(t, w, one)
+	assert.Empty(t, asked, "one core: nothing to measure")
+	two, err := onWorkers(w, slow, cfg, 2)
+	require.NoError(t, err)
+	assert.Equal(t, 2*w.Serial(), two.Serial())
+	assert.Equal(t, w.Outside, two.Outside)
+	cfg.Workers = 1
+	_, err = onWorkers(w, slow, cfg, 2)
+	require.NoError(t, err)
+	assert.Equal(t, []int{2, 1}, asked, "min(workers, cores) at once")
+	same, err := onWorkers(w, nil, cfg, 2)
+	require.NoError(t, err)
+	assert.Equal(t, w, same)
+	_, err = onWorkers(w, func(gcsim.Config, int) (float64, error) { return 0, errors.New("no pool") }, cfg, 2)
+	assert.ErrorContains(t, err, "no pool")
+}
+
+// TestMemoSlowdownMeasuresEachHeapAndConcurrencyOnce: repeats are
+// recalled; another concurrency or heap is measured; errors are not kept.
+func TestMemoSlowdownMeasuresEachHeapAndConcurrencyOnce(t *testing.T) {
+	calls := 0
+	fail := true
+	slow := memoSlowdown(func(gcsim.Config, int) (float64, error) {
+		calls++
+		if fail {
+			fail = false
+			return 0, errors.New("once")
+		}
+		return 1.2, nil
+	})
+	cfg := gcsim.DefaultConfig()
+	_, err := slow(cfg, 2)
+	require.Error(t, err)
+	for range 3 {
+		f, err := slow(cfg, 2)
+		require.NoError(t, err)
+		assert.Equal(t, 1.2, f)
+	}
+	_, _ = slow(cfg, 1)
+	cfg.LOS *= 2
+	_, _ = slow(cfg, 2)
+	assert.Equal(t, 4, calls)
+	assert.Nil(t, memoSlowdown(nil))
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/gcbench/gcbench/analysis/report"
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/internal/bytesize"
-	"github.com/gcbench/gcbench/pausemodel"
 )
 
 // Tables checks the model against reports with cal (with its medians, and
@@ -23,18 +22,20 @@ import (
 // the check point by point, the check by part of the pause, the Go
 // backends beside it if reports have points of them, the many-core
 // scenarios and the timing-free facts. measure gives a heap's job
-// costs (pausemodel.MeasureWork); Tables calls it once per heap.
-func Tables(cal Calibration, reports []*report.Report, measure func(gcsim.Config) (pausemodel.Work, error), heap gcsim.Config,
+// costs; Tables calls each of its functions once per heap (and worker
+// count).
+func Tables(cal Calibration, reports []*report.Report, measure Measure, heap gcsim.Config,
 	cores []int) (verdictLines []string, _ []*render.Table, _ error) {
-	work := memo(measure)
-	vals, err := validatePoints(cal.medians, reports, work)
+	work := memo(measure.Work)
+	slow := memoSlowdown(measure.Slowdown)
+	vals, err := validatePoints(cal.medians, reports, work, slow)
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, l := range verdicts(vals) {
 		verdictLines = append(verdictLines, l.String())
 	}
-	runErrors, err := calibrationRunErrors(cal.runs, reports, work)
+	runErrors, err := calibrationRunErrors(cal.runs, reports, work, slow)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -62,7 +63,8 @@ func validationTable(vals []validation, runErrors []float64) *render.Table {
 	t := &render.Table{Title: "model check against the native backend: measured vs predicted mean pause (µs), perjob − batch"}
 	t.Header = [][]string{{"mutex", "workers", "cores", "perjob", "batch", "perjob−batch", "batch/perjob",
 		"predicted perjob", "predicted batch", "predicted perjob−batch", "predicted batch/perjob", "error",
-		"futile wake-ups", "predicted futile", "futile ok"}}
+		"perjob envelope", "batch envelope",
+		"futile wake-ups", "predicted futile", "futile ok", "futile given observables"}}
 	ranges := futileRanges(vals)
 	for _, v := range vals {
 		r := ranges[key(v)]
@@ -73,7 +75,9 @@ func validationTable(vals []validation, runErrors []float64) *render.Table {
 		t.Rows = append(t.Rows, []string{v.Mutex.String(), strconv.Itoa(v.workers()), strconv.Itoa(v.Cores),
 			render.Float(v.MeasuredPerJob, 0), render.Float(v.MeasuredBatch, 0), render.Float(v.measuredDiff(), 0), render.Float(v.MeasuredBatch/v.MeasuredPerJob, 3),
 			render.Float(v.PredictedPerJob, 0), render.Float(v.PredictedBatch, 0), render.Float(v.predictedDiff(), 0), render.Float(v.PredictedBatch/v.PredictedPerJob, 3),
-			render.Float(v.predictedDiff()-v.measuredDiff(), 0), render.Float(v.MeasuredFutile, 1), strconv.Itoa(v.PredictedFutile), ok})
+			render.Float(v.predictedDiff()-v.measuredDiff(), 0),
+			envelope(v.PerJobLow, v.PredictedPerJob), envelope(v.BatchLow, v.PredictedBatch),
+			render.Float(v.MeasuredFutile, 1), strconv.Itoa(v.PredictedFutile), ok, observedFutile(v)})
 	}
 	j := judge(vals)
 	verdict := "met"
@@ -81,7 +85,9 @@ func validationTable(vals []validation, runErrors []float64) *render.Table {
 		verdict = "MISSED"
 	}
 	t.Notes = append(t.Notes, "Each point's error is its predicted perjob−batch minus the measured; futile ok says whether its "+
-		"predicted futile wake-ups (the model's own kernel rules) are within the target below.")
+		"predicted futile wake-ups (the model's own kernel rules) are within the target below. An envelope is check 3's: "+
+		"the model's mean pause with no wake-up preemption, then with preemption on every wake; futile given observables "+
+		"is check 2's prediction, with the run's measured preemptions and placement fed in (n/a where the run has none).")
 	t.Notes = append(t.Notes, fmt.Sprintf("Mean absolute error of perjob−batch: %.0f µs, %.0f%% of the mean measured difference "+
 		"(goal ≤ %.0f%% + the measurement floor %.0f%%: %s). Measured: each point's Avg; predicted: pausemodel.Predict, "+
 		"calibrated from this host's native primitives with the point's mutex kind.", j.MAE, j.Rel, goal, j.Floor.Rel, verdict))
@@ -240,4 +246,17 @@ func goRuntimeTable(gos []goPoint, vals []validation) *render.Table {
 	t.Notes = append(t.Notes, "Measured only: the model is SGen's pool on the kernel (the native backend). "+
 		"Go runtime's effect: the Go backend's perjob−batch minus the native one's at the same point (mean over its repeats).")
 	return t
+}
+
+// observedFutile is check 2's predicted futile wake-ups of v, or n/a.
+func observedFutile(v validation) string {
+	if !v.Observed {
+		return "n/a"
+	}
+	return strconv.Itoa(v.ObservedFutile)
+}
+
+// envelope is check 3's bounds of a mean pause (µs), "low–high".
+func envelope(a, b float64) string {
+	return render.Float(min(a, b), 0) + "–" + render.Float(max(a, b), 0)
 }
