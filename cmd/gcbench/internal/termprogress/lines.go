@@ -23,7 +23,9 @@ func IsTerminal(w io.Writer) bool {
 //
 //	gcbench: 1234 of 4500 collections (serial 412/1500, perjob 411/1500, batch 411/1500), 1m10s so far, about 3m5s left
 //
-// the time left extrapolated from the pace since the Lines was made. It
+// the time left extrapolated from the pace since the first collection
+// was reported (not since the Lines was made: building a heap before it
+// can take longer than the collections do), once there is a pace. It
 // writes nothing else (no start line: the caller knows what runs) and no
 // line per collection. It is safe for concurrent use; a nil *Lines does
 // nothing.
@@ -36,6 +38,8 @@ type Lines struct {
 	every       time.Duration
 	start, last time.Time
 	now         func() time.Time
+	first       time.Time // when the first Update came, and the collections then
+	firstSum    int
 }
 
 // OffTerminal returns Lines for modes, each of perMode collections,
@@ -71,6 +75,12 @@ func (l *Lines) Update(mode, done, total int) {
 	defer l.mu.Unlock()
 	l.done[mode], l.total[mode] = done, total
 	now := l.now()
+	if l.first.IsZero() {
+		l.first = now
+		for _, d := range l.done {
+			l.firstSum += d
+		}
+	}
 	if now.Sub(l.last) < l.every {
 		return
 	}
@@ -83,8 +93,8 @@ func (l *Lines) Update(mode, done, total int) {
 	}
 	elapsed := now.Sub(l.start)
 	line := fmt.Sprintf("%s: %d of %d collections (%s), %s so far", l.prefix, sum, max, strings.Join(parts, ", "), elapsed.Round(time.Second))
-	if sum > 0 && sum < max {
-		left := time.Duration(float64(elapsed) * float64(max-sum) / float64(sum))
+	if paced := sum - l.firstSum; paced > 0 && sum < max {
+		left := time.Duration(float64(now.Sub(l.first)) * float64(max-sum) / float64(paced))
 		line += fmt.Sprintf(", about %s left", left.Round(time.Second))
 	}
 	_, _ = fmt.Fprintln(l.w, line) // a log's write error is not worth failing a run for

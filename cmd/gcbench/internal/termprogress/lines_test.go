@@ -45,3 +45,19 @@ func TestLinesOffTerminalOnly(t *testing.T) {
 	assert.False(t, IsTerminal(&b))
 	assert.NotNil(t, OffTerminal(&b, "gcbench", []string{"batch"}, 1, DefaultEvery))
 }
+
+// TestLinesPaceFromTheFirstCollection: the time spent before the first
+// collection (building the heap) is not extrapolated: the first line,
+// after a long build, gives no estimate, and the next one the pace of
+// the collections alone.
+func TestLinesPaceFromTheFirstCollection(t *testing.T) {
+	var b bytes.Buffer
+	clock := time.Unix(0, 0)
+	l := newLines(&b, "gcbench", []string{"batch"}, 1000, 10*time.Second, func() time.Time { return clock })
+	clock = clock.Add(16 * time.Second) // the heap's build
+	l.Update(0, 1, 1000)
+	assert.Equal(t, "gcbench: 1 of 1000 collections (batch 1/1000), 16s so far\n", b.String())
+	clock = clock.Add(10 * time.Second)
+	l.Update(0, 101, 1000)
+	assert.True(t, strings.HasSuffix(b.String(), "gcbench: 101 of 1000 collections (batch 101/1000), 26s so far, about 1m30s left\n"), b.String())
+}
