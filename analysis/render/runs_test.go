@@ -15,21 +15,7 @@ import (
 // pauses scaled by 1, 0.9 and 1.1.
 func runsFixture(t *testing.T) *report.RunsSummary {
 	t.Helper()
-	var runs []*report.Report
-	for i, s := range []float64{1, 0.9, 1.1} {
-		in := reporttest.Inputs()
-		for j := range in[2].Pauses {
-			in[2].Pauses[j] *= s
-		}
-		run, err := report.NewRun(reporttest.Machine, in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := report.NewReport("minor-collection pause", reporttest.Config, run)
-		r.Source = []string{"run1.json", "run2.json", "run3.json"}[i]
-		runs = append(runs, r)
-	}
-	s, err := report.NewRunsSummary(context.Background(), runs)
+	s, err := report.NewRunsSummary(context.Background(), reporttest.Runs(t, 1, 0.9, 1.1))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -143,22 +144,12 @@ func NewRunsSummary(ctx context.Context, reports []*Report) (*RunsSummary, error
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
-		return cmpFloat(v.Runs[a].Improvement, v.Runs[b].Improvement)
+		return cmp.Compare(v.Runs[a].Improvement, v.Runs[b].Improvement)
 	})
 	s.MedianRun = order[(len(order)-1)/2]
 	s.Median = NewReport(merged.Title, merged.Config, runs[s.MedianRun])
 	s.Median.Settings, s.Median.Anatomy, s.Median.Source = merged.Settings, merged.Anatomy, s.Sources[s.MedianRun]
 	return s, nil
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // summarizeComparison is comparison ci (the last mode against mode ci)

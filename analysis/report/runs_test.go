@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -13,26 +12,10 @@ import (
 	"github.com/gcbench/gcbench/analysis/report/reporttest"
 )
 
-// repeatedRuns are len(scales) reports of reporttest's configuration on
-// its machine, run i's batch pauses scaled by scales[i]: repeated runs
-// whose batch-vs-perjob improvements differ.
+// repeatedRuns are reporttest.Runs: repeated runs whose batch-vs-perjob
+// improvements differ.
 func repeatedRuns(t *testing.T, scales ...float64) []*report.Report {
-	t.Helper()
-	var out []*report.Report
-	for i, s := range scales {
-		in := reporttest.Inputs()
-		for j := range in[2].Pauses {
-			in[2].Pauses[j] *= s
-		}
-		run, err := report.NewRun(reporttest.Machine, in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := report.NewReport("minor-collection pause", reporttest.Config, run)
-		r.Source = fmt.Sprintf("run%d.json", i+1)
-		out = append(out, r)
-	}
-	return out
+	return reporttest.Runs(t, scales...)
 }
 
 func TestRunsSummaryGivesEachRunMedianRangeAndInterval(t *testing.T) {

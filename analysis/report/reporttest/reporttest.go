@@ -5,6 +5,7 @@
 package reporttest
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -60,4 +61,26 @@ func Report(t testing.TB) *report.Report {
 	run.Started = time.Date(2026, 11, 29, 20, 0, 0, 0, time.UTC)
 	run.Facts = map[string]float64{"major_gcs": 3}
 	return report.NewReport("minor-collection pause", Config, run)
+}
+
+// Runs are len(scales) reports of Inputs on Machine, repeated runs of one
+// configuration: run i's batch pauses scaled by scales[i], so that their
+// batch-vs-perjob improvements differ, and its Source "run<i+1>.json".
+func Runs(t testing.TB, scales ...float64) []*report.Report {
+	t.Helper()
+	var out []*report.Report
+	for i, s := range scales {
+		in := Inputs()
+		for j := range in[2].Pauses {
+			in[2].Pauses[j] *= s
+		}
+		run, err := report.NewRun(Machine, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := report.NewReport("minor-collection pause", Config, run)
+		r.Source = fmt.Sprintf("run%d.json", i+1)
+		out = append(out, r)
+	}
+	return out
 }
