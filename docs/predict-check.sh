@@ -17,8 +17,10 @@
 # block docs/predict.md's "Verdicts from docs/predict-check.sh" holds.
 #
 # Sizes can be overridden from the environment (the defaults below keep
-# the whole script to about half an hour on 2 cores):
+# the whole script to about 20 minutes on 2 cores, load waits included):
 #   WORKERS=1,2,4,8,16,32 GCS=100 WARMUP=10 MAJOR=256MiB LOS=128MiB REPEATS=3
+# and LOAD_TIMEOUT=600: before each step it waits up to that many seconds
+# for the 1-minute load to fall under 1, and logs how long it waited.
 set -eu
 
 OUT=${1:-predict-check}
@@ -28,6 +30,7 @@ WARMUP=${WARMUP:-10}
 MAJOR=${MAJOR:-256MiB}
 LOS=${LOS:-128MiB}
 REPEATS=${REPEATS:-3}
+LOAD_TIMEOUT=${LOAD_TIMEOUT:-600}
 
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
@@ -35,8 +38,20 @@ cd "$(dirname "$0")/.."
 go build -o "$OUT/gcbench" ./cmd/gcbench
 G="$OUT/gcbench"
 
-log() {
-	printf '%s  load %s  %s\n' "$(date -u +%H:%M:%S)" "$(cut -d' ' -f1 /proc/loadavg)" "$*" | tee -a "$OUT/log.txt"
+# step NAME: waits up to LOAD_TIMEOUT seconds for the 1-minute load to fall
+# under 1 (each step's own threads leave the next one a load of 2 or more),
+# then logs the step with the load it starts at, and how long it waited or
+# that it gave up.
+step() {
+	waited=0
+	while [ "$(cut -d' ' -f1 /proc/loadavg | cut -d. -f1)" -ge 1 ] && [ "$waited" -lt "$LOAD_TIMEOUT" ]; do
+		sleep 10
+		waited=$((waited + 10))
+	done
+	note=""
+	[ "$waited" -gt 0 ] && note=" (after waiting ${waited} s)"
+	[ "$(cut -d' ' -f1 /proc/loadavg | cut -d. -f1)" -ge 1 ] && note=" (load still 1 or more after ${waited} s: measured anyway)"
+	printf '%s  load %s  %s%s\n' "$(date -u +%H:%M:%S)" "$(cut -d' ' -f1 /proc/loadavg)" "$*" "$note" | tee -a "$OUT/log.txt"
 }
 
 sweep() { # sweep CORES DIR BACKEND [FLAGS...]: CORES 1 runs it under taskset -c 0
@@ -51,15 +66,15 @@ sweep() { # sweep CORES DIR BACKEND [FLAGS...]: CORES 1 runs it under taskset -c
 
 r=1
 while [ "$r" -le "$REPEATS" ]; do
-	log "native sweep, 2 cores, repeat $r"
+	step "native sweep, 2 cores, repeat $r"
 	sweep 2 "n2_$r" native --mutex normal,pi
-	log "native sweep, core 0, repeat $r"
+	step "native sweep, core 0, repeat $r"
 	sweep 1 "n1_$r" native --mutex normal,pi
 	r=$((r + 1))
 done
-log "threads sweep, 2 cores (beside the check)"
+step "threads sweep, 2 cores (beside the check)"
 sweep 2 t2 threads
-log "threads sweep, core 0 (beside the check)"
+step "threads sweep, core 0 (beside the check)"
 sweep 1 t1 threads
 
 dirs=""
@@ -69,11 +84,11 @@ while [ "$r" -le "$REPEATS" ]; do
 	r=$((r + 1))
 done
 for run in 1 2 3; do
-	log "predict, run $run"
+	step "predict, run $run"
 	# shellcheck disable=SC2086 # dirs is a list of flags
 	"$G" predict $dirs --dir "$OUT/t2" --dir "$OUT/t1" | tee "$OUT/predict-$run.txt"
 done
-log "done"
+printf '%s  load %s  done\n' "$(date -u +%H:%M:%S)" "$(cut -d' ' -f1 /proc/loadavg)" | tee -a "$OUT/log.txt"
 
 echo
 echo "Verdicts from docs/predict-check.sh ($(date -u +'%d %b %Y'), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) CPUs):"
