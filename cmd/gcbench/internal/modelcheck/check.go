@@ -107,6 +107,13 @@ type validation struct {
 	// wake-up preemption: with PredictedPerJob and PredictedBatch
 	// (preemption on every wake) the envelope of check 3.
 	PerJobLow, BatchLow float64
+	// PerJobSE and BatchSE are the measured mean pauses' standard errors
+	// (µs). Referenced says the prediction's job costs are the run's own
+	// serial collections' (reference), whose mean's relative standard
+	// error, ReferenceRelSE, the prediction inherits.
+	PerJobSE, BatchSE float64
+	Referenced        bool
+	ReferenceRelSE    float64
 }
 
 // pauseParts are the parts of the pause the model simulates, as the anatomy
@@ -259,7 +266,12 @@ func validatePoints(costs map[workerpool.MutexKind]pausemodel.Costs, reports []*
 			return nil, fmt.Errorf("%s: measuring its heap's job costs: %w", r.Source, err)
 		}
 		for _, run := range r.Runs {
-			wr, err := onWorkers(w, slow, p.Config, run.Host.Cores)
+			ref, referenced := referenceOf(run)
+			wr := w
+			if referenced {
+				wr = ref.at(w)
+			}
+			wr, err := onWorkers(wr, slow, p.Config, run.Host.Cores)
 			if err != nil {
 				return nil, fmt.Errorf("%s: measuring its jobs' cost on the pool's workers: %w", r.Source, err)
 			}
@@ -268,6 +280,7 @@ func validatePoints(costs map[workerpool.MutexKind]pausemodel.Costs, reports []*
 				return nil, fmt.Errorf("%s: %w", r.Source, err)
 			}
 			if ok {
+				v.Referenced, v.ReferenceRelSE = referenced, ref.RelSE
 				out = append(out, v)
 			}
 		}
@@ -288,7 +301,9 @@ type prediction struct {
 // predict is pausemodel.PredictKernel of p's collection at cores in
 // mode, with the kernel k.
 func (pr predictor) predict(c pausemodel.Costs, w pausemodel.Work, p sweepPoint, cores int, mode gcsim.Mode, k pausemodel.Kernel) (prediction, error) {
-	key := fmt.Sprint(c, c.WakeToRunDist, heapKey(p.Config), w.Serial(), cores, p.Config.Workers, mode, p.Mutex, k)
+	// A heap's works differ by a scale (a run's reference) and the work
+	// outside dispatch, so its serial sum and that part tell them apart.
+	key := fmt.Sprint(c, c.WakeToRunDist, heapKey(p.Config), w.Serial(), w.Outside, cores, p.Config.Workers, mode, p.Mutex, k)
 	if got, ok := pr[key]; ok {
 		return got, nil
 	}
@@ -322,7 +337,8 @@ func (pr predictor) validate(p sweepPoint, run report.Run, c pausemodel.Costs, w
 		MeasuredPerJob: per.Summary.Mean, MeasuredBatch: batch.Summary.Mean, MeasuredFutile: per.CounterMeans[gcsim.CounterFutileWakeups.String()],
 		PredictedPerJob: micros(predPer.pause), PredictedBatch: micros(predBatch.pause), PredictedFutile: predPer.res.FutileWakeups,
 		PerJobMeans: per.CounterMeans, BatchMeans: batch.CounterMeans, PredictedBroadcasts: predPer.res.Broadcasts,
-		PerJobLow: micros(preds[2].pause), BatchLow: micros(preds[3].pause), Jobs: gcsim.JobCount(p.Config.Workers)}
+		PerJobLow: micros(preds[2].pause), BatchLow: micros(preds[3].pause), Jobs: gcsim.JobCount(p.Config.Workers),
+		PerJobSE: standardError(per.Summary), BatchSE: standardError(batch.Summary)}
 	if j, ok := per.CounterMeans[gcsim.CounterJobs.String()]; ok && j >= 1 {
 		v.Jobs = int(math.Round(j))
 	}

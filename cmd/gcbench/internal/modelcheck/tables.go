@@ -63,7 +63,7 @@ func validationTable(vals []validation, runErrors []float64) *render.Table {
 	t := &render.Table{Title: "model check against the native backend: measured vs predicted mean pause (µs), perjob − batch"}
 	t.Header = [][]string{{"mutex", "workers", "cores", "perjob", "batch", "perjob−batch", "batch/perjob",
 		"predicted perjob", "predicted batch", "predicted perjob−batch", "predicted batch/perjob", "error",
-		"perjob envelope", "batch envelope",
+		"perjob envelope", "batch envelope", "inside",
 		"futile wake-ups", "predicted futile", "futile ok", "futile given observables"}}
 	ranges := futileRanges(vals)
 	for _, v := range vals {
@@ -76,7 +76,7 @@ func validationTable(vals []validation, runErrors []float64) *render.Table {
 			render.Float(v.MeasuredPerJob, 0), render.Float(v.MeasuredBatch, 0), render.Float(v.measuredDiff(), 0), render.Float(v.MeasuredBatch/v.MeasuredPerJob, 3),
 			render.Float(v.PredictedPerJob, 0), render.Float(v.PredictedBatch, 0), render.Float(v.predictedDiff(), 0), render.Float(v.PredictedBatch/v.PredictedPerJob, 3),
 			render.Float(v.predictedDiff()-v.measuredDiff(), 0),
-			envelope(v.PerJobLow, v.PredictedPerJob), envelope(v.BatchLow, v.PredictedBatch),
+			envelope(v.PerJobLow, v.PredictedPerJob), envelope(v.BatchLow, v.PredictedBatch), insideLabel(v),
 			render.Float(v.MeasuredFutile, 1), strconv.Itoa(v.PredictedFutile), ok, observedFutile(v)})
 	}
 	j := judge(vals)
@@ -86,7 +86,8 @@ func validationTable(vals []validation, runErrors []float64) *render.Table {
 	}
 	t.Notes = append(t.Notes, "Each point's error is its predicted perjob−batch minus the measured; futile ok says whether its "+
 		"predicted futile wake-ups (the model's own kernel rules) are within the target below. An envelope is check 3's: "+
-		"the model's mean pause with no wake-up preemption, then with preemption on every wake; futile given observables "+
+		"the model's mean pause with no wake-up preemption, then with preemption on every wake, and inside says which of the point's "+
+		"two means check 3 counts inside (both, perjob, batch or neither); futile given observables "+
 		"is check 2's prediction, with the run's measured preemptions and placement fed in (n/a where the run has none).")
 	t.Notes = append(t.Notes, fmt.Sprintf("Mean absolute error of perjob−batch: %.0f µs, %.0f%% of the mean measured difference "+
 		"(goal ≤ %.0f%% + the measurement floor %.0f%%: %s). Measured: each point's Avg; predicted: pausemodel.Predict, "+

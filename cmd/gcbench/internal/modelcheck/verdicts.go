@@ -183,18 +183,56 @@ func checkFutile(vals []validation) verdictLine {
 	return l
 }
 
-// inside reports whether x lies between a and b, in either order.
-func inside(x, a, b float64) bool { return x >= math.Min(a, b) && x <= math.Max(a, b) }
+// envelopeZ is check 3's allowance for chance: a measured mean is inside
+// an envelope if it is within envelopeZ standard errors of it (95%).
+const envelopeZ = 1.96
+
+// inside reports whether a measured mean x, of standard error se, is
+// inside the envelope between bounds a and b (either order) of a
+// prediction whose relative standard error is relSE: within envelopeZ
+// standard errors of the difference from the nearer bound. A mean is
+// itself a measurement, and an envelope can be a line (one worker has
+// nothing to preempt), which an exact mean would miss by chance alone.
+func inside(x, se, a, b, relSE float64) bool {
+	lo, hi := math.Min(a, b), math.Max(a, b)
+	tol := func(bound float64) float64 { return envelopeZ * math.Hypot(se, relSE*bound) }
+	return x >= lo-tol(lo) && x <= hi+tol(hi)
+}
+
+// inEnvelope reports whether v's measured mean pauses, perjob and batch,
+// are each inside its envelope.
+func (v validation) inEnvelope() (perJob, batch bool) {
+	return inside(v.MeasuredPerJob, v.PerJobSE, v.PerJobLow, v.PredictedPerJob, v.ReferenceRelSE),
+		inside(v.MeasuredBatch, v.BatchSE, v.BatchLow, v.PredictedBatch, v.ReferenceRelSE)
+}
+
+// insideLabel names which of v's means are inside their envelopes.
+func insideLabel(v validation) string {
+	switch per, batch := v.inEnvelope(); {
+	case per && batch:
+		return "both"
+	case per:
+		return "perjob"
+	case batch:
+		return "batch"
+	}
+	return "neither"
+}
 
 // checkEnvelope is check 3: each point's measured mean pauses, perjob
 // and batch, lie between the model's with no wake-up preemption and with
-// preemption on every wake, at envelopeShare of the points.
+// preemption on every wake (inside), at envelopeShare of the points.
+// A point whose run has serial collections is predicted with their job
+// costs (reference); the line counts how many had them.
 func checkEnvelope(vals []validation) verdictLine {
 	l := verdictLine{N: 3, What: "pause envelope"}
-	hits := 0
+	hits, referenced := 0, 0
 	for _, v := range vals {
-		if inside(v.MeasuredPerJob, v.PerJobLow, v.PredictedPerJob) && inside(v.MeasuredBatch, v.BatchLow, v.PredictedBatch) {
+		if per, batch := v.inEnvelope(); per && batch {
 			hits++
+		}
+		if v.Referenced {
+			referenced++
 		}
 	}
 	if len(vals) == 0 {
@@ -202,7 +240,8 @@ func checkEnvelope(vals []validation) verdictLine {
 		return l
 	}
 	share := pct(hits, len(vals))
-	l.Figures = fmt.Sprintf("%d of %d points inside (%.0f%%, need %.0f%%)", hits, len(vals), share, envelopeShare)
+	l.Figures = fmt.Sprintf("%d of %d points inside, allowing each mean %.2f standard errors (%.0f%%, need %.0f%%); "+
+		"jobs priced by the run's own serial collections at %d points", hits, len(vals), envelopeZ, share, envelopeShare, referenced)
 	l.Passed = share >= envelopeShare
 	return l
 }

@@ -99,8 +99,43 @@ func TestCheckEnvelopeCountsPointsBetweenTheBounds(t *testing.T) {
 		vals = append(vals, in)
 	}
 	vals = append(vals, out)
-	assert.Equal(t, "check 3 (pause envelope): 9 of 10 points inside (90%, need 90%) PASSED", checkEnvelope(vals).String())
-	assert.Equal(t, "check 3 (pause envelope): 9 of 11 points inside (82%, need 90%) MISSED", checkEnvelope(append(vals, out)).String())
+	assert.Equal(t, "check 3 (pause envelope): 9 of 10 points inside, allowing each mean 1.96 standard errors (90%, need 90%); "+
+		"jobs priced by the run's own serial collections at 0 points PASSED", checkEnvelope(vals).String())
+	assert.Equal(t, "check 3 (pause envelope): 9 of 11 points inside, allowing each mean 1.96 standard errors (82%, need 90%); "+
+		"jobs priced by the run's own serial collections at 0 points MISSED", checkEnvelope(append(vals, out)).String())
+}
+
+// TestInsideAllowsTheMeansStandardErrors: a mean outside a bound by less
+// than 1.96 standard errors of the difference is inside; by more, not;
+// the prediction's own relative error widens the allowance.
+func TestInsideAllowsTheMeansStandardErrors(t *testing.T) {
+	assert.True(t, inside(1000, 0, 1000, 1000, 0), "an exact mean on a line")
+	assert.False(t, inside(1001, 0, 1000, 1000, 0), "no error: no allowance")
+	assert.True(t, inside(1019, 10, 1000, 1000, 0), "1.9 standard errors above")
+	assert.False(t, inside(1021, 10, 1000, 1000, 0), "2.1 above")
+	assert.False(t, inside(979, 10, 1000, 1100, 0), "2.1 below the lower bound")
+	assert.True(t, inside(1025, 10, 1000, 1000, 0.01), "hypot(10, 10) = 14.1 µs: 1.77 standard errors")
+	assert.True(t, inside(1050, 1, 1100, 1000, 0), "bounds in either order")
+}
+
+func TestReferenceOfReadsTheRunsSerialCollections(t *testing.T) {
+	r, err := report.NewRun(report.Host{Hostname: "h", Cores: 2}, []report.ModeInput{
+		{Name: "serial", Pauses: []float64{900, 1100, 1000, 1000}}, {Name: "perjob", Pauses: []float64{1200, 1300}}})
+	require.NoError(t, err)
+	_, ok := referenceOf(r)
+	assert.False(t, ok, "no job counters")
+	r.Modes[0].CounterMeans = map[string]float64{"jobs": 10, "job_mean_us": 90, "card_prep_us": 60, "nursery_reset_us": 40}
+	ref, ok := referenceOf(r)
+	require.True(t, ok)
+	assert.Equal(t, reference{Jobs: 900 * time.Microsecond, Outside: 100 * time.Microsecond, RelSE: r.Modes[0].Summary.Stdev / 2 / 1000}, ref)
+	w := pausemodel.Work{Roots: 50 * time.Microsecond, Major: []time.Duration{0, 200 * time.Microsecond}, LOS: []time.Duration{0, 200 * time.Microsecond},
+		Outside: 7 * time.Microsecond, Each: []pausemodel.Work{{Roots: 50 * time.Microsecond, Major: []time.Duration{0, 200 * time.Microsecond}, LOS: []time.Duration{0, 200 * time.Microsecond}}}}
+	at := ref.at(w)
+	assert.Equal(t, 900*time.Microsecond, at.Serial(), "the jobs at the reference's cost")
+	assert.Equal(t, 900*time.Microsecond, at.Each[0].Serial(), "each collection's too")
+	assert.Equal(t, 100*time.Microsecond, at.Outside)
+	_, ok = referenceOf(report.Run{Modes: r.Modes[1:]})
+	assert.False(t, ok, "no serial mode")
 }
 
 func TestCheckOneCoreJudgesOneCoreUpToEightWorkers(t *testing.T) {
@@ -158,4 +193,60 @@ func TestValidateFeedsTheObservablesIn(t *testing.T) {
 	require.True(t, ok)
 	assert.True(t, never.Observed)
 	assert.Less(t, never.ObservedFutile, bare.PredictedFutile, "no measured preemption on one core: no herd")
+}
+
+// TestValidatePointsPricesJobsByTheRunsSerialCollections: of two runs of
+// one point, the one whose serial collections cost twice as much is
+// predicted with twice the job costs; a run without serial collections
+// keeps the heap's measured costs.
+func TestValidatePointsPricesJobsByTheRunsSerialCollections(t *testing.T) {
+	w := pausemodel.Work{Roots: 50 * time.Microsecond, Major: []time.Duration{0, 200 * time.Microsecond}, LOS: []time.Duration{0, 150 * time.Microsecond},
+		Outside: 10 * time.Microsecond}
+	c := pausemodel.Costs{WakeToRun: 20 * time.Microsecond, WakeCall: 3 * time.Microsecond, WakePer: 1500, Futile: 8 * time.Microsecond, Enqueue: 2 * time.Microsecond, Push: 100, Take: 400}
+	run := func(serialJobs float64, serial bool) report.Run {
+		modes := []report.ModeInput{{Name: "perjob", Pauses: []float64{900, 1000}}, {Name: "batch", Pauses: []float64{800, 900}}}
+		if serial {
+			modes = append([]report.ModeInput{{Name: "serial", Pauses: []float64{700, 800, 750}}}, modes...)
+		}
+		r, err := report.NewRun(report.Host{Hostname: "h", Cores: 1}, modes)
+		require.NoError(t, err)
+		if serial {
+			r.Modes[0].CounterMeans = map[string]float64{"jobs": 17, "job_mean_us": serialJobs / 17, "card_prep_us": 30, "nursery_reset_us": 5}
+		}
+		return r
+	}
+	r := point("native", "normal", 2)
+	r.Runs = []report.Run{run(400, true), run(800, true), run(0, false)}
+	vals, err := validatePoints(map[workerpool.MutexKind]pausemodel.Costs{workerpool.MutexNormal: c}, []*report.Report{r},
+		func(gcsim.Config) (pausemodel.Work, error) { return w, nil }, nil)
+	require.NoError(t, err)
+	require.Len(t, vals, 3)
+	byRef := map[bool][]validation{}
+	for _, v := range vals {
+		byRef[v.Referenced] = append(byRef[v.Referenced], v)
+	}
+	require.Len(t, byRef[true], 2)
+	require.Len(t, byRef[false], 1)
+	lo, hi := byRef[true][0], byRef[true][1]
+	if lo.PredictedBatch > hi.PredictedBatch {
+		lo, hi = hi, lo
+	}
+	// On one core the batch pause is the outside work, the jobs and the
+	// dispatch: twice the jobs add the serial sum once more.
+	assert.InDelta(t, 400, hi.PredictedBatch-lo.PredictedBatch, 40, "%v vs %v", lo.PredictedBatch, hi.PredictedBatch)
+	assert.Greater(t, lo.ReferenceRelSE, 0.0)
+	assert.Zero(t, byRef[false][0].ReferenceRelSE)
+	assert.InDelta(t, 35-10, lo.PredictedBatch-byRef[false][0].PredictedBatch, 1,
+		"the same jobs at the heap's costs (the serial sum is theirs): the difference is the outside work's")
+}
+
+func TestInsideLabelNamesTheMeansInside(t *testing.T) {
+	v := enveloped(val(workerpool.MutexNormal, 2, 8, 100, 300), 1050, 990) // perjob 1100 in [1050, 1300], batch 1000 in [990, 1000]
+	assert.Equal(t, "both", insideLabel(v))
+	v.PerJobLow = 1200
+	assert.Equal(t, "batch", insideLabel(v))
+	v.BatchLow, v.PredictedBatch = 1100, 1100
+	assert.Equal(t, "neither", insideLabel(v))
+	v.PerJobLow = 1000
+	assert.Equal(t, "perjob", insideLabel(v))
 }
