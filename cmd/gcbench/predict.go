@@ -34,9 +34,9 @@ median of --calibrations runs, and from serial collections (the cost of
 each job); it is never fitted to the pauses it is checked against.
 
 The check reads every point with perjob and batch under broadcast in each
---dir ('gcbench sweep --backend native --mutex normal,pi'; a sweep run
-under 'taskset -c 0' checks one core) and prints four verdict lines, each
-ending in PASSED or MISSED:
+--dir ('gcbench sweep --backend native --mutex normal,pi', with --modes
+serial,perjob,batch; a sweep run under 'taskset -c 0' checks one core)
+and prints four verdict lines, each ending in PASSED or MISSED:
 
   check 1 (exact counts): broadcasts, lock acquisitions and wake calls
     per collection are the protocol's, at every point;
@@ -45,8 +45,9 @@ ending in PASSED or MISSED:
     and the workers asleep on the mutex fed in, futile wake-ups within
     ±30% at 80% of the points (MISSED where not recorded);
   check 3 (pause envelope): each measured mean pause between the model's
-    with no wake-up preemption and with preemption on every wake, at 90%
-    of the points;
+    with no wake-up preemption and with preemption on every wake, within
+    1.96 standard errors, at 90% of the points; a point swept with serial
+    collections (--modes serial,perjob,batch) has its jobs priced by them;
   check 4 (one core): on one core, up to 8 workers, a mean absolute error
     of perjob − batch of at most 20% of the measured difference plus the
     measurement floor, which repeated sweeps of one grid (one --dir each)
@@ -77,6 +78,7 @@ type predictOptions struct {
 	major, los   int64
 	format       render.Format
 	calibrateGCs int
+	slowdownGCs  int
 	html         string
 	quick        bool
 }
@@ -121,6 +123,8 @@ func (o *predictOptions) define(fs *pflag.FlagSet) {
 	fs.Var(flagvalue.NewSize(&o.major, 2560<<20, 0), "major-heap", "major heap `size` of the predictions (the seed's)")
 	fs.Var(flagvalue.NewSize(&o.los, 1<<30, 0), "los", "large-object space `size` of the predictions (the seed's)")
 	fs.Var(flagvalue.NewInt(&o.calibrateGCs, 30, 1, 10000), "calibration-gcs", "serial collections that measure each heap's job costs")
+	fs.Var(flagvalue.NewInt(&o.slowdownGCs, 200, 1, 10000), "slowdown-gcs", "collections per mode that measure the jobs' slowdown on the pool's workers "+
+		"(pausemodel.MeasureSlowdown; on the 2-core VM 30 read 1.01–1.15 at one worker, 200 read 1.03–1.06)")
 	fs.Var(formatFlag(&o.format), "format", "output format: text, markdown or csv (the tables' rows only: "+
 		"the calibration lines go to standard error, and the notes, the check's verdict among them, are in text and markdown)")
 	fs.StringVar(&o.html, "html", "", "also write the calibration and every table, with its notes, as one self-contained HTML page to `FILE`")
@@ -211,7 +215,7 @@ func predict(ctx context.Context, e *env, o predictOptions, reports []*report.Re
 			return pausemodel.MeasureWork(ctx, cfg, o.calibrateGCs)
 		},
 		Slowdown: func(cfg gcsim.Config, k int) (float64, error) {
-			f, err := pausemodel.MeasureSlowdown(ctx, cfg, k, o.calibrateGCs)
+			f, err := pausemodel.MeasureSlowdown(ctx, cfg, k, o.slowdownGCs)
 			if err == nil {
 				fmt.Fprintf(head, "gcbench predict: the jobs of %s + %s on %d of the pool's workers at once: %.3f× their serial cost\n",
 					bytesize.Format(cfg.MajorHeap), bytesize.Format(cfg.LOS), k, f)

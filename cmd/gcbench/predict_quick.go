@@ -20,12 +20,13 @@ import (
 // keep it to a few minutes on 2 cores, the sweeps included.
 var (
 	quickWorkers     = "1,2,4,8"
-	quickSweepArgs   = []string{"--backend", "native", "--mutex", "normal,pi", "--wake", "broadcast", "--modes", "perjob,batch", "--major-heap", "64MiB", "--los", "16MiB", "--gcs", "20", "--warmup", "3"}
+	quickSweepArgs   = []string{"--backend", "native", "--mutex", "normal,pi", "--wake", "broadcast", "--modes", "serial,perjob,batch", "--major-heap", "64MiB", "--los", "16MiB", "--gcs", "20", "--warmup", "3"}
 	quickRepeats     = 2 // sweeps of each grid: the measurement floor needs two
 	quickCores       = []int{8, 16}
 	quickMajor       = int64(256 << 20)
 	quickLOS         = int64(64 << 20)
 	quickCalibGCs    = 5
+	quickSlowdownGCs = 20
 	quickCalibration = 1
 )
 
@@ -56,6 +57,7 @@ func (o *predictOptions) applyQuick(fs *pflag.FlagSet) {
 	set("major-heap", func() { o.major = quickMajor })
 	set("los", func() { o.los = quickLOS })
 	set("calibration-gcs", func() { o.calibrateGCs = quickCalibGCs })
+	set("slowdown-gcs", func() { o.slowdownGCs = quickSlowdownGCs })
 }
 
 // quickSweeps is the sweeps --quick makes without --dir, each a

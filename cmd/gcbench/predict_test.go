@@ -181,7 +181,7 @@ func TestQuickSweepsAlternateEveryCoreAndOneCPU(t *testing.T) {
 	assert.Equal(t, []bool{false, true, false, true}, one)
 	for i, a := range args {
 		assert.Equal(t, []string{"sweep", "--dir", dirs[i], "--workers", "1,2,4,8"}, a[:5])
-		assert.True(t, slices.Contains(a, "native") && slices.Contains(a, "normal,pi") && slices.Contains(a, "perjob,batch"), "%v", a)
+		assert.True(t, slices.Contains(a, "native") && slices.Contains(a, "normal,pi") && slices.Contains(a, "serial,perjob,batch"), "%v", a)
 	}
 }
 
