@@ -17,13 +17,15 @@ import (
 // and batch ones beside them.
 //
 // The check needs it because this host's speed is not a constant. On the
-// 2-core KVM guest a fixed arithmetic loop (docs/cpuspeed) took 1.16 to
-// 2.31 ms per round on one CPU and 1.20 to 1.66 ms on the other at the
-// same time, and one serial sweep point's mean pause read 2201, 2825 and
-// 3887 µs in three sweeps minutes apart: job costs measured once, at
-// another time, put a prediction off by more than check 3's envelope is
-// wide. A serial collection runs the jobs with no dispatch, so it
-// calibrates the jobs, not the pauses checked.
+// 2-core KVM guest a fixed arithmetic loop (docs/cpuspeed) once took 5.93
+// to 10.27 ms per round on one CPU and 5.66 to 9.66 ms on the other, not
+// in step, and 4.6 to 5.3 ms on both forty minutes later; one sweep
+// point's serial mean pause read 3215, 2600 and 2754 µs in three sweeps
+// minutes apart. Job costs measured once, at another time, put a
+// prediction off by more than check 3's envelope is wide. A serial
+// collection runs the jobs with no dispatch, so it calibrates the jobs,
+// not the pauses checked; it runs on the collector's CPU, so the other
+// CPU's speed stays unmeasured (docs/predict.md, "The host's speed").
 type reference struct {
 	Jobs    time.Duration // the jobs' summed cost per collection
 	Outside time.Duration // card preparation and nursery reset per collection
