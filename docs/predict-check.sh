@@ -61,7 +61,7 @@ sweep() { # sweep CORES DIR BACKEND [FLAGS...]: CORES 1 runs it under taskset -c
 	[ "$cores" = 1 ] && pin="taskset -c 0"
 	# shellcheck disable=SC2086 # pin is a command prefix or nothing
 	$pin "$G" sweep --dir "$OUT/$dir" --backend "$backend" "$@" --wake broadcast --workers "$WORKERS" \
-		--modes perjob,batch --major-heap "$MAJOR" --los "$LOS" --gcs "$GCS" --warmup "$WARMUP"
+		--modes serial,perjob,batch --major-heap "$MAJOR" --los "$LOS" --gcs "$GCS" --warmup "$WARMUP"
 }
 
 r=1
