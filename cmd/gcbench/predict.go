@@ -66,7 +66,7 @@ futile wake-ups).
 --quick is a small check: one calibration per kind, small heaps, --cores
 8,16; without --dir it first sweeps its own native points (workers
 1,2,4,8, a 64MiB heap, 20 collections, on every core and on one CPU, two
-repeats) into a temporary directory. It takes a few minutes on 2 cores.
+repeats) into a temporary directory. It takes under a minute on 2 cores.
 
 flags:
 `

@@ -17,7 +17,7 @@ import (
 )
 
 // predict --quick: a small check that makes its own points. Its sizes
-// keep it to a few minutes on 2 cores, the sweeps included.
+// keep it under a minute on 2 cores, the sweeps included.
 var (
 	quickWorkers     = "1,2,4,8"
 	quickSweepArgs   = []string{"--backend", "native", "--mutex", "normal,pi", "--wake", "broadcast", "--modes", "serial,perjob,batch", "--major-heap", "64MiB", "--los", "16MiB", "--gcs", "20", "--warmup", "3"}
