@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/gcbench/gcbench/analysis/report"
+	"github.com/gcbench/gcbench/analysis/stats"
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/pausemodel"
 	"github.com/gcbench/gcbench/workerpool"
@@ -338,7 +339,7 @@ func (pr predictor) validate(p sweepPoint, run report.Run, c pausemodel.Costs, w
 		PredictedPerJob: micros(predPer.pause), PredictedBatch: micros(predBatch.pause), PredictedFutile: predPer.res.FutileWakeups,
 		PerJobMeans: per.CounterMeans, BatchMeans: batch.CounterMeans, PredictedBroadcasts: predPer.res.Broadcasts,
 		PerJobLow: micros(preds[2].pause), BatchLow: micros(preds[3].pause), Jobs: gcsim.JobCount(p.Config.Workers),
-		PerJobSE: standardError(per.Summary), BatchSE: standardError(batch.Summary)}
+		PerJobSE: stats.StandardError(per.Pauses), BatchSE: stats.StandardError(batch.Pauses)}
 	if j, ok := per.CounterMeans[gcsim.CounterJobs.String()]; ok && j >= 1 {
 		v.Jobs = int(math.Round(j))
 	}

@@ -16,16 +16,13 @@ import (
 // in rotating rounds, so the serial ones saw the same host as the perjob
 // and batch ones beside them.
 //
-// The check needs it because this host's speed is not a constant. On the
-// 2-core KVM guest a fixed arithmetic loop (docs/cpuspeed) once took 5.93
-// to 10.27 ms per round on one CPU and 5.66 to 9.66 ms on the other, not
-// in step, and 4.6 to 5.3 ms on both forty minutes later; one sweep
-// point's serial mean pause read 3215, 2600 and 2754 µs in three sweeps
-// minutes apart. Job costs measured once, at another time, put a
-// prediction off by more than check 3's envelope is wide. A serial
-// collection runs the jobs with no dispatch, so it calibrates the jobs,
-// not the pauses checked; it runs on the collector's CPU, so the other
-// CPU's speed stays unmeasured (docs/predict.md, "The host's speed").
+// The check needs it because this host's speed is not a constant: its
+// CPUs' speed wanders, each on its own, enough to put job costs measured
+// at another time outside check 3's envelope (docs/predict.md, "The
+// host's speed", gives the figures, from docs/cpuspeed and the sweeps). A
+// serial collection runs the jobs with no dispatch, so it calibrates the
+// jobs, not the pauses checked; it runs on the collector's CPU, so the
+// other CPU's speed stays unmeasured.
 type reference struct {
 	Jobs    time.Duration // the jobs' summed cost per collection
 	Outside time.Duration // card preparation and nursery reset per collection
@@ -38,7 +35,7 @@ type reference struct {
 // without its job counters.
 func referenceOf(run report.Run) (reference, bool) {
 	m := run.Mode(gcsim.Serial.String())
-	if m == nil || m.Summary.N < 2 || m.Summary.Mean <= 0 {
+	if m == nil || len(m.Pauses) < 2 || m.Summary.Mean <= 0 {
 		return reference{}, false
 	}
 	c := m.CounterMeans
@@ -50,15 +47,7 @@ func referenceOf(run report.Run) (reference, bool) {
 		return reference{}, false
 	}
 	us := func(x float64) time.Duration { return time.Duration(x * float64(time.Microsecond)) }
-	return reference{Jobs: us(jobs * mean), Outside: us(prep + reset), RelSE: standardError(m.Summary) / m.Summary.Mean}, true
-}
-
-// standardError is the standard error of a sample's mean.
-func standardError(s stats.Summary) float64 {
-	if s.N < 2 {
-		return 0
-	}
-	return s.Stdev / math.Sqrt(float64(s.N))
+	return reference{Jobs: us(jobs * mean), Outside: us(prep + reset), RelSE: stats.StandardError(m.Pauses) / m.Summary.Mean}, true
 }
 
 // at is w at the reference's cost: its jobs scaled so that their serial

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gcbench/gcbench/analysis/stats"
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/pausemodel"
 )
@@ -183,19 +184,16 @@ func checkFutile(vals []validation) verdictLine {
 	return l
 }
 
-// envelopeZ is check 3's allowance for chance: a measured mean is inside
-// an envelope if it is within envelopeZ standard errors of it (95%).
-const envelopeZ = 1.96
-
 // inside reports whether a measured mean x, of standard error se, is
 // inside the envelope between bounds a and b (either order) of a
-// prediction whose relative standard error is relSE: within envelopeZ
-// standard errors of the difference from the nearer bound. A mean is
-// itself a measurement, and an envelope can be a line (one worker has
-// nothing to preempt), which an exact mean would miss by chance alone.
+// prediction whose relative standard error is relSE: within the noise of
+// their difference from the nearer bound (stats.MeanDifferenceNoise, at
+// stats.MedianConfidence). A mean is itself a measurement, and an
+// envelope can be a line (one worker has nothing to preempt), which an
+// exact mean would miss by chance alone.
 func inside(x, se, a, b, relSE float64) bool {
 	lo, hi := math.Min(a, b), math.Max(a, b)
-	tol := func(bound float64) float64 { return envelopeZ * math.Hypot(se, relSE*bound) }
+	tol := func(bound float64) float64 { return stats.MeanDifferenceNoise(se, relSE*bound) }
 	return x >= lo-tol(lo) && x <= hi+tol(hi)
 }
 
@@ -241,7 +239,7 @@ func checkEnvelope(vals []validation) verdictLine {
 	}
 	share := pct(hits, len(vals))
 	l.Figures = fmt.Sprintf("%d of %d points inside, allowing each mean %.2f standard errors (%.0f%%, need %.0f%%); "+
-		"jobs priced by the run's own serial collections at %d points", hits, len(vals), envelopeZ, share, envelopeShare, referenced)
+		"jobs priced by the run's own serial collections at %d points", hits, len(vals), stats.MeanDifferenceNoise(1, 0), share, envelopeShare, referenced)
 	l.Passed = share >= envelopeShare
 	return l
 }
