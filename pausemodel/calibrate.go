@@ -68,6 +68,7 @@ var costFields = []func(*Costs) *time.Duration{
 	func(c *Costs) *time.Duration { return &c.Enqueue },
 	func(c *Costs) *time.Duration { return &c.Push },
 	func(c *Costs) *time.Duration { return &c.Take },
+	func(c *Costs) *time.Duration { return &c.HandOff },
 }
 
 // herdWorkers are the workers of the calibration's largest pools: the
@@ -94,7 +95,8 @@ func (cal calibration) options(workers int, wake workerpool.WakePolicy, gated bo
 // call and per thread woken) and of one on another, idle CPU (WakeIdle);
 // 65-job rounds into a pool of eight on the enqueuer's CPU (the CPU a
 // futile wake-up costs a worker, read from the workers' own CPU clocks);
-// and batches (Push, Take). The wake calls and futile wake-ups are
+// batches (Push, Take); and, for PI, rounds of synthetic jobs on one CPU
+// beside the same rounds on a normal mutex (HandOff, measureHandOff). The wake calls and futile wake-ups are
 // measured with the threads pinned, because what a wake costs depends on
 // where the woken thread goes: onto the waker's own run queue it costs the
 // waker about 2 µs per thread on the project's virtual machine; onto an
@@ -147,6 +149,9 @@ func (cal calibration) once(ctx context.Context) (Costs, error) {
 		c.WakeToRun = median(w2r)
 	}
 	if c.Futile, err = cal.measureFutile(ctx, herdWorkers, own); err != nil {
+		return c, err
+	}
+	if c.HandOff, err = cal.measureHandOff(ctx, c, own); err != nil {
 		return c, err
 	}
 	return c, nil
@@ -455,8 +460,12 @@ func (c Costs) String() string {
 	if c.WakeToRunDist != ([QuantileCount]time.Duration{}) {
 		dist = fmt.Sprintf(" (quantiles %v–%v)", c.WakeToRunDist[0], c.WakeToRunDist[QuantileCount-1])
 	}
-	return fmt.Sprintf("wake-to-run %v%s, wake call %v + %v per thread woken + %v per idle CPU woken, futile wake-up %v, enqueue call %v, push %v, take %v",
-		c.WakeToRun, dist, c.WakeCall, c.WakePer, c.WakeIdle, c.Futile, c.Enqueue, c.Push, c.Take)
+	handOff := ""
+	if c.HandOff != 0 {
+		handOff = fmt.Sprintf(", PI hand-off %v", c.HandOff)
+	}
+	return fmt.Sprintf("wake-to-run %v%s, wake call %v + %v per thread woken + %v per idle CPU woken, futile wake-up %v, enqueue call %v, push %v, take %v%s",
+		c.WakeToRun, dist, c.WakeCall, c.WakePer, c.WakeIdle, c.Futile, c.Enqueue, c.Push, c.Take, handOff)
 }
 
 // A CostRange holds, for each cost, the lowest (Lo) and the highest (Hi)
@@ -477,12 +486,15 @@ func RangeOf(runs []Costs) CostRange {
 }
 
 // String shows each cost's range, "wake-to-run 20µs–30µs, wake call …",
-// in Costs' field order.
+// in Costs' field order; the PI hand-off only where a run measured one.
 func (r CostRange) String() string {
-	names := []string{"wake-to-run", "wake call", "per thread woken", "per idle CPU woken", "futile wake-up", "enqueue call", "push", "take"}
-	parts := make([]string, len(costFields))
+	names := []string{"wake-to-run", "wake call", "per thread woken", "per idle CPU woken", "futile wake-up", "enqueue call", "push", "take", "PI hand-off"}
+	parts := make([]string, 0, len(costFields))
 	for i, f := range costFields {
-		parts[i] = fmt.Sprintf("%s %v–%v", names[i], *f(&r.Lo), *f(&r.Hi))
+		if names[i] == "PI hand-off" && *f(&r.Hi) == 0 {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %v–%v", names[i], *f(&r.Lo), *f(&r.Hi)))
 	}
 	return strings.Join(parts, ", ")
 }

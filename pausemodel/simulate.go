@@ -23,6 +23,15 @@ type Costs struct {
 	Enqueue   time.Duration `json:"enqueue"`     // the enqueuer's CPU per enqueue call that wakes nobody: the lock round trip and a push
 	Push      time.Duration `json:"push"`        // the enqueuer's CPU under the lock per job pushed beyond a call's first
 	Take      time.Duration `json:"take"`        // a worker's CPU under the lock to look at the queue and take a grab
+	// HandOff is the PI mutex's cost of a hand-off beyond its wake call:
+	// CPU the new owner spends, once it runs, before it can use the mutex
+	// it was given (FUTEX_LOCK_PI's return through the rt_mutex, the
+	// switch onto its core, the job callback's return into Go on a thread
+	// that slept). The simulation charges it at every PI hand-off, with
+	// the mutex still held. Calibrate measures it on one CPU, where every
+	// hand-off is such a switch (measureHandOff); 0 for the normal mutex,
+	// which hands nothing off.
+	HandOff time.Duration `json:"hand_off,omitempty"`
 	// WakeToRunDist is wake-to-run's distribution, as the calibration
 	// measured it: its QuantileCount mid-quantiles (Quantiles). The
 	// simulation draws each wake onto an idle core from it, so that a
@@ -119,6 +128,8 @@ type Result struct {
 	// release; Broadcasts the work condition's broadcasts; Locks every
 	// mutex acquisition, the collector's and the workers'.
 	FutileWakeups, Wakes, Broadcasts, Locks int
+	// HandOffs counts PI releases that made a sleeper the mutex's owner.
+	HandOffs int
 	// Preemptions counts the collector's bursts a woken worker preempted.
 	Preemptions int
 }
@@ -210,6 +221,7 @@ func (r *Result) add(o Result) {
 	r.Wakes += o.Wakes
 	r.Broadcasts += o.Broadcasts
 	r.Locks += o.Locks
+	r.HandOffs += o.HandOffs
 	r.Preemptions += o.Preemptions
 }
 
@@ -218,7 +230,7 @@ func (r Result) mean(n int) Result {
 	count := func(c int) int { return (2*c + n) / (2 * n) }
 	m := Result{ToFirstJob: r.ToFirstJob / d, JobSpan: r.JobSpan / d, JoinLatency: r.JoinLatency / d,
 		FutileWakeups: count(r.FutileWakeups), Wakes: count(r.Wakes), Broadcasts: count(r.Broadcasts), Locks: count(r.Locks),
-		Preemptions: count(r.Preemptions)}
+		HandOffs: count(r.HandOffs), Preemptions: count(r.Preemptions)}
 	m.Dispatch = m.ToFirstJob + m.JobSpan + m.JoinLatency // the parts still add up, rounding and all
 	return m
 }
@@ -526,7 +538,8 @@ func (m *machine) lockAs(t *thread, retry bool, then func()) {
 //
 // PI: if a thread sleeps on it, FUTEX_UNLOCK_PI makes the longest sleeper
 // its owner and wakes it (a wake call): the mutex stays held until that
-// thread has run and released it, whoever else wants it meanwhile.
+// thread has run, spent HandOff and released it, whoever else wants it
+// meanwhile.
 func (m *machine) unlock(t *thread, then func()) {
 	if m.s.Mutex == workerpool.MutexPI {
 		if len(m.lockWaiters) == 0 {
@@ -537,8 +550,13 @@ func (m *machine) unlock(t *thread, then func()) {
 		next := m.lockWaiters[0]
 		m.lockWaiters = m.lockWaiters[1:]
 		m.res.Locks++
+		m.res.HandOffs++
+		owner := next.then
+		if m.c.HandOff > 0 {
+			owner = func() { m.cpu(next.t, m.c.HandOff, next.then) }
+		}
 		cost := m.wakeCost(t, next.t)
-		m.after(m.c.WakeCall+m.c.WakePer, func() { m.wakeThread(next.t, t, next.then) })
+		m.after(m.c.WakeCall+m.c.WakePer, func() { m.wakeThread(next.t, t, owner) })
 		m.cpu(t, cost, then)
 		return
 	}

@@ -287,3 +287,29 @@ func TestRangeOfShowsEachCostsRange(t *testing.T) {
 		}
 	}
 }
+
+// On one core a PI convoy runs one thread at a time, so every hand-off's
+// HandOff lengthens the collection by exactly that much; the normal mutex
+// hands nothing off and ignores it.
+func TestHandOffChargesEachPIHandOffOnce(t *testing.T) {
+	s := Shape{Cores: 1, Workers: 8, Mode: gcsim.Batch, Jobs: jobsOf(65, 50*us)}
+	for _, k := range MutexKinds() {
+		s.Mutex = k
+		without := mustSimulate(t, hostLike, s)
+		c := hostLike
+		c.HandOff = 3 * us
+		with := mustSimulate(t, c, s)
+		if k == workerpool.MutexNormal {
+			if without.HandOffs != 0 || with != without {
+				t.Errorf("normal mutex: %+v without HandOff, %+v with it; want no hand-offs and the same result", without, with)
+			}
+			continue
+		}
+		if with.HandOffs == 0 || with.HandOffs != without.HandOffs {
+			t.Fatalf("PI: %d hand-offs without HandOff, %d with it; want the same, more than 0", without.HandOffs, with.HandOffs)
+		}
+		if got, want := with.Dispatch-without.Dispatch, time.Duration(with.HandOffs)*c.HandOff; got != want {
+			t.Errorf("PI: HandOff lengthened the collection by %v, want %d hand-offs × %v = %v", got, with.HandOffs, c.HandOff, want)
+		}
+	}
+}
