@@ -55,8 +55,11 @@ and prints four verdict lines, each ending in PASSED or MISSED:
 
 Then the tables: the predicted perjob − batch beside the measured one,
 point by point and by part of the pause, with the same error over every
-point. Points of the Go backends (threads, goroutines) are shown beside,
-measured only, the gap to native labelled as the Go runtime's effect.
+point, and check 3's ceiling: how many points envelopes as wide as the
+model's could hold at all, each point's scaled to fit its repeats, which
+says whether the sweeps given can decide check 3. Points of the Go
+backends (threads, goroutines) are shown beside, measured only, the gap
+to native labelled as the Go runtime's effect.
 Then, for each core count and mutex kind, scenarios not validated on this
 host: the range of batch/perjob over the costs' plausible spread, the
 cost that decides it, a single ratio only where that range is narrow,

@@ -101,6 +101,9 @@ func validationTable(vals []validation, runErrors []float64) *render.Table {
 	t.Notes = append(t.Notes, fmt.Sprintf("Futile wake-ups per perjob collection, with the model's own kernel rules: %d of %d points "+
 		"within ±%.0f%% of the measured mean or within its run-to-run range (the points marked yes under futile ok; "+
 		"check 2 feeds in the kernel's measured observables instead).", hits, all, futileTolerance))
+	if note := ceilingNote(vals); note != "" {
+		t.Notes = append(t.Notes, note)
+	}
 	if note := errorBreakdown(vals); note != "" {
 		t.Notes = append(t.Notes, note)
 	}
