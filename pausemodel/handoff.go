@@ -2,6 +2,7 @@ package pausemodel
 
 import (
 	"context"
+	"runtime"
 	"time"
 
 	"github.com/gcbench/gcbench/gcsim"
@@ -104,9 +105,6 @@ func handOffRound(ctx context.Context, p *workerpool.Pool, batch []jobs.Job) (ti
 	return time.Since(t0), nil
 }
 
-// spinSink keeps spin's loop from being optimised away.
-var spinSink float64
-
 // spin runs a dependent chain of n multiply-adds: CPU, and almost no
 // memory, so that its cost is the same inline and on a worker.
 func spin(n int) {
@@ -114,7 +112,7 @@ func spin(n int) {
 	for range n {
 		x = x*1.0000001 + 1e-9
 	}
-	spinSink = x
+	runtime.KeepAlive(x) // a use of the chain's result, so that the loop is not removed
 }
 
 // spinsFor is how many of spin's steps take about d on this CPU now.
