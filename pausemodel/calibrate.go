@@ -96,8 +96,8 @@ func (cal calibration) options(workers int, wake workerpool.WakePolicy, gated bo
 // 65-job rounds into a pool of eight on the enqueuer's CPU (the CPU a
 // futile wake-up costs a worker, read from the workers' own CPU clocks);
 // batches (Push, Take); and, for PI, rounds of synthetic jobs on one CPU
-// beside the same rounds on a normal mutex (HandOff, measureHandOff). The wake calls and futile wake-ups are
-// measured with the threads pinned, because what a wake costs depends on
+// beside the same rounds on a normal mutex (HandOff, measureHandOff). The
+// wake calls and futile wake-ups are measured with the threads pinned, because what a wake costs depends on
 // where the woken thread goes: onto the waker's own run queue it costs the
 // waker about 2 µs per thread on the project's virtual machine; onto an
 // idle CPU it also takes an inter-processor interrupt, 4–11 µs more there.

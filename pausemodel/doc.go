@@ -89,9 +89,8 @@
 //     (FUTEX_UNLOCK_PI) makes the longest sleeper its owner and wakes it,
 //     so the mutex stays held until that thread has run, spent HandOff
 //     and released it: no barging, one wake and one scheduling per
-//     hand-off, and a
-//     collector whose next enqueue finds woken workers queued on the lock
-//     waits behind all of them.
+//     hand-off, and a collector whose next enqueue finds woken workers
+//     queued on the lock waits behind all of them.
 //   - The condition variable (glibc's, nptl/pthread_cond_wait.c and
 //     pthread_cond_broadcast.c). A broadcast with no waiter left to signal
 //     makes no system call; otherwise one futex call wakes every waiter
@@ -125,14 +124,14 @@
 // waking a sleeping worker onto an idle core, the waker's CPU per wake
 // call, per thread woken onto its own core and per idle core woken, the
 // CPU a futile wake-up costs the worker in gated rounds (PI hand-offs
-// included), the enqueuer's CPU per call and per job pushed, a
-// worker's CPU per job, and, for PI, what a hand-off costs beyond its wake
-// call (solved for with the hand-offs the model makes of rounds of
-// synthetic jobs on one CPU, against the same rounds on a normal mutex);
-// each the median of several runs. A single call is
-// timed by the thread's CPU clock, a system call on Linux, so the
-// clock's own cost is taken out, and a wake call is solved for with the
-// number of calls the enqueue made. A host that lets the process run on
+// included), the enqueuer's CPU per call and per job pushed, a worker's
+// CPU per job, and, for PI, what a hand-off costs beyond its wake call
+// (solved for with the hand-offs the model makes of rounds of synthetic
+// jobs on one CPU, against the same rounds on a normal mutex); each the
+// median of several runs. A single call is timed by the thread's CPU
+// clock, a system call on Linux, so the clock's own cost is taken out,
+// and a wake call is solved for with the number of calls the enqueue
+// made. A host that lets the process run on
 // one CPU only cannot measure a wake onto another core: WakeToRun and
 // WakeIdle are then 0.
 //

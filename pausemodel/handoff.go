@@ -15,17 +15,16 @@ import (
 const handOffJob = 50 * time.Microsecond
 
 // measureHandOff measures Costs.HandOff for the PI mutex (0 for the
-// normal one, which hands nothing off): rounds of herdWorkers*8+1 jobs,
-// as many as gcsim splits a collection into for that many workers, each
-// spinning for about handOffJob, through gated Broadcast pools of
-// herdWorkers workers pinned, with the enqueuer, to CPU cpu: one with a PI
-// mutex and one with a normal mutex, round by round in turn (their
-// medians are compared). On one CPU
-// every PI hand-off puts its new owner on a core another thread was
-// running: the broadcast wakes the workers onto the mutex, and each
-// release then gives it to a sleeper, so the workers take the jobs in a
-// convoy. The normal mutex's round runs the same jobs with barging and no
-// hand-off.
+// normal one, which hands nothing off): rounds of
+// gcsim.JobCount(herdWorkers) jobs, as many as a collection has for that
+// many workers, each spinning for about handOffJob, through gated
+// Broadcast pools of herdWorkers workers pinned, with the enqueuer, to
+// CPU cpu: one with a PI mutex and one with a normal mutex, round by round
+// in turn (their medians are compared). On one CPU every PI hand-off puts
+// its new owner on a core another thread was running: the broadcast wakes
+// the workers onto the mutex, and each release then gives it to a
+// sleeper, so the workers take the jobs in a convoy. The normal mutex's
+// round runs the same jobs with barging and no hand-off.
 //
 // HandOff is the PI rounds' excess over the normal ones, less the excess
 // the model itself makes of the same two rounds with c's other costs, per
@@ -53,7 +52,7 @@ func (cal calibration) measureHandOff(ctx context.Context, c Costs, cpu int) (d 
 		pools[i] = p
 	}
 	spins := spinsFor(handOffJob)
-	batch := make([]jobs.Job, herdWorkers*8+1)
+	batch := make([]jobs.Job, gcsim.JobCount(herdWorkers))
 	for i := range batch {
 		batch[i] = jobs.Func(func(int) { spin(spins) })
 	}

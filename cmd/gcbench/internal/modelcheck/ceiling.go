@@ -52,7 +52,7 @@ func envelopeCeiling(vals []validation) ceiling {
 
 func allReferenced(g []validation) bool {
 	for _, v := range g {
-		if !v.Referenced || v.SerialMean <= 0 {
+		if !v.Referenced {
 			return false
 		}
 	}

@@ -14,7 +14,7 @@ import (
 // serial's 1.2 and 0.9 and a standard error of 0.1% of serial.
 func repeat(serial, per, batch float64) validation {
 	v := val(workerpool.MutexPI, 2, 8, 0, 0)
-	v.Referenced, v.SerialMean, v.ReferenceRelSE = true, serial, 0
+	v.Referenced, v.ReferenceRelSE = true, 0
 	v.MeasuredPerJob, v.MeasuredBatch = per*serial, batch*serial
 	v.PerJobLow, v.PredictedPerJob = 1.2*serial, 1.212*serial
 	v.BatchLow, v.PredictedBatch = 0.9*serial, 0.909*serial

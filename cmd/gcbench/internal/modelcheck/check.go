@@ -115,7 +115,6 @@ type validation struct {
 	PerJobSE, BatchSE float64
 	Referenced        bool
 	ReferenceRelSE    float64
-	SerialMean        float64 // the reference's mean pause (µs), where Referenced
 }
 
 // pauseParts are the parts of the pause the model simulates, as the anatomy
@@ -282,7 +281,7 @@ func validatePoints(costs map[workerpool.MutexKind]pausemodel.Costs, reports []*
 				return nil, fmt.Errorf("%s: %w", r.Source, err)
 			}
 			if ok {
-				v.Referenced, v.ReferenceRelSE, v.SerialMean = referenced, ref.RelSE, ref.Mean
+				v.Referenced, v.ReferenceRelSE = referenced, ref.RelSE
 				out = append(out, v)
 			}
 		}

@@ -26,7 +26,6 @@ import (
 type reference struct {
 	Jobs    time.Duration // the jobs' summed cost per collection
 	Outside time.Duration // card preparation and nursery reset per collection
-	Mean    float64       // the serial collections' mean pause (µs)
 	// RelSE is the standard error of the serial mean pause over the mean:
 	// the uncertainty a prediction scaled to this reference inherits.
 	RelSE float64
@@ -48,7 +47,7 @@ func referenceOf(run report.Run) (reference, bool) {
 		return reference{}, false
 	}
 	us := func(x float64) time.Duration { return time.Duration(x * float64(time.Microsecond)) }
-	return reference{Jobs: us(jobs * mean), Outside: us(prep + reset), Mean: m.Summary.Mean, RelSE: stats.StandardError(m.Pauses) / m.Summary.Mean}, true
+	return reference{Jobs: us(jobs * mean), Outside: us(prep + reset), RelSE: stats.StandardError(m.Pauses) / m.Summary.Mean}, true
 }
 
 // at is w at the reference's cost: its jobs scaled so that their serial
