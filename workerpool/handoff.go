@@ -151,9 +151,7 @@ func (p *Pool) runHandedGrab(w *worker, st uint64) bool {
 		p.obs.Woken(w.id)
 	}
 	w.held, w.next = w.buf[:countOf(st)], 0
-	if p.steal {
-		w.startClaims(len(w.held))
-	}
+	w.ownGrab() // the enqueuer published the claims (steal.go)
 	p.runGrab(w)
 	p.countGrabRun(w)
 	if len(w.panics) > 0 {
@@ -189,6 +187,9 @@ func (p *Pool) handOffLocked(c *counters) bool {
 		case mailListening:
 			k := grabSize(p.q.len(), len(p.workers))
 			p.q.peekInto(w.buf[:k])
+			if p.steal { // before the CAS: w may claim at once (steal.go)
+				w.publishClaims(k)
+			}
 			popped := p.popped.Load()
 			handed := popped + 1 | uint64(k)<<countShift | mailHanded<<mailShift
 			if w.state.CompareAndSwap(st, handed) { // running, before popped moves
@@ -197,6 +198,9 @@ func (p *Pool) handOffLocked(c *counters) bool {
 				c.grabs.Add(1)
 				c.handoffs.Add(1)
 				return true
+			}
+			if p.steal {
+				w.withdrawClaims()
 			}
 			clear(w.buf[:k])
 		case mailHanded:

@@ -213,10 +213,11 @@ func (p *Pool) takeShard(w *worker, v int) bool {
 	w.next = 0
 	popped := s.popped.Load()
 	w.state.Store(uint64(v)<<shardShift | (popped + 1)) // before popped moves
-	s.popped.Store(popped + uint64(len(w.held)))
+	// Stealable before the jobs leave the queue (steal.go, "Who looks").
 	if p.steal {
 		w.startClaims(len(w.held))
 	}
+	s.popped.Store(popped + uint64(len(w.held)))
 	s.unlock(c)
 	c.grabs.Add(1)
 	return true

@@ -63,8 +63,15 @@ import (
 // queues jobs (up to those sleeping) and a grab takes at most
 // 1/(2·workers) of the queue, the jobs of a grab are queued while every
 // worker is awake or on its way, and the last of them to go idle steals.
-// Waking sleepers for a grab's sake would cost a futile wake-up whenever
-// its jobs are quick, which is almost always.
+// That holds only if a grab is stealable from the moment its jobs leave
+// the queue: whoever takes or hands a grab publishes its claim word
+// before the queue shows the jobs gone (under the queue lock; sharded,
+// before the shard's popped moves). A grab handed to a Spin listener is
+// published by the enqueuer, not by the listener once it runs: a listener
+// descheduled before its first claim would otherwise find every other
+// worker asleep, its grab's jobs behind its first one. Waking sleepers
+// for a grab's sake would cost a futile wake-up whenever its jobs are
+// quick, which is almost always.
 const (
 	claimEnd  = 0xff
 	claimNext = 0xff << 8
@@ -72,16 +79,36 @@ const (
 	claimGen  = 32
 )
 
-// startClaims publishes w's new grab of k jobs as stealable, job 0 already
-// claimed by w. A grab of one job publishes nothing: the previous grab's
-// word has next == end, which no thief takes from.
+// startClaims makes w the owner of its new grab of k jobs, job 0 claimed
+// by w, and publishes the grab as stealable.
 func (w *worker) startClaims(k int) {
-	w.limit, w.window = 1, 1
+	w.ownGrab()
+	w.publishClaims(k)
+}
+
+// ownGrab resets w's own view of its claim for a new grab whose claim word
+// is published: job 0 is w's, and its next claim takes one job.
+func (w *worker) ownGrab() { w.limit, w.window = 1, 1 }
+
+// publishClaims publishes the grab of k jobs in w's buffer as stealable,
+// job 0 claimed for w. w need not be running: an enqueuer handing w a grab
+// calls it for w, under the queue lock. A grab of one job publishes
+// nothing: the previous grab's word has next == end, which no thief takes
+// from.
+func (w *worker) publishClaims(k int) {
 	if k < 2 {
 		return
 	}
 	gen := w.claim.Load()>>claimGen + 1
 	w.claim.Store(gen<<claimGen | 1<<8 | uint64(k))
+}
+
+// withdrawClaims makes w's published grab unstealable again (next = end),
+// for an enqueuer whose handoff failed after publishClaims. The queue lock
+// must be held since publishClaims, so that no thief saw the grab.
+func (w *worker) withdrawClaims() {
+	c := w.claim.Load()
+	w.claim.Store(c&^claimNext | (c&claimEnd)<<8)
 }
 
 // claimFrom claims the next run of w's grab, from job i = w.limit on, and

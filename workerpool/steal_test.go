@@ -129,3 +129,54 @@ func TestOwnerClaimsInDoublingRuns(t *testing.T) {
 	}
 	assert.Equal(t, 36, ran, "the owner stops where the thief's part begins")
 }
+
+// TestHandedGrabIsStealableBeforeItsListenerRuns: a grab handed to a Spin
+// listener is stealable as soon as the enqueuer has handed it, before the
+// listener claims anything. If the listener published it itself, a
+// listener descheduled after the handoff would let the others drain the
+// queue, find nothing to steal and sleep, stranding the grab's jobs
+// behind its first one (the flake this test pins down).
+func TestHandedGrabIsStealableBeforeItsListenerRuns(t *testing.T) {
+	p := build(Options{Workers: 2, Wake: Spin}.resolved(), goKit{}, ingressCells)
+	var n countJob
+	batch := make([]jobs.Job, 200)
+	for i := range batch {
+		batch[i] = &n
+	}
+	p.q.pushAll(batch)
+	p.pushed.Add(uint64(len(batch)))
+	owner, thief := &p.workers[0], &p.workers[1]
+	p.spinner = owner.id
+	owner.state.Store(mailListening << mailShift)
+
+	p.lock(&p.enq)
+	require.True(t, p.handOffLocked(&p.enq))
+	k := grabSize(len(batch), 2)
+	assert.Equal(t, mailHanded, mailOf(owner.state.Load()))
+	assert.Equal(t, k-1, p.stealableJobs(), "all but job 0, which is the listener's")
+	p.q.drop(p.q.len()) // the other workers drained the queue
+	p.popped.Store(p.pushed.Load())
+	require.True(t, p.stealLocked(thief), "the handed grab is stolen from before its listener runs")
+	p.unlock(&p.enq)
+	stolen := len(thief.held)
+	assert.Equal(t, (k-1)-(k-1)/2, stolen, "the newer half of the unclaimed jobs")
+
+	// The listener now runs what is left to it, and no job twice.
+	st := owner.state.Load()
+	require.True(t, p.runHandedGrab(owner, st))
+	p.runGrab(thief)
+	assert.EqualValues(t, k, n.runs.Load())
+}
+
+// TestFailedHandoffWithdrawsItsClaims: when the listener stops listening
+// before the enqueuer's CAS, the grab stays queued and nothing of it is
+// left stealable.
+func TestFailedHandoffWithdrawsItsClaims(t *testing.T) {
+	p := build(Options{Workers: 2, Wake: Spin}.resolved(), goKit{}, ingressCells)
+	w := &p.workers[0]
+	w.buf[0], w.buf[1] = &countJob{}, &countJob{}
+	w.publishClaims(2)
+	w.withdrawClaims()
+	assert.Zero(t, p.stealableJobs())
+	assert.False(t, p.stealLocked(&p.workers[1]))
+}
