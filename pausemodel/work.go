@@ -164,10 +164,12 @@ func (w Work) Scaled(f float64) Work {
 // (Record.JobMean × Record.Jobs), Batch's mean over Serial's. It is a
 // calibration of the jobs, not of the pauses the model is checked
 // against: a job's duration is its own start to end on its worker, which
-// the dispatch around it does not enter. Run on more CPUs than
-// concurrency, it measures what caches shared with other running jobs,
-// and a worker thread's caches that the collector did not warm, cost each
-// job.
+// the dispatch around it does not enter. At concurrency up to the CPUs,
+// it measures what caches shared with other running jobs, and a worker
+// thread's caches that the collector did not warm, cost each job; above
+// them, also what the jobs' rotation among more threads than CPUs costs
+// each (a job's duration would also hold a wait for a CPU in its middle,
+// which jobs far shorter than a time slice rarely have).
 func MeasureSlowdown(ctx context.Context, cfg gcsim.Config, concurrency, collections int) (float64, error) {
 	if concurrency < 1 || collections < 1 {
 		return 0, fmt.Errorf("%w: slowdown at %d workers over %d collections", ErrShape, concurrency, collections)

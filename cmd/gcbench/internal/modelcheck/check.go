@@ -144,9 +144,9 @@ type slowdownOf func(cfg gcsim.Config, concurrency int) (float64, error)
 
 // Measure holds what Tables measures of a heap's jobs, on this host:
 // Work, their serial costs (pausemodel.MeasureWork), and Slowdown, the
-// factor they take on k of the pool's workers running at once
-// (pausemodel.MeasureSlowdown), which a point on more than one core
-// applies at k = min(workers, cores); nil Slowdown is a factor of 1.
+// factor they take on k of the pool's worker threads (pausemodel.MeasureSlowdown),
+// which a point on more than one core applies at k = its workers; nil
+// Slowdown is a factor of 1.
 type Measure struct {
 	Work     func(gcsim.Config) (pausemodel.Work, error)
 	Slowdown func(cfg gcsim.Config, concurrency int) (float64, error)
@@ -172,14 +172,17 @@ func memoSlowdown(measure slowdownOf) slowdownOf {
 }
 
 // onWorkers is w as its jobs cost at a point on cores: on one core they
-// run one at a time, as MeasureWork measured them; on more, up to
-// min(workers, cores) at once on worker threads, each slower by the
-// measured factor.
+// run one at a time, as MeasureWork measured them; on more, spread over
+// the point's worker threads, up to cores of them at once, each slower by
+// the factor measured on that many threads. The factor is taken at the
+// workers, not at min(workers, cores): on the 2-core VM it grew from about
+// 1.2 at 2 workers to 1.3–1.5 at 32 (docs/predict.md, "Costs"), the
+// rotation among more threads than CPUs costing each job more.
 func onWorkers(w pausemodel.Work, slow slowdownOf, cfg gcsim.Config, cores int) (pausemodel.Work, error) {
 	if slow == nil || cores < 2 {
 		return w, nil
 	}
-	f, err := slow(cfg, min(cfg.Workers, cores))
+	f, err := slow(cfg, cfg.Workers)
 	if err != nil {
 		return pausemodel.Work{}, err
 	}

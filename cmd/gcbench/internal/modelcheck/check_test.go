@@ -190,8 +190,9 @@ func TestManyCoreRangeAndDecider(t *testing.T) {
 }
 
 // TestOnWorkersScalesOnMoreThanOneCore: on one core the jobs keep their
-// serial costs; on more, the slowdown at min(workers, cores) running at
-// once scales them; its error is passed on; nil is a factor of 1.
+// serial costs; on more, the slowdown measured on as many threads as the
+// point has workers scales them; its error is passed on; nil is a factor
+// of 1.
 func TestOnWorkersScalesOnMoreThanOneCore(t *testing.T) {
 	w := pausemodel.Work{Roots: 10 * time.Microsecond, Major: []time.Duration{0, 100 * time.Microsecond},
 		LOS: []time.Duration{0, 50 * time.Microsecond}, Outside: 7 * time.Microsecond}
@@ -210,7 +211,7 @@ func TestOnWorkersScalesOnMoreThanOneCore(t *testing.T) {
 	cfg.Workers = 1
 	_, err = onWorkers(w, slow, cfg, 2)
 	require.NoError(t, err)
-	assert.Equal(t, []int{2, 1}, asked, "min(workers, cores) at once")
+	assert.Equal(t, []int{8, 1}, asked, "measured on the point's worker count")
 	same, err := onWorkers(w, nil, cfg, 2)
 	require.NoError(t, err)
 	assert.Equal(t, w, same)
