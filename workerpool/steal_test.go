@@ -180,3 +180,31 @@ func TestFailedHandoffWithdrawsItsClaims(t *testing.T) {
 	assert.Zero(t, p.stealableJobs())
 	assert.False(t, p.stealLocked(&p.workers[1]))
 }
+
+// TestDiscardTakesAHandedGrabBeforeItsListenerRuns: Discard removes the
+// jobs of a grab handed to a Spin listener that has not started them, all
+// but job 0, which the listener then runs alone and counts as its grab.
+func TestDiscardTakesAHandedGrabBeforeItsListenerRuns(t *testing.T) {
+	p := build(Options{Workers: 2, Wake: Spin}.resolved(), goKit{}, ingressCells)
+	var n countJob
+	batch := make([]jobs.Job, 40)
+	for i := range batch {
+		batch[i] = &n
+	}
+	p.q.pushAll(batch)
+	p.pushed.Add(uint64(len(batch)))
+	owner := &p.workers[0]
+	p.spinner = owner.id
+	owner.state.Store(mailListening << mailShift)
+
+	p.lock(&p.enq)
+	require.True(t, p.handOffLocked(&p.enq))
+	k := grabSize(len(batch), 2)
+	assert.Equal(t, k-1, p.dropGrabsLocked(nil))
+	p.unlock(&p.enq)
+
+	require.True(t, p.runHandedGrab(owner, owner.state.Load()))
+	assert.EqualValues(t, 1, n.runs.Load(), "job 0 only")
+	assert.EqualValues(t, 1, owner.c.jobs.Load())
+	assert.Zero(t, p.stealableJobs())
+}
