@@ -45,6 +45,8 @@ const (
 	CounterAsleepOnWorkCondAtStart                      // Record.Pool.Kernel.AsleepOnWorkCond, with a snapshot
 	CounterRunnableOnCollectorCPUAtStart                // Record.Pool.Kernel.RunnableOnWakerCPU, with a snapshot
 	CounterRunnableElsewhereAtStart                     // Record.Pool.Kernel.RunnableElsewhere, with a snapshot
+	CounterWorkerPreemptions                            // Record.WorkerPreemptions, when counted
+	CounterWorkerSleeps                                 // Record.WorkerSleeps, when counted
 )
 
 var counterNames = enum.New[Counter]("Counter", "counter", nil,
@@ -55,7 +57,8 @@ var counterNames = enum.New[Counter]("Counter", "counter", nil,
 	"pool_workers_woken", "pool_futile_wakeups", "pool_futex_calls",
 	"collector_preemptions", "wakeups_on_collector_cpu", "wakeups_elsewhere",
 	"asleep_on_mutex_at_start", "asleep_on_work_cond_at_start",
-	"runnable_on_collector_cpu_at_start", "runnable_elsewhere_at_start")
+	"runnable_on_collector_cpu_at_start", "runnable_elsewhere_at_start",
+	"worker_preemptions", "worker_sleeps")
 
 // counterLabels says what each counter is, for a reader of a report.
 var counterLabels = [...]string{
@@ -90,6 +93,8 @@ var counterLabels = [...]string{
 	CounterAsleepOnWorkCondAtStart:       "at Start: workers asleep on work_cond",
 	CounterRunnableOnCollectorCPUAtStart: "at Start: workers runnable on the collector's CPU",
 	CounterRunnableElsewhereAtStart:      "at Start: workers runnable on another CPU",
+	CounterWorkerPreemptions:             "workers preempted (involuntary switches)",
+	CounterWorkerSleeps:                  "workers' sleeps (voluntary switches)",
 }
 
 // Counters lists every counter, in report order.
@@ -118,7 +123,7 @@ func (c Counter) Label() string {
 // or c has no key: a report shows it as absent, not as 0. Uncounted are
 // the futex calls of a backend whose futex calls are the C library's
 // (Stats.FutexUncounted); the kernel's observables (collector_preemptions
-// through runnable_elsewhere_at_start) everywhere but on the Native
+// through worker_sleeps) everywhere but on the Native
 // backend on Linux in a pool mode, or where the kernel refused a read; and
 // the four "_at_start" counts without Config.KernelSnapshot.
 func (c Counter) Value(r *Record) (float64, bool) {
@@ -141,6 +146,8 @@ func counted(c Counter, r *Record) bool {
 	case CounterAsleepOnMutexAtStart, CounterAsleepOnWorkCondAtStart,
 		CounterRunnableOnCollectorCPUAtStart, CounterRunnableElsewhereAtStart:
 		return k.Snapshots > 0 && k.SnapshotsFailed == 0
+	case CounterWorkerPreemptions, CounterWorkerSleeps:
+		return r.WorkerSwitchesCounted
 	}
 	return true
 }
@@ -186,6 +193,8 @@ var counterValues = [...]func(r *Record) float64{
 	CounterAsleepOnWorkCondAtStart:       func(r *Record) float64 { return float64(r.Pool.Kernel.AsleepOnWorkCond) },
 	CounterRunnableOnCollectorCPUAtStart: func(r *Record) float64 { return float64(r.Pool.Kernel.RunnableOnWakerCPU) },
 	CounterRunnableElsewhereAtStart:      func(r *Record) float64 { return float64(r.Pool.Kernel.RunnableElsewhere) },
+	CounterWorkerPreemptions:             func(r *Record) float64 { return float64(r.WorkerPreemptions) },
+	CounterWorkerSleeps:                  func(r *Record) float64 { return float64(r.WorkerSleeps) },
 }
 
 // AnatomyParts are the counters that split a pause into parts, in time
@@ -211,11 +220,13 @@ func AnatomyCounters() []Counter {
 
 // KernelCounters are the kernel's observables of a collection on the
 // Native backend (Linux): the collector's preemptions during dispatch,
-// the wake-ups by the CPU they woke on, and the workers' state at the
-// gate's opening (Config.KernelSnapshot). Elsewhere they are uncounted
-// (Value's false).
+// the wake-ups by the CPU they woke on, the workers' state at the gate's
+// opening (Config.KernelSnapshot), and the workers' preemptions and
+// sleeps over the collection. Elsewhere they are uncounted (Value's
+// false).
 func KernelCounters() []Counter {
 	return []Counter{CounterCollectorPreemptions, CounterWakeupsOnCollectorCPU, CounterWakeupsElsewhere,
 		CounterAsleepOnMutexAtStart, CounterAsleepOnWorkCondAtStart,
-		CounterRunnableOnCollectorCPUAtStart, CounterRunnableElsewhereAtStart}
+		CounterRunnableOnCollectorCPUAtStart, CounterRunnableElsewhereAtStart,
+		CounterWorkerPreemptions, CounterWorkerSleeps}
 }

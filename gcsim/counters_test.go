@@ -69,7 +69,8 @@ func TestKernelCountersAbsentUnlessCounted(t *testing.T) {
 	}
 	assert.Equal(t, []string{"collector_preemptions", "wakeups_on_collector_cpu", "wakeups_elsewhere",
 		"asleep_on_mutex_at_start", "asleep_on_work_cond_at_start",
-		"runnable_on_collector_cpu_at_start", "runnable_elsewhere_at_start"}, keys)
+		"runnable_on_collector_cpu_at_start", "runnable_elsewhere_at_start",
+		"worker_preemptions", "worker_sleeps"}, keys)
 	for _, c := range KernelCounters() {
 		assert.Contains(t, AnatomyCounters(), c, "the anatomy lists %v", c)
 		_, ok := c.Value(&Record{})
@@ -78,8 +79,9 @@ func TestKernelCountersAbsentUnlessCounted(t *testing.T) {
 
 	k := workerpool.KernelStats{WakeCPUsCounted: true, WakeupsOnWakerCPU: 3, WakeupsElsewhere: 5,
 		Snapshots: 1, RunnableOnWakerCPU: 1, RunnableElsewhere: 2, AsleepOnMutex: 4, AsleepOnWorkCond: 0}
-	r := &Record{CollectorPreemptions: 2, CollectorPreemptionsCounted: true, Pool: workerpool.Stats{Kernel: k}}
-	want := []float64{2, 3, 5, 4, 0, 1, 2}
+	r := &Record{CollectorPreemptions: 2, CollectorPreemptionsCounted: true, Pool: workerpool.Stats{Kernel: k},
+		WorkerPreemptions: 6, WorkerSleeps: 7, WorkerSwitchesCounted: true}
+	want := []float64{2, 3, 5, 4, 0, 1, 2, 6, 7}
 	for i, c := range KernelCounters() {
 		v, ok := c.Value(r)
 		assert.True(t, ok, "%v", c)
@@ -92,7 +94,9 @@ func TestKernelCountersAbsentUnlessCounted(t *testing.T) {
 	failed.Pool.Kernel.SnapshotsFailed = 1
 	off := *r
 	off.Pool.Kernel.Snapshots = 0
-	snapshotCounters := KernelCounters()[3:]
+	unswitched := *r
+	unswitched.WorkerSwitchesCounted = false
+	snapshotCounters := KernelCounters()[3:7]
 	for name, tc := range map[string]struct {
 		r      Record
 		absent []Counter
@@ -100,6 +104,7 @@ func TestKernelCountersAbsentUnlessCounted(t *testing.T) {
 		"a wake-up unclassified":   {unclassified, []Counter{CounterWakeupsOnCollectorCPU, CounterWakeupsElsewhere}},
 		"a snapshot's read failed": {failed, snapshotCounters},
 		"no snapshot":              {off, snapshotCounters},
+		"no workers' switches":     {unswitched, []Counter{CounterWorkerPreemptions, CounterWorkerSleeps}},
 	} {
 		for _, c := range KernelCounters() {
 			_, ok := c.Value(&tc.r)

@@ -54,6 +54,18 @@ type Record struct {
 	// counted: Serial, another backend, not Linux, or getrusage failed.
 	CollectorPreemptions        uint64
 	CollectorPreemptionsCounted bool
+	// WorkerPreemptions and WorkerSleeps are the worker threads' context
+	// switches over the collection, involuntary (the kernel gave a worker's
+	// CPU to another thread: a wakee, the collector woken in Join) and
+	// voluntary (a worker slept: on the work condition, on the mutex),
+	// from each worker's /proc/self/task/TID/status read just before the
+	// pause and just after it, outside the timed interval. On one CPU a
+	// preempted worker's job lasts as long as what ran in its place, so
+	// these say whose time a job's duration holds. WorkerSwitchesCounted is
+	// false where they were not counted: Serial, another backend than
+	// Native, not Linux, or a read failed.
+	WorkerPreemptions, WorkerSleeps uint64
+	WorkerSwitchesCounted           bool
 	// HostGCs is the number of host Go GC cycles that overlapped the
 	// collection (read just outside the pause): those that completed while
 	// it ran, and one still marking when it ended, however long before it

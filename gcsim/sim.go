@@ -39,6 +39,8 @@ type Sim struct {
 	// ru is the collector thread's usage as getrusage last read it
 	// (preemptions), kept here so that the pause allocates nothing.
 	ru rusage
+	// statusBuf holds one worker thread's status file (workerSwitches).
+	statusBuf []byte
 
 	obs         *TraceObserver // nil unless Config.Trace is set
 	collections uint64         // minor collections started, numbering trace events
@@ -378,6 +380,7 @@ func (s *Sim) timedCollect(ctx context.Context, mode Mode, rec *Record) error {
 	if mode != Serial {
 		before = s.pool.Stats()
 	}
+	sw := s.workerSwitches(mode)
 	gcBefore := s.hostGC()
 
 	var ph phases
@@ -403,6 +406,12 @@ func (s *Sim) timedCollect(ctx context.Context, mode Mode, rec *Record) error {
 		s.obs.CollectionEnd(s.collections, mode)
 	}
 	rec.HostGCs = gcBefore.overlapped(s.hostGC())
+	if sw.ok {
+		after := s.workerSwitches(mode)
+		if after.ok && after.vol >= sw.vol && after.invol >= sw.invol {
+			rec.WorkerSleeps, rec.WorkerPreemptions, rec.WorkerSwitchesCounted = after.vol-sw.vol, after.invol-sw.invol, true
+		}
+	}
 	if e := s.completions.drain(err); e != nil {
 		err = e
 	}
@@ -493,6 +502,31 @@ func stopped(done <-chan struct{}) bool {
 	default:
 		return false
 	}
+}
+
+// switches are the worker threads' context switches so far, voluntary
+// and involuntary (Record.WorkerSleeps, Record.WorkerPreemptions); ok is
+// false where they are not read.
+type switches struct {
+	vol, invol uint64
+	ok         bool
+}
+
+// workerSwitches reads the worker threads' context switches, for a pool
+// mode on the Native backend.
+func (s *Sim) workerSwitches(mode Mode) switches {
+	if s.cfg.Backend != workerpool.Native || mode == Serial {
+		return switches{}
+	}
+	tids := s.pool.ThreadIDs()
+	if len(tids) == 0 {
+		return switches{}
+	}
+	if s.statusBuf == nil {
+		s.statusBuf = make([]byte, 8<<10)
+	}
+	vol, invol, ok := threadSwitches(tids, s.statusBuf)
+	return switches{vol: vol, invol: invol, ok: ok}
 }
 
 // preemptions are the collector thread's involuntary context switches

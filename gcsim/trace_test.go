@@ -104,8 +104,8 @@ func TestTraceRecordsCollectionsAndJobs(t *testing.T) {
 				wantKernel := 0
 				if backend == workerpool.Native {
 					for _, m := range modes {
-						if m != Serial { // collector_preemptions and the two wake-up counts; no snapshot
-							wantKernel += 3 * (gcs + warmup)
+						if m != Serial { // collector_preemptions, the two wake-up counts, the workers' two switch counts; no snapshot
+							wantKernel += 5 * (gcs + warmup)
 						}
 					}
 				}
