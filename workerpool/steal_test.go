@@ -130,6 +130,28 @@ func TestOwnerClaimsInDoublingRuns(t *testing.T) {
 	assert.Equal(t, 36, ran, "the owner stops where the thief's part begins")
 }
 
+// handOffOnIdlePool makes an unstarted two-worker Spin pool with queued
+// jobs of one count and worker 0 listening, and hands worker 0 a grab: it
+// returns with the pool's lock held, the listener, the count and the
+// grab's size. Nothing runs until the test runs it.
+func handOffOnIdlePool(t *testing.T, queued int) (p *Pool, owner *worker, n *countJob, k int) {
+	p = build(Options{Workers: 2, Wake: Spin}.resolved(), goKit{}, ingressCells)
+	n = &countJob{}
+	batch := make([]jobs.Job, queued)
+	for i := range batch {
+		batch[i] = n
+	}
+	p.q.pushAll(batch)
+	p.pushed.Add(uint64(len(batch)))
+	owner = &p.workers[0]
+	p.spinner = owner.id
+	owner.state.Store(mailListening << mailShift)
+	p.lock(&p.enq)
+	require.True(t, p.handOffLocked(&p.enq))
+	require.Equal(t, mailHanded, mailOf(owner.state.Load()))
+	return p, owner, n, grabSize(queued, 2)
+}
+
 // TestHandedGrabIsStealableBeforeItsListenerRuns: a grab handed to a Spin
 // listener is stealable as soon as the enqueuer has handed it, before the
 // listener claims anything. If the listener published it itself, a
@@ -137,45 +159,30 @@ func TestOwnerClaimsInDoublingRuns(t *testing.T) {
 // queue, find nothing to steal and sleep, stranding the grab's jobs
 // behind its first one (the flake this test pins down).
 func TestHandedGrabIsStealableBeforeItsListenerRuns(t *testing.T) {
-	p := build(Options{Workers: 2, Wake: Spin}.resolved(), goKit{}, ingressCells)
-	var n countJob
-	batch := make([]jobs.Job, 200)
-	for i := range batch {
-		batch[i] = &n
-	}
-	p.q.pushAll(batch)
-	p.pushed.Add(uint64(len(batch)))
-	owner, thief := &p.workers[0], &p.workers[1]
-	p.spinner = owner.id
-	owner.state.Store(mailListening << mailShift)
-
-	p.lock(&p.enq)
-	require.True(t, p.handOffLocked(&p.enq))
-	k := grabSize(len(batch), 2)
-	assert.Equal(t, mailHanded, mailOf(owner.state.Load()))
+	p, owner, n, k := handOffOnIdlePool(t, 200)
+	thief := &p.workers[1]
 	assert.Equal(t, k-1, p.stealableJobs(), "all but job 0, which is the listener's")
 	p.q.drop(p.q.len()) // the other workers drained the queue
 	p.popped.Store(p.pushed.Load())
 	require.True(t, p.stealLocked(thief), "the handed grab is stolen from before its listener runs")
 	p.unlock(&p.enq)
-	stolen := len(thief.held)
-	assert.Equal(t, (k-1)-(k-1)/2, stolen, "the newer half of the unclaimed jobs")
+	assert.Equal(t, (k-1)-(k-1)/2, len(thief.held), "the newer half of the unclaimed jobs")
 
 	// The listener now runs what is left to it, and no job twice.
-	st := owner.state.Load()
-	require.True(t, p.runHandedGrab(owner, st))
+	require.True(t, p.runHandedGrab(owner, owner.state.Load()))
 	p.runGrab(thief)
 	assert.EqualValues(t, k, n.runs.Load())
 }
 
-// TestFailedHandoffWithdrawsItsClaims: when the listener stops listening
-// before the enqueuer's CAS, the grab stays queued and nothing of it is
-// left stealable.
-func TestFailedHandoffWithdrawsItsClaims(t *testing.T) {
+// TestWithdrawnClaimsLeaveNothingStealable: a handoff whose CAS fails (the
+// listener stopped listening first) withdraws the claims it published, so
+// the grab, still queued, is nowhere stealable.
+func TestWithdrawnClaimsLeaveNothingStealable(t *testing.T) {
 	p := build(Options{Workers: 2, Wake: Spin}.resolved(), goKit{}, ingressCells)
 	w := &p.workers[0]
 	w.buf[0], w.buf[1] = &countJob{}, &countJob{}
 	w.publishClaims(2)
+	require.Equal(t, 1, p.stealableJobs())
 	w.withdrawClaims()
 	assert.Zero(t, p.stealableJobs())
 	assert.False(t, p.stealLocked(&p.workers[1]))
@@ -185,21 +192,7 @@ func TestFailedHandoffWithdrawsItsClaims(t *testing.T) {
 // jobs of a grab handed to a Spin listener that has not started them, all
 // but job 0, which the listener then runs alone and counts as its grab.
 func TestDiscardTakesAHandedGrabBeforeItsListenerRuns(t *testing.T) {
-	p := build(Options{Workers: 2, Wake: Spin}.resolved(), goKit{}, ingressCells)
-	var n countJob
-	batch := make([]jobs.Job, 40)
-	for i := range batch {
-		batch[i] = &n
-	}
-	p.q.pushAll(batch)
-	p.pushed.Add(uint64(len(batch)))
-	owner := &p.workers[0]
-	p.spinner = owner.id
-	owner.state.Store(mailListening << mailShift)
-
-	p.lock(&p.enq)
-	require.True(t, p.handOffLocked(&p.enq))
-	k := grabSize(len(batch), 2)
+	p, owner, n, k := handOffOnIdlePool(t, 40)
 	assert.Equal(t, k-1, p.dropGrabsLocked(nil))
 	p.unlock(&p.enq)
 
