@@ -67,9 +67,10 @@ import (
 // the queue: whoever takes or hands a grab publishes its claim word
 // before the queue shows the jobs gone (under the queue lock; sharded,
 // before the shard's popped moves). A grab handed to a Spin listener is
-// published by the enqueuer, not by the listener once it runs: a listener
-// descheduled before its first claim would otherwise find every other
-// worker asleep, its grab's jobs behind its first one. Waking sleepers
+// published by the enqueuer, not by the listener once it runs: else,
+// while a listener is descheduled before it publishes, the others can
+// drain the queue, find nothing to steal and sleep, leaving its grab's
+// jobs behind its first one. Waking sleepers
 // for a grab's sake would cost a futile wake-up whenever its jobs are
 // quick, which is almost always.
 const (

@@ -175,9 +175,10 @@ func memoSlowdown(measure slowdownOf) slowdownOf {
 // run one at a time, as MeasureWork measured them; on more, spread over
 // the point's worker threads, up to cores of them at once, each slower by
 // the factor measured on that many threads. The factor is taken at the
-// workers, not at min(workers, cores): on the 2-core VM it grew from about
-// 1.2 at 2 workers to 1.3–1.5 at 32 (docs/predict.md, "Costs"), the
-// rotation among more threads than CPUs costing each job more.
+// workers, not at min(workers, cores): on the 2-core VM it read 1.09–1.19
+// at 2 workers and 1.26–1.38 at 32 (docs/predict.md, "The slowdown at the
+// point's workers"), the rotation among more threads than CPUs costing
+// each job more.
 func onWorkers(w pausemodel.Work, slow slowdownOf, cfg gcsim.Config, cores int) (pausemodel.Work, error) {
 	if slow == nil || cores < 2 {
 		return w, nil
