@@ -47,14 +47,11 @@ func TestKernelCountersOfANativeBatchCollection(t *testing.T) {
 				"%s: each wake-up classified once", what)
 			require.Contains(t, got, "collector_preemptions", what)
 			assert.GreaterOrEqual(t, got["collector_preemptions"], 0.0, what)
-			// Every worker woken slept again before the next collection's
-			// read, or sleeps on: at least one sleep per collection that
-			// woke anyone, counted by the kernel, not the pool.
+			// Whether a woken worker sleeps again before Join returns
+			// depends on the scheduler; that the counts are read is what
+			// holds (switchReader's own test checks what they count).
 			require.Contains(t, got, "worker_sleeps", what)
 			require.Contains(t, got, "worker_preemptions", what)
-			if rec.Pool.WorkersWoken > 0 {
-				assert.Positive(t, got["worker_sleeps"], what)
-			}
 
 			atStart := []string{"asleep_on_mutex_at_start", "asleep_on_work_cond_at_start",
 				"runnable_on_collector_cpu_at_start", "runnable_elsewhere_at_start"}

@@ -39,8 +39,9 @@ type Sim struct {
 	// ru is the collector thread's usage as getrusage last read it
 	// (preemptions), kept here so that the pause allocates nothing.
 	ru rusage
-	// statusBuf holds one worker thread's status file (workerSwitches).
-	statusBuf []byte
+	// switches reads the worker threads' context switches
+	// (workerSwitches), made at the first read.
+	switches *switchReader
 
 	obs         *TraceObserver // nil unless Config.Trace is set
 	collections uint64         // minor collections started, numbering trace events
@@ -141,6 +142,9 @@ func (s *Sim) Close() error {
 		return nil
 	}
 	s.closed = true
+	if s.switches != nil {
+		s.switches.close()
+	}
 	return errors.Join(s.pool.Close(), s.heap.Close())
 }
 
@@ -518,14 +522,14 @@ func (s *Sim) workerSwitches(mode Mode) switches {
 	if s.cfg.Backend != workerpool.Native || mode == Serial {
 		return switches{}
 	}
-	tids := s.pool.ThreadIDs()
-	if len(tids) == 0 {
-		return switches{}
+	if s.switches == nil {
+		tids := s.pool.ThreadIDs() // a Native pool's threads are its own until Close
+		if len(tids) == 0 {
+			return switches{}
+		}
+		s.switches = newSwitchReader(tids)
 	}
-	if s.statusBuf == nil {
-		s.statusBuf = make([]byte, 8<<10)
-	}
-	vol, invol, ok := threadSwitches(tids, s.statusBuf)
+	vol, invol, ok := s.switches.read()
 	return switches{vol: vol, invol: invol, ok: ok}
 }
 
