@@ -97,10 +97,11 @@ func (cal calibration) options(workers int, wake workerpool.WakePolicy, gated bo
 // futile wake-up costs a worker, read from the workers' own CPU clocks);
 // batches (Push, Take); and, for PI, rounds of synthetic jobs on one CPU
 // beside the same rounds on a normal mutex (HandOff, measureHandOff). The
-// wake calls and futile wake-ups are measured with the threads pinned, because what a wake costs depends on
-// where the woken thread goes: onto the waker's own run queue it costs the
-// waker about 2 µs per thread on the project's virtual machine; onto an
-// idle CPU it also takes an inter-processor interrupt, 4–11 µs more there.
+// wake calls and futile wake-ups are measured with the threads pinned,
+// because what a wake costs depends on where the woken thread goes: onto
+// the waker's own run queue it costs the waker about 2 µs per thread on
+// the project's virtual machine; onto an idle CPU it also takes an
+// inter-processor interrupt, 4–11 µs more there.
 func (cal calibration) once(ctx context.Context) (Costs, error) {
 	var c Costs
 	var err error

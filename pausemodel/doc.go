@@ -131,9 +131,8 @@
 // median of several runs. A single call is timed by the thread's CPU
 // clock, a system call on Linux, so the clock's own cost is taken out,
 // and a wake call is solved for with the number of calls the enqueue
-// made. A host that lets the process run on
-// one CPU only cannot measure a wake onto another core: WakeToRun and
-// WakeIdle are then 0.
+// made. A host that lets the process run on one CPU only cannot measure a
+// wake onto another core: WakeToRun and WakeIdle are then 0.
 //
 // The model leaves out: time slices and the rest of the scheduler's
 // fairness beyond the preemption rules above (a Kernel's measured
