@@ -47,6 +47,8 @@ const (
 	CounterRunnableElsewhereAtStart                     // Record.Pool.Kernel.RunnableElsewhere, with a snapshot
 	CounterWorkerPreemptions                            // Record.WorkerPreemptions, when counted
 	CounterWorkerSleeps                                 // Record.WorkerSleeps, when counted
+	CounterWorkerCPU                                    // Record.WorkerCPU (µs), when counted
+	CounterWorkerWait                                   // Record.WorkerWait (µs), when counted
 )
 
 var counterNames = enum.New[Counter]("Counter", "counter", nil,
@@ -58,7 +60,7 @@ var counterNames = enum.New[Counter]("Counter", "counter", nil,
 	"collector_preemptions", "wakeups_on_collector_cpu", "wakeups_elsewhere",
 	"asleep_on_mutex_at_start", "asleep_on_work_cond_at_start",
 	"runnable_on_collector_cpu_at_start", "runnable_elsewhere_at_start",
-	"worker_preemptions", "worker_sleeps")
+	"worker_preemptions", "worker_sleeps", "worker_cpu_us", "worker_wait_us")
 
 // counterLabels says what each counter is, for a reader of a report.
 var counterLabels = [...]string{
@@ -95,6 +97,8 @@ var counterLabels = [...]string{
 	CounterRunnableElsewhereAtStart:      "at Start: workers runnable on another CPU",
 	CounterWorkerPreemptions:             "workers preempted (involuntary switches)",
 	CounterWorkerSleeps:                  "workers' sleeps (voluntary switches)",
+	CounterWorkerCPU:                     "workers' CPU (µs)",
+	CounterWorkerWait:                    "workers waiting for a CPU (µs)",
 }
 
 // Counters lists every counter, in report order.
@@ -123,7 +127,7 @@ func (c Counter) Label() string {
 // or c has no key: a report shows it as absent, not as 0. Uncounted are
 // the futex calls of a backend whose futex calls are the C library's
 // (Stats.FutexUncounted); the kernel's observables (collector_preemptions
-// through worker_sleeps) everywhere but on the Native
+// through worker_wait_us) everywhere but on the Native
 // backend on Linux in a pool mode, or where the kernel refused a read; and
 // the four "_at_start" counts without Config.KernelSnapshot.
 func (c Counter) Value(r *Record) (float64, bool) {
@@ -148,6 +152,8 @@ func counted(c Counter, r *Record) bool {
 		return k.Snapshots > 0 && k.SnapshotsFailed == 0
 	case CounterWorkerPreemptions, CounterWorkerSleeps:
 		return r.WorkerSwitchesCounted
+	case CounterWorkerCPU, CounterWorkerWait:
+		return r.WorkerTimesCounted
 	}
 	return true
 }
@@ -195,6 +201,8 @@ var counterValues = [...]func(r *Record) float64{
 	CounterRunnableElsewhereAtStart:      func(r *Record) float64 { return float64(r.Pool.Kernel.RunnableElsewhere) },
 	CounterWorkerPreemptions:             func(r *Record) float64 { return float64(r.WorkerPreemptions) },
 	CounterWorkerSleeps:                  func(r *Record) float64 { return float64(r.WorkerSleeps) },
+	CounterWorkerCPU:                     func(r *Record) float64 { return us(r.WorkerCPU) },
+	CounterWorkerWait:                    func(r *Record) float64 { return us(r.WorkerWait) },
 }
 
 // AnatomyParts are the counters that split a pause into parts, in time
@@ -221,12 +229,12 @@ func AnatomyCounters() []Counter {
 // KernelCounters are the kernel's observables of a collection on the
 // Native backend (Linux): the collector's preemptions during dispatch,
 // the wake-ups by the CPU they woke on, the workers' state at the gate's
-// opening (Config.KernelSnapshot), and the workers' preemptions and
-// sleeps over the collection. Elsewhere they are uncounted (Value's
-// false).
+// opening (Config.KernelSnapshot), and the workers' preemptions, sleeps,
+// CPU time and wait for a CPU over the collection. Elsewhere they are
+// uncounted (Value's false).
 func KernelCounters() []Counter {
 	return []Counter{CounterCollectorPreemptions, CounterWakeupsOnCollectorCPU, CounterWakeupsElsewhere,
 		CounterAsleepOnMutexAtStart, CounterAsleepOnWorkCondAtStart,
 		CounterRunnableOnCollectorCPUAtStart, CounterRunnableElsewhereAtStart,
-		CounterWorkerPreemptions, CounterWorkerSleeps}
+		CounterWorkerPreemptions, CounterWorkerSleeps, CounterWorkerCPU, CounterWorkerWait}
 }

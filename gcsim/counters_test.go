@@ -70,7 +70,7 @@ func TestKernelCountersAbsentUnlessCounted(t *testing.T) {
 	assert.Equal(t, []string{"collector_preemptions", "wakeups_on_collector_cpu", "wakeups_elsewhere",
 		"asleep_on_mutex_at_start", "asleep_on_work_cond_at_start",
 		"runnable_on_collector_cpu_at_start", "runnable_elsewhere_at_start",
-		"worker_preemptions", "worker_sleeps"}, keys)
+		"worker_preemptions", "worker_sleeps", "worker_cpu_us", "worker_wait_us"}, keys)
 	for _, c := range KernelCounters() {
 		assert.Contains(t, AnatomyCounters(), c, "the anatomy lists %v", c)
 		_, ok := c.Value(&Record{})
@@ -80,8 +80,9 @@ func TestKernelCountersAbsentUnlessCounted(t *testing.T) {
 	k := workerpool.KernelStats{WakeCPUsCounted: true, WakeupsOnWakerCPU: 3, WakeupsElsewhere: 5,
 		Snapshots: 1, RunnableOnWakerCPU: 1, RunnableElsewhere: 2, AsleepOnMutex: 4, AsleepOnWorkCond: 0}
 	r := &Record{CollectorPreemptions: 2, CollectorPreemptionsCounted: true, Pool: workerpool.Stats{Kernel: k},
-		WorkerPreemptions: 6, WorkerSleeps: 7, WorkerSwitchesCounted: true}
-	want := []float64{2, 3, 5, 4, 0, 1, 2, 6, 7}
+		WorkerPreemptions: 6, WorkerSleeps: 7, WorkerSwitchesCounted: true,
+		WorkerCPU: 8 * time.Microsecond, WorkerWait: 9 * time.Microsecond, WorkerTimesCounted: true}
+	want := []float64{2, 3, 5, 4, 0, 1, 2, 6, 7, 8, 9}
 	for i, c := range KernelCounters() {
 		v, ok := c.Value(r)
 		assert.True(t, ok, "%v", c)
@@ -96,6 +97,8 @@ func TestKernelCountersAbsentUnlessCounted(t *testing.T) {
 	off.Pool.Kernel.Snapshots = 0
 	unswitched := *r
 	unswitched.WorkerSwitchesCounted = false
+	untimed := *r
+	untimed.WorkerTimesCounted = false
 	snapshotCounters := KernelCounters()[3:7]
 	for name, tc := range map[string]struct {
 		r      Record
@@ -105,6 +108,7 @@ func TestKernelCountersAbsentUnlessCounted(t *testing.T) {
 		"a snapshot's read failed": {failed, snapshotCounters},
 		"no snapshot":              {off, snapshotCounters},
 		"no workers' switches":     {unswitched, []Counter{CounterWorkerPreemptions, CounterWorkerSleeps}},
+		"no workers' times":        {untimed, []Counter{CounterWorkerCPU, CounterWorkerWait}},
 	} {
 		for _, c := range KernelCounters() {
 			_, ok := c.Value(&tc.r)

@@ -49,9 +49,14 @@ func TestKernelCountersOfANativeBatchCollection(t *testing.T) {
 			assert.GreaterOrEqual(t, got["collector_preemptions"], 0.0, what)
 			// Whether a woken worker sleeps again before Join returns
 			// depends on the scheduler; that the counts are read is what
-			// holds (switchReader's own test checks what they count).
+			// holds (threadReader's own test checks what they count).
 			require.Contains(t, got, "worker_sleeps", what)
 			require.Contains(t, got, "worker_preemptions", what)
+			// The workers ran the jobs, so they had CPU time; whether one
+			// waited for a CPU is the scheduler's affair.
+			require.Contains(t, got, "worker_cpu_us", what)
+			require.Contains(t, got, "worker_wait_us", what)
+			assert.Positive(t, got["worker_cpu_us"], what)
 
 			atStart := []string{"asleep_on_mutex_at_start", "asleep_on_work_cond_at_start",
 				"runnable_on_collector_cpu_at_start", "runnable_elsewhere_at_start"}

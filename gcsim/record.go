@@ -66,6 +66,19 @@ type Record struct {
 	// Native, not Linux, or a read failed.
 	WorkerPreemptions, WorkerSleeps uint64
 	WorkerSwitchesCounted           bool
+	// WorkerCPU and WorkerWait are the worker threads' time over the
+	// collection on a CPU and runnable but waiting for one (the
+	// scheduler's run_delay), summed over the workers, from each worker's
+	// /proc/self/task/TID/schedstat read with its status file. A worker
+	// waits while the CPUs run other threads, so WorkerWait is the
+	// parallelism the kernel did not give: on 2 CPUs with 2 workers and the
+	// collector asleep in Join, time both workers share one CPU while the
+	// other idles. WorkerCPU beyond the jobs' durations is the pool's and
+	// the kernel's own work (locks, wakes, switches). WorkerTimesCounted is
+	// false where they were not counted, as WorkerSwitchesCounted, or
+	// where the kernel has no schedstat files (CONFIG_SCHED_INFO).
+	WorkerCPU, WorkerWait time.Duration
+	WorkerTimesCounted    bool
 	// HostGCs is the number of host Go GC cycles that overlapped the
 	// collection (read just outside the pause): those that completed while
 	// it ran, and one still marking when it ended, however long before it
@@ -75,4 +88,16 @@ type Record struct {
 	// MajorGCBefore is set when an untimed major collection ran in the
 	// mutator phase before this collection.
 	MajorGCBefore bool
+}
+
+// setWorkerCounts sets the workers' switches and times over a collection
+// from the counts read before and after it; a count read only once, or
+// that went backwards (a thread gone), stays uncounted.
+func (r *Record) setWorkerCounts(before, after threadCounts) {
+	if before.switchesOK && after.switchesOK && after.vol >= before.vol && after.invol >= before.invol {
+		r.WorkerSleeps, r.WorkerPreemptions, r.WorkerSwitchesCounted = after.vol-before.vol, after.invol-before.invol, true
+	}
+	if before.timesOK && after.timesOK && after.cpu >= before.cpu && after.wait >= before.wait {
+		r.WorkerCPU, r.WorkerWait, r.WorkerTimesCounted = after.cpu-before.cpu, after.wait-before.wait, true
+	}
 }

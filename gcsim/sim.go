@@ -39,9 +39,9 @@ type Sim struct {
 	// ru is the collector thread's usage as getrusage last read it
 	// (preemptions), kept here so that the pause allocates nothing.
 	ru rusage
-	// switches reads the worker threads' context switches
-	// (workerSwitches), made at the first read.
-	switches *switchReader
+	// threads reads the worker threads' context switches and times
+	// (workerCounts), made at the first read.
+	threads *threadReader
 
 	obs         *TraceObserver // nil unless Config.Trace is set
 	collections uint64         // minor collections started, numbering trace events
@@ -142,8 +142,8 @@ func (s *Sim) Close() error {
 		return nil
 	}
 	s.closed = true
-	if s.switches != nil {
-		s.switches.close()
+	if s.threads != nil {
+		s.threads.close()
 	}
 	return errors.Join(s.pool.Close(), s.heap.Close())
 }
@@ -384,7 +384,7 @@ func (s *Sim) timedCollect(ctx context.Context, mode Mode, rec *Record) error {
 	if mode != Serial {
 		before = s.pool.Stats()
 	}
-	sw := s.workerSwitches(mode)
+	counts := s.workerCounts(mode)
 	gcBefore := s.hostGC()
 
 	var ph phases
@@ -410,11 +410,8 @@ func (s *Sim) timedCollect(ctx context.Context, mode Mode, rec *Record) error {
 		s.obs.CollectionEnd(s.collections, mode)
 	}
 	rec.HostGCs = gcBefore.overlapped(s.hostGC())
-	if sw.ok {
-		after := s.workerSwitches(mode)
-		if after.ok && after.vol >= sw.vol && after.invol >= sw.invol {
-			rec.WorkerSleeps, rec.WorkerPreemptions, rec.WorkerSwitchesCounted = after.vol-sw.vol, after.invol-sw.invol, true
-		}
+	if counts.switchesOK || counts.timesOK {
+		rec.setWorkerCounts(counts, s.workerCounts(mode))
 	}
 	if e := s.completions.drain(err); e != nil {
 		err = e
@@ -508,29 +505,20 @@ func stopped(done <-chan struct{}) bool {
 	}
 }
 
-// switches are the worker threads' context switches so far, voluntary
-// and involuntary (Record.WorkerSleeps, Record.WorkerPreemptions); ok is
-// false where they are not read.
-type switches struct {
-	vol, invol uint64
-	ok         bool
-}
-
-// workerSwitches reads the worker threads' context switches, for a pool
-// mode on the Native backend.
-func (s *Sim) workerSwitches(mode Mode) switches {
+// workerCounts reads the worker threads' context switches and times, for
+// a pool mode on the Native backend; nothing is read elsewhere.
+func (s *Sim) workerCounts(mode Mode) threadCounts {
 	if s.cfg.Backend != workerpool.Native || mode == Serial {
-		return switches{}
+		return threadCounts{}
 	}
-	if s.switches == nil {
+	if s.threads == nil {
 		tids := s.pool.ThreadIDs() // a Native pool's threads are its own until Close
 		if len(tids) == 0 {
-			return switches{}
+			return threadCounts{}
 		}
-		s.switches = newSwitchReader(tids)
+		s.threads = newThreadReader(tids)
 	}
-	vol, invol, ok := s.switches.read()
-	return switches{vol: vol, invol: invol, ok: ok}
+	return s.threads.read()
 }
 
 // preemptions are the collector thread's involuntary context switches
