@@ -136,7 +136,11 @@
 //
 // The model leaves out: time slices and the rest of the scheduler's
 // fairness beyond the preemption rules above (a Kernel's measured
-// preemptions stand for them where they are measured); the Go runtime, whose
+// preemptions stand for them where they are measured); the load
+// balancer's delays and its weighing of load averages (a newly idle core
+// takes a queued thread at once here, where Linux measurably lets two
+// workers share one CPU while another idles: Result.WorkerWait against
+// gcsim's worker_wait_us shows by how much); the Go runtime, whose
 // callbacks run each job (a job's cost includes its callback, but a
 // callback's P hand-off and sysmon are not modelled: the Go backends,
 // where the runtime stands between a wake and the woken, are measured

@@ -132,6 +132,12 @@ type Result struct {
 	HandOffs int
 	// Preemptions counts the collector's bursts a woken worker preempted.
 	Preemptions int
+	// WorkerCPU and WorkerWait are the workers' time on a core and their
+	// time runnable but not running (in a run queue, or on the way onto an
+	// idle core), summed over the workers, from the first enqueue until
+	// every thread has settled: what gcsim's worker_cpu_us and
+	// worker_wait_us measure of a collection.
+	WorkerCPU, WorkerWait time.Duration
 }
 
 // maxThreads bounds a shape's workers and cores: a shape is a pool, and
@@ -196,8 +202,11 @@ func SimulateSeries(c Costs, s Shape, series [][]time.Duration) (Result, error) 
 		m.s.Jobs = js
 		m.newCollection()
 		m.startAsleepOnMutex()
+		ran, waited := m.workerTimes()
 		m.collect()
 		m.run()
+		ranAfter, waitedAfter := m.workerTimes()
+		m.res.WorkerCPU, m.res.WorkerWait = ranAfter-ran, waitedAfter-waited
 		if m.done != len(js) || !m.finished {
 			return Result{}, fmt.Errorf("pausemodel: simulation stalled with %d of %d jobs done", m.done, len(js))
 		}
@@ -223,6 +232,8 @@ func (r *Result) add(o Result) {
 	r.Locks += o.Locks
 	r.HandOffs += o.HandOffs
 	r.Preemptions += o.Preemptions
+	r.WorkerCPU += o.WorkerCPU
+	r.WorkerWait += o.WorkerWait
 }
 
 func (r Result) mean(n int) Result {
@@ -230,7 +241,8 @@ func (r Result) mean(n int) Result {
 	count := func(c int) int { return (2*c + n) / (2 * n) }
 	m := Result{ToFirstJob: r.ToFirstJob / d, JobSpan: r.JobSpan / d, JoinLatency: r.JoinLatency / d,
 		FutileWakeups: count(r.FutileWakeups), Wakes: count(r.Wakes), Broadcasts: count(r.Broadcasts), Locks: count(r.Locks),
-		HandOffs: count(r.HandOffs), Preemptions: count(r.Preemptions)}
+		HandOffs: count(r.HandOffs), Preemptions: count(r.Preemptions),
+		WorkerCPU: r.WorkerCPU / d, WorkerWait: r.WorkerWait / d}
 	m.Dispatch = m.ToFirstJob + m.JobSpan + m.JoinLatency // the parts still add up, rounding and all
 	return m
 }
@@ -260,6 +272,7 @@ type machine struct {
 
 	cores     []*core
 	collector *thread
+	workers   []*thread
 	yield     bool // woken workers wait at the head of the collector's core: it yields at its burst's end
 	ahead     int  // how many: the collector goes behind them
 
@@ -301,6 +314,18 @@ type thread struct {
 	rewake   bool          // signalled during that: go round again at once
 	justWoke bool          // its next look is its first since a wake
 	ran      time.Duration // CPU charged to it so far
+	// waiting says it is runnable but not running since runnableAt;
+	// waited is all such time so far.
+	waiting    bool
+	runnableAt time.Duration
+	waited     time.Duration
+}
+
+// runnable marks t runnable and not running from now, until runOn.
+func (t *thread) runnable(now time.Duration) {
+	if !t.waiting {
+		t.waiting, t.runnableAt = true, now
+	}
 }
 
 // pending is a thread waiting for a core (or for the lock) and what it
@@ -321,9 +346,19 @@ func newMachine(c Costs, s Shape) *machine {
 	m.collector = &thread{core: m.cores[0], onCore: true}
 	m.cores[0].running = m.collector
 	for i := range s.Workers {
-		m.parked = append(m.parked, &thread{core: m.cores[(i+1)%s.Cores]})
+		m.workers = append(m.workers, &thread{core: m.cores[(i+1)%s.Cores]})
 	}
+	m.parked = slices.Clone(m.workers)
 	return m
+}
+
+// workerTimes is the workers' CPU and wait so far, summed.
+func (m *machine) workerTimes() (ran, waited time.Duration) {
+	for _, w := range m.workers {
+		ran += w.ran
+		waited += w.waited
+	}
+	return ran, waited
 }
 
 // The event loop.
@@ -385,10 +420,14 @@ func (m *machine) ready(t *thread, c *core, d time.Duration, then func()) {
 		m.runOn(c, pending{t, d, then})
 		return
 	}
+	t.runnable(m.now)
 	c.queue = append(c.queue, pending{t, d, then})
 }
 
 func (m *machine) runOn(c *core, p pending) {
+	if p.t.waiting {
+		p.t.waiting, p.t.waited = false, p.t.waited+m.now-p.t.runnableAt
+	}
 	c.running = p.t
 	p.t.core, p.t.onCore = c, true
 	m.startBurst(p.t, p.d, p.then)
@@ -406,6 +445,7 @@ func (m *machine) startBurst(t *thread, d time.Duration, then func()) {
 			// run, ahead of threads queued before them.
 			m.yield = false
 			m.res.Preemptions++
+			t.runnable(m.now)
 			c := t.core
 			c.queue = slices.Insert(c.queue, min(m.ahead, len(c.queue)), pending{t, 0, then})
 			m.ahead = 0
@@ -468,6 +508,7 @@ func (m *machine) schedule(c *core) {
 // that runs out of work takes queued threads from the others (schedule).
 func (m *machine) wakeThread(t, waker *thread, then func()) {
 	m.res.Wakes++
+	t.runnable(m.now)
 	c, idle := m.placement(t, waker, nil)
 	if t != m.collector && m.s.Kernel.Placed {
 		c, idle, m.placedOnOwner = m.measuredPlace(t, nil, m.placedOnOwner)

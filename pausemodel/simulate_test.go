@@ -42,11 +42,13 @@ var hostLike = Costs{WakeToRun: 6 * us, WakeCall: 3 * us, WakePer: 1500 * time.N
 // retires it and wakes the collector, which returns 10 µs later. Mutex
 // acquisitions: the collector's push, Start, Join and its return from the
 // wait; the worker's return from its wait and the retire, whose hold also
-// looks for the next (SGen's thread_func: one hold per job).
+// looks for the next (SGen's thread_func: one hold per job). The worker's
+// CPU is the job; its wait for a CPU, the 10 µs it took to come up.
 func TestOneJobByHand(t *testing.T) {
 	for _, k := range MutexKinds() {
 		r := mustSimulate(t, Costs{WakeToRun: 10 * us}, Shape{Cores: 4, Workers: 1, Mode: gcsim.Batch, Mutex: k, Jobs: jobsOf(1, 100*us)})
-		want := Result{Dispatch: 120 * us, ToFirstJob: 10 * us, JobSpan: 100 * us, JoinLatency: 10 * us, Wakes: 2, Broadcasts: 2, Locks: 6}
+		want := Result{Dispatch: 120 * us, ToFirstJob: 10 * us, JobSpan: 100 * us, JoinLatency: 10 * us, Wakes: 2, Broadcasts: 2, Locks: 6,
+			WorkerCPU: 100 * us, WorkerWait: 10 * us}
 		if r != want {
 			t.Errorf("%v: got %+v, want %+v", k, r, want)
 		}
@@ -170,7 +172,8 @@ func TestSeriesIsTheMeanOfItsCollections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Result{Dispatch: 220 * us, ToFirstJob: 10 * us, JobSpan: 200 * us, JoinLatency: 10 * us, Wakes: 2, Broadcasts: 2, Locks: 6}
+	want := Result{Dispatch: 220 * us, ToFirstJob: 10 * us, JobSpan: 200 * us, JoinLatency: 10 * us, Wakes: 2, Broadcasts: 2, Locks: 6,
+		WorkerCPU: 200 * us, WorkerWait: 10 * us}
 	if r != want {
 		t.Errorf("got %+v, want %+v", r, want)
 	}
@@ -310,6 +313,27 @@ func TestHandOffChargesEachPIHandOffOnce(t *testing.T) {
 		}
 		if got, want := with.Dispatch-without.Dispatch, time.Duration(with.HandOffs)*c.HandOff; got != want {
 			t.Errorf("PI: HandOff lengthened the collection by %v, want %d hand-offs × %v = %v", got, with.HandOffs, c.HandOff, want)
+		}
+	}
+}
+
+// TestWorkerTimesOfTwoWorkers: 17 jobs of 150 µs through two workers. On
+// one core the workers' CPU is the jobs and more, and one of them waits
+// while the other runs, most of the span; on two cores the model gives
+// each worker a core of its own (an idle core takes a queued thread at
+// once), so they wait only to come up — the near-zero wait that the
+// kernel's measured worker_wait_us contradicts (docs/predict.md).
+func TestWorkerTimesOfTwoWorkers(t *testing.T) {
+	for _, k := range MutexKinds() {
+		one := mustSimulate(t, hostLike, Shape{Cores: 1, Workers: 2, Mode: gcsim.Batch, Mutex: k, Jobs: jobsOf(17, 150*us)})
+		two := mustSimulate(t, hostLike, Shape{Cores: 2, Workers: 2, Mode: gcsim.Batch, Mutex: k, Jobs: jobsOf(17, 150*us)})
+		for _, r := range []Result{one, two} {
+			if r.WorkerCPU < 17*150*us {
+				t.Errorf("%v: workers' CPU %v, less than the jobs'", k, r.WorkerCPU)
+			}
+		}
+		if one.WorkerWait < 2*time.Millisecond || two.WorkerWait > 50*us {
+			t.Errorf("%v: workers' wait %v on one core, %v on two; want most of the span, and only the wake-ups", k, one.WorkerWait, two.WorkerWait)
 		}
 	}
 }
