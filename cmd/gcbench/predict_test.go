@@ -143,12 +143,12 @@ func TestPredictCSVIsTables(t *testing.T) {
 		"--calibration-gcs", "1", "--calibrations", "1", "--format", "csv", "--html", html)
 	require.Equal(t, 0, code, stderr)
 	page := readString(t, html) // --html: the same tables, and the calibration, on one page
-	assert.Equal(t, 4, strings.Count(page, "<table>"), page)
+	assert.Equal(t, 5, strings.Count(page, "<table>"), page)
 	assert.Contains(t, page, "<dt>calibration, pi mutex</dt>")
 	assert.Contains(t, stderr, "gcbench predict: calibration of the native pool")
 	assert.NotContains(t, stdout, "calibration of")
 	tables := strings.Split(strings.TrimSpace(stdout), "\n\n")
-	require.Len(t, tables, 4, "the check, the check by part, the prediction, the facts:\n%s", stdout)
+	require.Len(t, tables, 5, "the check, the check by part and by the workers' time, the prediction, the facts:\n%s", stdout)
 	for _, table := range tables {
 		recs, err := csv.NewReader(strings.NewReader(table)).ReadAll()
 		require.NoError(t, err, table)

@@ -92,6 +92,11 @@ type validation struct {
 	// (µs) of each of pauseParts; a measured one is NaN where the point has no
 	// anatomy.
 	MeasuredParts, PredictedParts [len(pauseParts)]float64
+	// PredictedWorkerTimes are the model's workers' CPU and wait for a CPU
+	// per collection (µs; pausemodel.Result's WorkerCPU and WorkerWait),
+	// perjob's then batch's, beside the measured worker_cpu_us and
+	// worker_wait_us among PerJobMeans and BatchMeans.
+	PredictedWorkerTimes [2]workerTimes
 
 	// Jobs is a collection's job count (the jobs counter, else
 	// gcsim.JobCount); PerJobMeans and BatchMeans the modes' counter
@@ -354,6 +359,9 @@ func (pr predictor) validate(p sweepPoint, run report.Run, c pausemodel.Costs, w
 		}
 		v.Observed, v.ObservedFutile = true, obs.res.FutileWakeups
 	}
+	for i, r := range []pausemodel.Result{predPer.res, predBatch.res} {
+		v.PredictedWorkerTimes[i] = workerTimes{CPU: micros(r.WorkerCPU), Wait: micros(r.WorkerWait)}
+	}
 	for i, part := range pauseParts {
 		v.MeasuredParts[i] = math.NaN()
 		a, okA := per.CounterMeans[part.Key]
@@ -367,6 +375,17 @@ func (pr predictor) validate(p sweepPoint, run report.Run, c pausemodel.Costs, w
 }
 
 func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// workerTimes are a collection's workers' CPU and wait for a CPU (µs).
+type workerTimes struct{ CPU, Wait float64 }
+
+// measuredWorkerTimes are the means of a mode's worker_cpu_us and
+// worker_wait_us, and false where the run did not count them.
+func measuredWorkerTimes(means map[string]float64) (workerTimes, bool) {
+	cpu, okC := means[gcsim.CounterWorkerCPU.String()]
+	wait, okW := means[gcsim.CounterWorkerWait.String()]
+	return workerTimes{CPU: cpu, Wait: wait}, okC && okW
+}
 
 // sortValidations orders validations as a reader compares them: by cores, most
 // first, then mutex kind, then workers.
@@ -519,6 +538,18 @@ func coreCounts(vals []validation) []int {
 	slices.Sort(cores)
 	slices.Reverse(cores)
 	return cores
+}
+
+// workerCounts lists the validations' worker counts, fewest first.
+func workerCounts(vals []validation) []int {
+	var ws []int
+	for _, v := range vals {
+		if !slices.Contains(ws, v.workers()) {
+			ws = append(ws, v.workers())
+		}
+	}
+	slices.Sort(ws)
+	return ws
 }
 
 // mutexKinds lists the validations' mutex kinds, in order.

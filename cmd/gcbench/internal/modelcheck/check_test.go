@@ -149,6 +149,28 @@ func TestPartsTableAveragesEachRow(t *testing.T) {
 	assert.Equal(t, []string{"2", "pi", "2", "0%", "20", "2", "30", "3", "", "4"}, tab.Rows[0])
 }
 
+// TestWorkerTimesTableAveragesTheCountedPoints: a shape's row averages
+// the measured and predicted workers' times over its points that counted
+// them, a point without the counters is left out, and with none at all
+// there is no table.
+func TestWorkerTimesTableAveragesTheCountedPoints(t *testing.T) {
+	counted := func(cpu, wait float64) map[string]float64 {
+		return map[string]float64{"worker_cpu_us": cpu, "worker_wait_us": wait}
+	}
+	a, b, c := val(workerpool.MutexNormal, 2, 2, 0, 0), val(workerpool.MutexNormal, 2, 2, 0, 0), val(workerpool.MutexNormal, 2, 2, 0, 0)
+	a.PerJobMeans, a.BatchMeans = counted(100, 10), counted(200, 20)
+	b.PerJobMeans, b.BatchMeans = counted(300, 30), counted(400, 40)
+	a.PredictedWorkerTimes = [2]workerTimes{{CPU: 1, Wait: 2}, {CPU: 3, Wait: 4}}
+	b.PredictedWorkerTimes = [2]workerTimes{{CPU: 3, Wait: 4}, {CPU: 5, Wait: 6}}
+	c.PerJobMeans, c.BatchMeans = counted(1e6, 1e6), nil // batch not counted: left out
+	c.PredictedWorkerTimes = [2]workerTimes{{CPU: 1e6, Wait: 1e6}, {CPU: 1e6, Wait: 1e6}}
+	tab := workerTimesTable([]validation{a, b, c})
+	require.NotNil(t, tab)
+	require.Len(t, tab.Rows, 1)
+	assert.Equal(t, []string{"2", "normal", "2", "2", "200", "2", "20", "3", "300", "4", "30", "5"}, tab.Rows[0])
+	assert.Nil(t, workerTimesTable([]validation{c}))
+}
+
 func TestGoRuntimeTableIsTheGapToNative(t *testing.T) {
 	p, _ := readPoint(point("threads", "", 8))
 	gos := []goPoint{{sweepPoint: p, Host: "h", Cores: 2, PerJob: 1500, Batch: 1000}}

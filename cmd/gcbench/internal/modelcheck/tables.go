@@ -19,7 +19,8 @@ import (
 // collections. It returns the four checks' verdict lines, in order, each
 // "check N (…): … PASSED" or "… MISSED" (docs/predict.md says what each
 // checks), and every table of a check, in the order a reader takes them —
-// the check point by point, the check by part of the pause, the Go
+// the check point by point, the check by part of the pause and by the
+// workers' time (where the runs counted it), the Go
 // backends beside it if reports have points of them, the many-core
 // scenarios and the timing-free facts. measure gives a heap's job
 // costs; Tables calls each of its functions once per heap (and worker
@@ -40,6 +41,9 @@ func Tables(cal Calibration, reports []*report.Report, measure Measure, heap gcs
 		return nil, nil, err
 	}
 	tables := []*render.Table{validationTable(vals, runErrors), partsTable(vals)}
+	if t := workerTimesTable(vals); t != nil {
+		tables = append(tables, t)
+	}
 	if gos := goPoints(reports); len(gos) > 0 {
 		tables = append(tables, goRuntimeTable(gos, vals))
 	}
@@ -175,6 +179,64 @@ func partsTable(vals []validation) *render.Table {
 		"join: last job's end to resume), blank where no point has an anatomy; predicted: the same parts of pausemodel.Predict's collections; "+
 		"error: the check's relative error over the row's points.")
 	return t
+}
+
+// workerTimesTable sets the model's workers' CPU and wait for a CPU
+// beside the measured ones, per shape: where the kernel kept runnable
+// workers off the CPUs longer than the model does, their wait shows it
+// (docs/predict.md). Only points whose runs counted the workers' times.
+func workerTimesTable(vals []validation) *render.Table {
+	t := &render.Table{Title: "model check by the workers' time: their CPU and their wait for a CPU per collection (µs, mean over the points)"}
+	t.Header = [][]string{{"cores", "mutex", "workers", "points", "perjob CPU", "predicted", "perjob wait", "predicted",
+		"batch CPU", "predicted", "batch wait", "predicted"}}
+	for _, c := range coreCounts(vals) {
+		for _, k := range mutexKinds(vals) {
+			for _, w := range workerCounts(vals) {
+				row, ok := workerTimesRow(where(vals, func(v validation) bool { return v.Cores == c && v.Mutex == k && v.workers() == w }))
+				if ok {
+					t.Rows = append(t.Rows, append([]string{strconv.Itoa(c), k.String(), strconv.Itoa(w)}, row...))
+				}
+			}
+		}
+	}
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	t.Notes = append(t.Notes, "Measured: the runs' worker_cpu_us and worker_wait_us (each worker thread's schedstat, "+
+		"summed over the workers: time on a CPU, and time runnable on a run queue); predicted: the same of "+
+		"pausemodel.Predict's collections (its own kernel rules: preemption on every wake). Points without the counters "+
+		"(runs before they existed, another OS) are left out.")
+	return t
+}
+
+// workerTimesRow is a shape's points' measured and predicted workers'
+// times, the cells from "points" on; false if none counted them.
+func workerTimesRow(of []validation) ([]string, bool) {
+	var measured, predicted [2]workerTimes
+	n := 0
+	for _, v := range of {
+		per, okP := measuredWorkerTimes(v.PerJobMeans)
+		batch, okB := measuredWorkerTimes(v.BatchMeans)
+		if !okP || !okB {
+			continue
+		}
+		n++
+		for i, m := range [2]workerTimes{per, batch} {
+			measured[i].CPU += m.CPU
+			measured[i].Wait += m.Wait
+			predicted[i].CPU += v.PredictedWorkerTimes[i].CPU
+			predicted[i].Wait += v.PredictedWorkerTimes[i].Wait
+		}
+	}
+	if n == 0 {
+		return nil, false
+	}
+	row := []string{strconv.Itoa(n)}
+	for i := range measured {
+		row = append(row, render.Float(measured[i].CPU/float64(n), 0), render.Float(predicted[i].CPU/float64(n), 0),
+			render.Float(measured[i].Wait/float64(n), 0), render.Float(predicted[i].Wait/float64(n), 0))
+	}
+	return row, true
 }
 
 // A goPoint is a Go backend's measured point (threads or goroutines).
