@@ -49,6 +49,8 @@ const (
 	CounterWorkerSleeps                                 // Record.WorkerSleeps, when counted
 	CounterWorkerCPU                                    // Record.WorkerCPU (µs), when counted
 	CounterWorkerWait                                   // Record.WorkerWait (µs), when counted
+	CounterCollectorCPU                                 // Record.CollectorCPU (µs), when counted
+	CounterOtherCPU                                     // Record.OtherCPU (µs), when counted
 )
 
 var counterNames = enum.New[Counter]("Counter", "counter", nil,
@@ -60,7 +62,8 @@ var counterNames = enum.New[Counter]("Counter", "counter", nil,
 	"collector_preemptions", "wakeups_on_collector_cpu", "wakeups_elsewhere",
 	"asleep_on_mutex_at_start", "asleep_on_work_cond_at_start",
 	"runnable_on_collector_cpu_at_start", "runnable_elsewhere_at_start",
-	"worker_preemptions", "worker_sleeps", "worker_cpu_us", "worker_wait_us")
+	"worker_preemptions", "worker_sleeps", "worker_cpu_us", "worker_wait_us",
+	"collector_cpu_us", "other_cpu_us")
 
 // counterLabels says what each counter is, for a reader of a report.
 var counterLabels = [...]string{
@@ -99,6 +102,8 @@ var counterLabels = [...]string{
 	CounterWorkerSleeps:                  "workers' sleeps (voluntary switches)",
 	CounterWorkerCPU:                     "workers' CPU (µs)",
 	CounterWorkerWait:                    "workers waiting for a CPU (µs)",
+	CounterCollectorCPU:                  "collector's CPU (µs)",
+	CounterOtherCPU:                      "other threads' CPU (µs; the Go runtime's)",
 }
 
 // Counters lists every counter, in report order.
@@ -127,7 +132,7 @@ func (c Counter) Label() string {
 // or c has no key: a report shows it as absent, not as 0. Uncounted are
 // the futex calls of a backend whose futex calls are the C library's
 // (Stats.FutexUncounted); the kernel's observables (collector_preemptions
-// through worker_wait_us) everywhere but on the Native
+// through other_cpu_us) everywhere but on the Native
 // backend on Linux in a pool mode, or where the kernel refused a read; and
 // the four "_at_start" counts without Config.KernelSnapshot.
 func (c Counter) Value(r *Record) (float64, bool) {
@@ -154,6 +159,8 @@ func counted(c Counter, r *Record) bool {
 		return r.WorkerSwitchesCounted
 	case CounterWorkerCPU, CounterWorkerWait:
 		return r.WorkerTimesCounted
+	case CounterCollectorCPU, CounterOtherCPU:
+		return r.CPUSplitCounted
 	}
 	return true
 }
@@ -203,6 +210,8 @@ var counterValues = [...]func(r *Record) float64{
 	CounterWorkerSleeps:                  func(r *Record) float64 { return float64(r.WorkerSleeps) },
 	CounterWorkerCPU:                     func(r *Record) float64 { return us(r.WorkerCPU) },
 	CounterWorkerWait:                    func(r *Record) float64 { return us(r.WorkerWait) },
+	CounterCollectorCPU:                  func(r *Record) float64 { return us(r.CollectorCPU) },
+	CounterOtherCPU:                      func(r *Record) float64 { return us(r.OtherCPU) },
 }
 
 // AnatomyParts are the counters that split a pause into parts, in time
@@ -229,12 +238,14 @@ func AnatomyCounters() []Counter {
 // KernelCounters are the kernel's observables of a collection on the
 // Native backend (Linux): the collector's preemptions during dispatch,
 // the wake-ups by the CPU they woke on, the workers' state at the gate's
-// opening (Config.KernelSnapshot), and the workers' preemptions, sleeps,
-// CPU time and wait for a CPU over the collection. Elsewhere they are
+// opening (Config.KernelSnapshot), the workers' preemptions, sleeps, CPU
+// time and wait for a CPU over the collection, and the CPU the collector
+// and the process's other threads spent over it. Elsewhere they are
 // uncounted (Value's false).
 func KernelCounters() []Counter {
 	return []Counter{CounterCollectorPreemptions, CounterWakeupsOnCollectorCPU, CounterWakeupsElsewhere,
 		CounterAsleepOnMutexAtStart, CounterAsleepOnWorkCondAtStart,
 		CounterRunnableOnCollectorCPUAtStart, CounterRunnableElsewhereAtStart,
-		CounterWorkerPreemptions, CounterWorkerSleeps, CounterWorkerCPU, CounterWorkerWait}
+		CounterWorkerPreemptions, CounterWorkerSleeps, CounterWorkerCPU, CounterWorkerWait,
+		CounterCollectorCPU, CounterOtherCPU}
 }

@@ -70,7 +70,8 @@ func TestKernelCountersAbsentUnlessCounted(t *testing.T) {
 	assert.Equal(t, []string{"collector_preemptions", "wakeups_on_collector_cpu", "wakeups_elsewhere",
 		"asleep_on_mutex_at_start", "asleep_on_work_cond_at_start",
 		"runnable_on_collector_cpu_at_start", "runnable_elsewhere_at_start",
-		"worker_preemptions", "worker_sleeps", "worker_cpu_us", "worker_wait_us"}, keys)
+		"worker_preemptions", "worker_sleeps", "worker_cpu_us", "worker_wait_us",
+		"collector_cpu_us", "other_cpu_us"}, keys)
 	for _, c := range KernelCounters() {
 		assert.Contains(t, AnatomyCounters(), c, "the anatomy lists %v", c)
 		_, ok := c.Value(&Record{})
@@ -81,8 +82,9 @@ func TestKernelCountersAbsentUnlessCounted(t *testing.T) {
 		Snapshots: 1, RunnableOnWakerCPU: 1, RunnableElsewhere: 2, AsleepOnMutex: 4, AsleepOnWorkCond: 0}
 	r := &Record{CollectorPreemptions: 2, CollectorPreemptionsCounted: true, Pool: workerpool.Stats{Kernel: k},
 		WorkerPreemptions: 6, WorkerSleeps: 7, WorkerSwitchesCounted: true,
-		WorkerCPU: 8 * time.Microsecond, WorkerWait: 9 * time.Microsecond, WorkerTimesCounted: true}
-	want := []float64{2, 3, 5, 4, 0, 1, 2, 6, 7, 8, 9}
+		WorkerCPU: 8 * time.Microsecond, WorkerWait: 9 * time.Microsecond, WorkerTimesCounted: true,
+		CollectorCPU: 10 * time.Microsecond, OtherCPU: 11 * time.Microsecond, CPUSplitCounted: true}
+	want := []float64{2, 3, 5, 4, 0, 1, 2, 6, 7, 8, 9, 10, 11}
 	for i, c := range KernelCounters() {
 		v, ok := c.Value(r)
 		assert.True(t, ok, "%v", c)
@@ -99,6 +101,8 @@ func TestKernelCountersAbsentUnlessCounted(t *testing.T) {
 	unswitched.WorkerSwitchesCounted = false
 	untimed := *r
 	untimed.WorkerTimesCounted = false
+	unsplit := *r
+	unsplit.CPUSplitCounted = false
 	snapshotCounters := KernelCounters()[3:7]
 	for name, tc := range map[string]struct {
 		r      Record
@@ -109,6 +113,7 @@ func TestKernelCountersAbsentUnlessCounted(t *testing.T) {
 		"no snapshot":              {off, snapshotCounters},
 		"no workers' switches":     {unswitched, []Counter{CounterWorkerPreemptions, CounterWorkerSleeps}},
 		"no workers' times":        {untimed, []Counter{CounterWorkerCPU, CounterWorkerWait}},
+		"no CPU split":             {unsplit, []Counter{CounterCollectorCPU, CounterOtherCPU}},
 	} {
 		for _, c := range KernelCounters() {
 			_, ok := c.Value(&tc.r)

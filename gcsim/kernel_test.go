@@ -57,6 +57,11 @@ func TestKernelCountersOfANativeBatchCollection(t *testing.T) {
 			require.Contains(t, got, "worker_cpu_us", what)
 			require.Contains(t, got, "worker_wait_us", what)
 			assert.Positive(t, got["worker_cpu_us"], what)
+			// The collector prepared the cards: it had CPU time too.
+			require.Contains(t, got, "collector_cpu_us", what)
+			require.Contains(t, got, "other_cpu_us", what)
+			assert.Positive(t, got["collector_cpu_us"], what)
+			assert.GreaterOrEqual(t, got["other_cpu_us"], 0.0, what)
 
 			atStart := []string{"asleep_on_mutex_at_start", "asleep_on_work_cond_at_start",
 				"runnable_on_collector_cpu_at_start", "runnable_elsewhere_at_start"}

@@ -79,6 +79,18 @@ type Record struct {
 	// where the kernel has no schedstat files (CONFIG_SCHED_INFO).
 	WorkerCPU, WorkerWait time.Duration
 	WorkerTimesCounted    bool
+	// CollectorCPU is the collector thread's CPU time over the same
+	// window (its thread clock), and OtherCPU the rest of the process's
+	// (its CPU clock, less the collector's and the workers'): the Go
+	// runtime's own threads, which take the CPUs from the workers (on one
+	// CPU the pause is the three summed, and any idle time). OtherCPU is
+	// clamped at 0: the kernel adds a thread's CPU to either clock as it
+	// adds it to schedstat, when the thread next switches, so the two
+	// agree but for the microseconds between their reads.
+	// CPUSplitCounted is false where they were not counted, as
+	// WorkerTimesCounted, or where a clock could not be read.
+	CollectorCPU, OtherCPU time.Duration
+	CPUSplitCounted        bool
 	// HostGCs is the number of host Go GC cycles that overlapped the
 	// collection (read just outside the pause): those that completed while
 	// it ran, and one still marking when it ended, however long before it
@@ -99,5 +111,9 @@ func (r *Record) setWorkerCounts(before, after threadCounts) {
 	}
 	if before.timesOK && after.timesOK && after.cpu >= before.cpu && after.wait >= before.wait {
 		r.WorkerCPU, r.WorkerWait, r.WorkerTimesCounted = after.cpu-before.cpu, after.wait-before.wait, true
+	}
+	if r.WorkerTimesCounted && before.clocksOK && after.clocksOK && after.self >= before.self && after.process >= before.process {
+		r.CollectorCPU = after.self - before.self
+		r.OtherCPU, r.CPUSplitCounted = max(0, after.process-before.process-r.CollectorCPU-r.WorkerCPU), true
 	}
 }

@@ -384,19 +384,20 @@ func (s *Sim) timedCollect(ctx context.Context, mode Mode, rec *Record) error {
 	if mode != Serial {
 		before = s.pool.Stats()
 	}
-	counts := s.workerCounts(mode)
-	gcBefore := s.hostGC()
-
 	var ph phases
 	var pre preemptions
+	var counts threadCounts
 	if s.cfg.Backend == workerpool.Native && mode != Serial {
 		// One thread for the pause: getrusage's RUSAGE_THREAD reads the
 		// caller's thread, so both of pause's reads must be of the same
-		// one (a nested lock if Experiment.LockCollector set one).
+		// one (a nested lock if Experiment.LockCollector set one), and so
+		// must the collector's CPU clock before and after it.
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		pre.on = true
+		counts = s.workerCounts(mode)
 	}
+	gcBefore := s.hostGC()
 	s.collections++
 	if s.obs != nil {
 		s.obs.CollectionStart(s.collections, mode)
@@ -410,7 +411,7 @@ func (s *Sim) timedCollect(ctx context.Context, mode Mode, rec *Record) error {
 		s.obs.CollectionEnd(s.collections, mode)
 	}
 	rec.HostGCs = gcBefore.overlapped(s.hostGC())
-	if counts.switchesOK || counts.timesOK {
+	if counts.switchesOK || counts.timesOK || counts.clocksOK {
 		rec.setWorkerCounts(counts, s.workerCounts(mode))
 	}
 	if e := s.completions.drain(err); e != nil {

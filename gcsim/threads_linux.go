@@ -27,12 +27,14 @@ type threadReader struct {
 // threadCounts are a set of threads' counts so far, summed: the context
 // switches, voluntary (the thread blocked: a sleep on a futex) and
 // involuntary (the kernel took its CPU: a preemption), and the CPU time
-// and the wait for a CPU while runnable. switchesOK and timesOK say which
-// were read.
+// and the wait for a CPU while runnable; beside them the whole process's
+// CPU time and the reading thread's. switchesOK, timesOK and clocksOK say
+// which were read.
 type threadCounts struct {
-	vol, invol          uint64
-	cpu, wait           time.Duration
-	switchesOK, timesOK bool
+	vol, invol                    uint64
+	cpu, wait                     time.Duration
+	process, self                 time.Duration
+	switchesOK, timesOK, clocksOK bool
 }
 
 func newThreadReader(tids []int) *threadReader {
@@ -56,10 +58,12 @@ func newThreadReader(tids []int) *threadReader {
 	return r
 }
 
-// read returns the threads' counts so far; a count whose file failed to
-// read, or to parse, is marked not read.
+// read returns the threads' counts so far, and the process's and the
+// calling thread's CPU clocks; a count whose file failed to read, or to
+// parse, is marked not read.
 func (r *threadReader) read() threadCounts {
 	var c threadCounts
+	c.process, c.self, c.clocksOK = cpuClocks()
 	c.switchesOK = !r.noStatus && r.each(r.status, func(b []byte) bool {
 		v, i, ok := switchesIn(b)
 		c.vol, c.invol = c.vol+v, c.invol+i
@@ -71,6 +75,16 @@ func (r *threadReader) read() threadCounts {
 		return ok
 	})
 	return c
+}
+
+// cpuClocks reads the process's CPU clock (every thread's time on a CPU)
+// and the calling thread's.
+func cpuClocks() (process, self time.Duration, ok bool) {
+	var p, t unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_PROCESS_CPUTIME_ID, &p) != nil || unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &t) != nil {
+		return 0, 0, false
+	}
+	return time.Duration(p.Nano()), time.Duration(t.Nano()), true
 }
 
 // each reads every file of fds into the buffer and hands it to parse; it

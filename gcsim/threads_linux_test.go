@@ -108,6 +108,9 @@ func TestThreadReaderCountsASleepAndCPU(t *testing.T) {
 	assert.GreaterOrEqual(t, after.vol, before.vol+1)
 	assert.Greater(t, after.cpu, before.cpu)
 	assert.GreaterOrEqual(t, after.wait, before.wait)
+	require.True(t, before.clocksOK && after.clocksOK)
+	assert.Greater(t, after.self, before.self, "the spin ran on this thread")
+	assert.GreaterOrEqual(t, after.process-before.process, after.self-before.self, "the process's clock holds this thread's")
 
 	assert.Zero(t, testing.AllocsPerRun(20, func() { r.read() }))
 
@@ -119,4 +122,28 @@ func TestThreadReaderCountsASleepAndCPU(t *testing.T) {
 	r.close()
 	c = r.read()
 	assert.False(t, c.switchesOK || c.timesOK, "after close")
+}
+
+// TestSetWorkerCountsSplitsTheCPU: the collector's CPU is its own clock's
+// difference, the others' the process's less the collector's and the
+// workers'; a difference that comes out negative (reads microseconds
+// apart) is 0, and without the workers' times nothing is split.
+func TestSetWorkerCountsSplitsTheCPU(t *testing.T) {
+	before := threadCounts{cpu: 100, process: 1000, self: 400, timesOK: true, clocksOK: true}
+	after := threadCounts{cpu: 150, process: 1100, self: 430, timesOK: true, clocksOK: true}
+	var r Record
+	r.setWorkerCounts(before, after)
+	require.True(t, r.CPUSplitCounted)
+	assert.Equal(t, time.Duration(30), r.CollectorCPU)
+	assert.Equal(t, time.Duration(20), r.OtherCPU)
+
+	after.process = 1070 // 70 of process CPU against 30 + 50
+	r = Record{}
+	r.setWorkerCounts(before, after)
+	assert.Equal(t, time.Duration(0), r.OtherCPU)
+
+	after.timesOK = false
+	r = Record{}
+	r.setWorkerCounts(before, after)
+	assert.False(t, r.CPUSplitCounted)
 }

@@ -10,9 +10,10 @@ type threadReader struct{}
 
 // threadCounts are what a threadReader reads: nothing here.
 type threadCounts struct {
-	vol, invol          uint64
-	cpu, wait           time.Duration
-	switchesOK, timesOK bool
+	vol, invol                    uint64
+	cpu, wait                     time.Duration
+	process, self                 time.Duration
+	switchesOK, timesOK, clocksOK bool
 }
 
 func newThreadReader([]int) *threadReader { return &threadReader{} }
