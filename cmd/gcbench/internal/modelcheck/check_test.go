@@ -160,6 +160,7 @@ func TestWorkerTimesTableAveragesTheCountedPoints(t *testing.T) {
 	a, b, c := val(workerpool.MutexNormal, 2, 2, 0, 0), val(workerpool.MutexNormal, 2, 2, 0, 0), val(workerpool.MutexNormal, 2, 2, 0, 0)
 	a.PerJobMeans, a.BatchMeans = counted(100, 10), counted(200, 20)
 	b.PerJobMeans, b.BatchMeans = counted(300, 30), counted(400, 40)
+	b.PerJobMeans["other_cpu_us"], b.BatchMeans["other_cpu_us"] = 7, 9 // only b counted the others' CPU
 	a.PredictedWorkerTimes = [2]workerTimes{{CPU: 1, Wait: 2}, {CPU: 3, Wait: 4}}
 	b.PredictedWorkerTimes = [2]workerTimes{{CPU: 3, Wait: 4}, {CPU: 5, Wait: 6}}
 	c.PerJobMeans, c.BatchMeans = counted(1e6, 1e6), nil // batch not counted: left out
@@ -167,7 +168,7 @@ func TestWorkerTimesTableAveragesTheCountedPoints(t *testing.T) {
 	tab := workerTimesTable([]validation{a, b, c})
 	require.NotNil(t, tab)
 	require.Len(t, tab.Rows, 1)
-	assert.Equal(t, []string{"2", "normal", "2", "2", "200", "2", "20", "3", "300", "4", "30", "5"}, tab.Rows[0])
+	assert.Equal(t, []string{"2", "normal", "2", "2", "200", "2", "20", "3", "300", "4", "30", "5", "7", "9"}, tab.Rows[0])
 	assert.Nil(t, workerTimesTable([]validation{c}))
 }
 

@@ -188,7 +188,7 @@ func partsTable(vals []validation) *render.Table {
 func workerTimesTable(vals []validation) *render.Table {
 	t := &render.Table{Title: "model check by the workers' time: their CPU and their wait for a CPU per collection (µs, mean over the points)"}
 	t.Header = [][]string{{"cores", "mutex", "workers", "points", "perjob CPU", "predicted", "perjob wait", "predicted",
-		"batch CPU", "predicted", "batch wait", "predicted"}}
+		"batch CPU", "predicted", "batch wait", "predicted", "perjob others' CPU", "batch others' CPU"}}
 	for _, c := range coreCounts(vals) {
 		for _, k := range mutexKinds(vals) {
 			for _, w := range workerCounts(vals) {
@@ -205,7 +205,8 @@ func workerTimesTable(vals []validation) *render.Table {
 	t.Notes = append(t.Notes, "Measured: the runs' worker_cpu_us and worker_wait_us (each worker thread's schedstat, "+
 		"summed over the workers: time on a CPU, and time runnable on a run queue); predicted: the same of "+
 		"pausemodel.Predict's collections (its own kernel rules: preemption on every wake). Points without the counters "+
-		"(runs before they existed, another OS) are left out.")
+		"(runs before they existed, another OS) are left out. Others' CPU: the runs' other_cpu_us, the process's other "+
+		"threads' (the Go runtime's), which the model does not have; blank where the runs did not count it.")
 	return t
 }
 
@@ -213,7 +214,8 @@ func workerTimesTable(vals []validation) *render.Table {
 // times, the cells from "points" on; false if none counted them.
 func workerTimesRow(of []validation) ([]string, bool) {
 	var measured, predicted [2]workerTimes
-	n := 0
+	var others [2]float64
+	n, withOthers := 0, 0
 	for _, v := range of {
 		per, okP := measuredWorkerTimes(v.PerJobMeans)
 		batch, okB := measuredWorkerTimes(v.BatchMeans)
@@ -221,6 +223,11 @@ func workerTimesRow(of []validation) ([]string, bool) {
 			continue
 		}
 		n++
+		if a, b, ok := otherCPUs(v); ok {
+			withOthers++
+			others[0] += a
+			others[1] += b
+		}
 		for i, m := range [2]workerTimes{per, batch} {
 			measured[i].CPU += m.CPU
 			measured[i].Wait += m.Wait
@@ -236,7 +243,23 @@ func workerTimesRow(of []validation) ([]string, bool) {
 		row = append(row, render.Float(measured[i].CPU/float64(n), 0), render.Float(predicted[i].CPU/float64(n), 0),
 			render.Float(measured[i].Wait/float64(n), 0), render.Float(predicted[i].Wait/float64(n), 0))
 	}
+	for _, o := range others {
+		cell := ""
+		if withOthers > 0 {
+			cell = render.Float(o/float64(withOthers), 0)
+		}
+		row = append(row, cell)
+	}
 	return row, true
+}
+
+// otherCPUs are v's perjob and batch other_cpu_us, and false unless both
+// modes counted them.
+func otherCPUs(v validation) (perjob, batch float64, ok bool) {
+	key := gcsim.CounterOtherCPU.String()
+	perjob, okP := v.PerJobMeans[key]
+	batch, okB := v.BatchMeans[key]
+	return perjob, batch, okP && okB
 }
 
 // A goPoint is a Go backend's measured point (threads or goroutines).
