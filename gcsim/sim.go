@@ -395,7 +395,7 @@ func (s *Sim) timedCollect(ctx context.Context, mode Mode, rec *Record) error {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		pre.on = true
-		counts = s.workerCounts(mode)
+		counts = s.workerCounts()
 	}
 	gcBefore := s.hostGC()
 	s.collections++
@@ -412,7 +412,7 @@ func (s *Sim) timedCollect(ctx context.Context, mode Mode, rec *Record) error {
 	}
 	rec.HostGCs = gcBefore.overlapped(s.hostGC())
 	if counts.switchesOK || counts.timesOK || counts.clocksOK {
-		rec.setWorkerCounts(counts, s.workerCounts(mode))
+		rec.setWorkerCounts(counts, s.workerCounts())
 	}
 	if e := s.completions.drain(err); e != nil {
 		err = e
@@ -506,12 +506,10 @@ func stopped(done <-chan struct{}) bool {
 	}
 }
 
-// workerCounts reads the worker threads' context switches and times, for
-// a pool mode on the Native backend; nothing is read elsewhere.
-func (s *Sim) workerCounts(mode Mode) threadCounts {
-	if s.cfg.Backend != workerpool.Native || mode == Serial {
-		return threadCounts{}
-	}
+// workerCounts reads the worker threads' context switches and times, and
+// the CPU clocks; timedCollect calls it only for a pool mode on the
+// Native backend, whose threads are the pool's own.
+func (s *Sim) workerCounts() threadCounts {
 	if s.threads == nil {
 		tids := s.pool.ThreadIDs() // a Native pool's threads are its own until Close
 		if len(tids) == 0 {
