@@ -69,6 +69,7 @@ var costFields = []func(*Costs) *time.Duration{
 	func(c *Costs) *time.Duration { return &c.Push },
 	func(c *Costs) *time.Duration { return &c.Take },
 	func(c *Costs) *time.Duration { return &c.HandOff },
+	func(c *Costs) *time.Duration { return &c.Tick },
 }
 
 // herdWorkers are the workers of the calibration's largest pools: the
@@ -155,7 +156,18 @@ func (cal calibration) once(ctx context.Context) (Costs, error) {
 	if c.HandOff, err = cal.measureHandOff(ctx, c, own); err != nil {
 		return c, err
 	}
+	c.Tick = tickPeriod()
 	return c, nil
+}
+
+// tickPeriod is the scheduler tick's period, 1/HZ: the resolution of the
+// coarse clock, which advances once a tick (0 where the clock says none).
+func tickPeriod() time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGetres(unix.CLOCK_MONOTONIC_COARSE, &ts); err != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
 }
 
 // wakeCall is an enqueue that woke sleeping workers: its caller's median
@@ -465,8 +477,12 @@ func (c Costs) String() string {
 	if c.HandOff != 0 {
 		handOff = fmt.Sprintf(", PI hand-off %v", c.HandOff)
 	}
-	return fmt.Sprintf("wake-to-run %v%s, wake call %v + %v per thread woken + %v per idle CPU woken, futile wake-up %v, enqueue call %v, push %v, take %v%s",
-		c.WakeToRun, dist, c.WakeCall, c.WakePer, c.WakeIdle, c.Futile, c.Enqueue, c.Push, c.Take, handOff)
+	tick := ""
+	if c.Tick != 0 {
+		tick = fmt.Sprintf(", tick %v", c.Tick)
+	}
+	return fmt.Sprintf("wake-to-run %v%s, wake call %v + %v per thread woken + %v per idle CPU woken, futile wake-up %v, enqueue call %v, push %v, take %v%s%s",
+		c.WakeToRun, dist, c.WakeCall, c.WakePer, c.WakeIdle, c.Futile, c.Enqueue, c.Push, c.Take, handOff, tick)
 }
 
 // A CostRange holds, for each cost, the lowest (Lo) and the highest (Hi)
@@ -487,12 +503,13 @@ func RangeOf(runs []Costs) CostRange {
 }
 
 // String shows each cost's range, "wake-to-run 20µs–30µs, wake call …",
-// in Costs' field order; the PI hand-off only where a run measured one.
+// in Costs' field order; the PI hand-off and the tick only where a run
+// measured one.
 func (r CostRange) String() string {
-	names := []string{"wake-to-run", "wake call", "per thread woken", "per idle CPU woken", "futile wake-up", "enqueue call", "push", "take", "PI hand-off"}
+	names := []string{"wake-to-run", "wake call", "per thread woken", "per idle CPU woken", "futile wake-up", "enqueue call", "push", "take", "PI hand-off", "tick"}
 	parts := make([]string, 0, len(costFields))
 	for i, f := range costFields {
-		if names[i] == "PI hand-off" && *f(&r.Hi) == 0 {
+		if (names[i] == "PI hand-off" || names[i] == "tick") && *f(&r.Hi) == 0 {
 			continue
 		}
 		parts = append(parts, fmt.Sprintf("%s %v–%v", names[i], *f(&r.Lo), *f(&r.Hi)))

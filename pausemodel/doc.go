@@ -40,9 +40,13 @@
 //     thread keeps its core from one CPU burst to the next until it blocks
 //     (on the mutex, in a condition wait) or is preempted. A core that runs
 //     out of threads takes the head of the longest other queue (newly-idle
-//     balancing). Collections run one after another, each starting where
-//     the one before left every thread, with every worker asleep in its
-//     wait; a first, unreported collection places them.
+//     balancing); a Shape's Kernel can say instead that it waits for the
+//     next tick (BalanceAtTick: since Linux 6.18.5 a newly idle core
+//     balances only as often as its balancing has lately succeeded, so
+//     two workers can share one core while the other idles until the
+//     busy core's tick). Collections run one after another, each
+//     starting where the one before left every thread, with every worker
+//     asleep in its wait; a first, unreported collection places them.
 //   - Wakes. A wake call costs the waker WakeCall plus WakePer for each
 //     thread it wakes, plus WakeIdle for each idle core other than its own
 //     that one of them goes to (the interrupt that brings it out of idle);
@@ -131,16 +135,16 @@
 // median of several runs. A single call is timed by the thread's CPU
 // clock, a system call on Linux, so the clock's own cost is taken out,
 // and a wake call is solved for with the number of calls the enqueue
-// made. A host that lets the process run on one CPU only cannot measure a
-// wake onto another core: WakeToRun and WakeIdle are then 0.
+// made. The tick's period is the coarse clock's resolution. A host that
+// lets the process run on one CPU only cannot measure a wake onto another
+// core: WakeToRun and WakeIdle are then 0.
 //
 // The model leaves out: time slices and the rest of the scheduler's
 // fairness beyond the preemption rules above (a Kernel's measured
 // preemptions stand for them where they are measured); the load
-// balancer's delays and its weighing of load averages (a newly idle core
-// takes a queued thread at once here, where Linux measurably lets two
-// workers share one CPU while another idles: Result.WorkerWait against
-// gcsim's worker_wait_us shows by how much); the Go runtime, whose
+// balancer's weighing of load averages, and which of its two rules above
+// holds in a given collection (the newly-idle balance's dice: check 3
+// takes both as bounds); the Go runtime, whose
 // callbacks run each job (a job's cost includes its callback, but a
 // callback's P hand-off and sysmon are not modelled: the Go backends,
 // where the runtime stands between a wake and the woken, are measured

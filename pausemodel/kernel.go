@@ -51,6 +51,33 @@ func (p Preemption) String() string {
 	return fmt.Sprintf("Preemption(%d)", int(p))
 }
 
+// Balance says when a core that runs out of threads takes one waiting on
+// another core.
+type Balance int
+
+const (
+	// BalanceNewlyIdle: at once (newly-idle balancing, sched_balance_newidle
+	// in kernel/sched/fair.c). The model's own rule.
+	BalanceNewlyIdle Balance = iota
+	// BalanceAtTick: only at the next tick. Since Linux 6.18.5 (and 7.0)
+	// the newly-idle balance runs only as often as it has lately
+	// succeeded (NI_RANDOM, "sched/fair: Proportional newidle balance"),
+	// so a core going idle can leave a thread queued elsewhere until the
+	// busy core's tick kicks a balance.
+	BalanceAtTick
+)
+
+// String names the rule as docs and tables do.
+func (b Balance) String() string {
+	switch b {
+	case BalanceNewlyIdle:
+		return "newly-idle balance"
+	case BalanceAtTick:
+		return "balance at the tick"
+	}
+	return fmt.Sprintf("Balance(%d)", int(b))
+}
+
 // Kernel is what the kernel did in a measured collection, given to the
 // model instead of its own rules; its zero value is the model's own rules
 // (PreemptEveryWake, placement by the kernel's rule, every worker asleep
@@ -67,6 +94,9 @@ type Kernel struct {
 	// evenly over the wake-ups.
 	Placed         bool
 	OnCollectorCPU float64
+	// Balance says when an idle core takes a thread waiting in another
+	// core's run queue.
+	Balance Balance
 	// AsleepOnMutex is how many workers sleep on the pool's mutex, not on
 	// the work condition, when a collection starts: a thread asleep on the
 	// mutex is not a condition waiter, so the broadcasts do not wake it.
@@ -78,6 +108,8 @@ func (k Kernel) check(workers int) error {
 	switch {
 	case k.Preemption < PreemptEveryWake || k.Preemption > PreemptMeasured:
 		return fmt.Errorf("%w: %v", ErrShape, k.Preemption)
+	case k.Balance < BalanceNewlyIdle || k.Balance > BalanceAtTick:
+		return fmt.Errorf("%w: %v", ErrShape, k.Balance)
 	case k.Preemptions < 0 || k.OnCollectorCPU < 0 || k.OnCollectorCPU > 1 || k.AsleepOnMutex < 0 || k.AsleepOnMutex > workers:
 		return fmt.Errorf("%w: kernel observables %+v for %d workers", ErrShape, k, workers)
 	}

@@ -114,7 +114,7 @@ func TestWorkersAsleepOnTheMutexAreNotWokenByBroadcasts(t *testing.T) {
 
 // TestKernelRejectsImpossibleObservables.
 func TestKernelRejectsImpossibleObservables(t *testing.T) {
-	for _, k := range []Kernel{{Preemptions: -1}, {OnCollectorCPU: 1.5}, {AsleepOnMutex: 9}, {Preemption: 7}} {
+	for _, k := range []Kernel{{Preemptions: -1}, {OnCollectorCPU: 1.5}, {AsleepOnMutex: 9}, {Preemption: 7}, {Balance: 2}, {Balance: -1}} {
 		_, err := Simulate(hostLike, Shape{Cores: 2, Workers: 8, Mode: gcsim.PerJob, Mutex: workerpool.MutexNormal, Jobs: jobsOf(3, us), Kernel: k})
 		if !errors.Is(err, ErrShape) {
 			t.Errorf("%+v: got %v, want ErrShape", k, err)
@@ -133,5 +133,50 @@ func TestWithWakeToRunScalesTheDistribution(t *testing.T) {
 	}
 	if flat := (Costs{WakeToRun: 20 * us}).WithWakeToRun(5 * us); flat.WakeToRun != 5*us || flat.WakeToRunDist != ([QuantileCount]time.Duration{}) {
 		t.Errorf("without a distribution: got %v, %v", flat.WakeToRun, flat.WakeToRunDist)
+	}
+}
+
+// TestBalanceAtTickLeavesAWorkerQueued: two workers on two cores, as in
+// TestWorkerTimesOfTwoWorkers. With the newly-idle balance the core the
+// collector leaves for Join takes the worker queued behind the other at
+// once; at the tick it does not, so the two share a core until a tick
+// falls inside the collection, and wait for it far longer. Without a tick
+// period the rule is the newly-idle one.
+func TestBalanceAtTickLeavesAWorkerQueued(t *testing.T) {
+	c := hostLike
+	c.Tick = 4 * time.Millisecond
+	s := Shape{Cores: 2, Workers: 2, Mode: gcsim.Batch, Mutex: workerpool.MutexNormal}
+	series := make([][]time.Duration, 20)
+	for i := range series {
+		series[i] = jobsOf(17, 150*us)
+	}
+	simulate := func(c Costs, b Balance) Result {
+		t.Helper()
+		s.Kernel.Balance = b
+		r, err := SimulateSeries(c, s, series)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	now, tick := simulate(c, BalanceNewlyIdle), simulate(c, BalanceAtTick)
+	if tick.WorkerWait < 10*now.WorkerWait || tick.Dispatch <= now.Dispatch {
+		t.Errorf("workers' wait %v and dispatch %v at the tick, %v and %v at once; want far more wait and a longer dispatch",
+			tick.WorkerWait, tick.Dispatch, now.WorkerWait, now.Dispatch)
+	}
+	if d := tick.WorkerCPU - now.WorkerCPU; d < -now.WorkerCPU/50 || d > now.WorkerCPU/50 {
+		t.Errorf("workers' CPU %v at the tick, %v at once; want the same work, give or take a look at the queue", tick.WorkerCPU, now.WorkerCPU)
+	}
+	c.Tick = 0
+	if got := simulate(c, BalanceAtTick); got != simulate(c, BalanceNewlyIdle) {
+		t.Errorf("without a tick: %+v, want the newly-idle rule's result", got)
+	}
+}
+
+// TestTickPeriodIsAJiffy: the coarse clock's resolution is 1/HZ, which
+// Linux builds at 100 to 1000.
+func TestTickPeriodIsAJiffy(t *testing.T) {
+	if d := tickPeriod(); d < time.Millisecond || d > 10*time.Millisecond {
+		t.Errorf("tickPeriod() = %v, want 1 ms to 10 ms", d)
 	}
 }

@@ -32,6 +32,9 @@ type Costs struct {
 	// hand-off is such a switch (measureHandOff); 0 for the normal mutex,
 	// which hands nothing off.
 	HandOff time.Duration `json:"hand_off,omitempty"`
+	// Tick is the scheduler tick's period (1/HZ): how often a busy core's
+	// tick can start a balance that an idle core missed.
+	Tick time.Duration `json:"tick,omitempty"`
 	// WakeToRunDist is wake-to-run's distribution, as the calibration
 	// measured it: its QuantileCount mid-quantiles (Quantiles). The
 	// simulation draws each wake onto an idle core from it, so that a
@@ -259,6 +262,13 @@ func (m *machine) newCollection() {
 	m.queued, m.next, m.done = 0, 0, 0
 	m.firstStart, m.lastEnd, m.res = -1, 0, Result{}
 	m.credit = 0
+	m.tickDue = false
+	if m.c.Tick > 0 {
+		// The tick's phase against the collection's start, through the
+		// same fixed scrambled order as the wake-to-run draws.
+		m.phase = time.Duration((2*((m.collections*7)%QuantileCount) + 1)) * m.c.Tick / (2 * QuantileCount)
+	}
+	m.collections++
 }
 
 // machine is the simulated host: a clock, an event queue, the cores with
@@ -289,9 +299,12 @@ type machine struct {
 	lastEnd        time.Duration
 	res            Result
 
-	draws         int     // wake-to-run draws so far (wakeToRun)
-	credit        float64 // measured preemptions not yet spent (PreemptMeasured)
-	placedOnOwner float64 // running sum of the measured share on the collector's CPU (Kernel.Placed)
+	draws         int           // wake-to-run draws so far (wakeToRun)
+	credit        float64       // measured preemptions not yet spent (PreemptMeasured)
+	phase         time.Duration // the first tick of this collection (BalanceAtTick)
+	tickDue       bool          // a tick's balance is due (pullAtTick)
+	collections   int           // collections begun, for the ticks' phases
+	placedOnOwner float64       // running sum of the measured share on the collector's CPU (Kernel.Placed)
 }
 
 // core is one CPU: the thread running on it, if any, whether a woken
@@ -468,18 +481,34 @@ func (m *machine) block(t *thread) {
 	m.schedule(c)
 }
 
-// schedule runs the head of c's run queue on c or, if it is empty, steals the
-// head of the longest other queue (Linux's newly-idle balancing).
+// schedule runs the head of c's run queue on c or, if it is empty, takes
+// the head of the longest other queue: at once (newly-idle balancing)
+// unless the Shape's Kernel says BalanceAtTick, which leaves it to the
+// next tick (pullAtTick).
 func (m *machine) schedule(c *core) {
 	if c.reserved {
 		return
 	}
+	if len(c.queue) > 0 {
+		p := c.queue[0]
+		c.queue = c.queue[1:]
+		m.runOn(c, p)
+		return
+	}
+	if m.s.Kernel.Balance == BalanceAtTick && m.c.Tick > 0 {
+		m.pullAtTick()
+		return
+	}
+	m.pull(c)
+}
+
+// pull runs on the idle core c the head of the longest other run queue,
+// if any thread waits in one.
+func (m *machine) pull(c *core) {
 	from := c
-	if len(c.queue) == 0 {
-		for _, o := range m.cores {
-			if len(o.queue) > len(from.queue) {
-				from = o
-			}
+	for _, o := range m.cores {
+		if len(o.queue) > len(from.queue) {
+			from = o
 		}
 	}
 	if len(from.queue) == 0 {
@@ -488,6 +517,33 @@ func (m *machine) schedule(c *core) {
 	p := from.queue[0]
 	from.queue = from.queue[1:]
 	m.runOn(c, p)
+}
+
+// pullAtTick has every idle core pull a waiting thread at the next tick,
+// if a thread then waits in a queue while a core idles: the busy core's
+// tick kicks the idle one's balance (nohz_balancer_kick, for a run queue
+// of two or more, in kernel/sched/fair.c). The ticks fall at the
+// collection's phase plus multiples of Costs.Tick.
+func (m *machine) pullAtTick() {
+	if m.tickDue || !slices.ContainsFunc(m.cores, func(c *core) bool { return len(c.queue) > 0 }) {
+		return
+	}
+	m.tickDue = true
+	next := m.phase
+	if m.now >= next {
+		next += ((m.now-m.phase)/m.c.Tick + 1) * m.c.Tick
+	}
+	m.after(next-m.now, func() {
+		m.tickDue = false
+		for _, c := range m.cores {
+			if c.idle() {
+				m.pull(c)
+			}
+		}
+		if slices.ContainsFunc(m.cores, (*core).idle) {
+			m.pullAtTick()
+		}
+	})
 }
 
 // Wakes.
