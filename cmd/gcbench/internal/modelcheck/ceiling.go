@@ -89,8 +89,8 @@ func bestScaled(g []validation) int {
 	per := make([]scales, len(g))
 	batch := make([]scales, len(g))
 	for i, v := range g {
-		per[i] = scalesFor(v.MeasuredPerJob, v.PerJobSE, v.PerJobLow, v.PredictedPerJob, v.ReferenceRelSE)
-		batch[i] = scalesFor(v.MeasuredBatch, v.BatchSE, v.BatchLow, v.PredictedBatch, v.ReferenceRelSE)
+		per[i] = scalesFor(v.MeasuredPerJob, v.PerJobSE, v.PerJobLow, v.PerJobHigh, v.PredictionRelSE)
+		batch[i] = scalesFor(v.MeasuredBatch, v.BatchSE, v.BatchLow, v.BatchHigh, v.PredictionRelSE)
 	}
 	best := 0
 	for _, kp := range per {

@@ -14,10 +14,10 @@ import (
 // serial's 1.2 and 0.9 and a standard error of 0.1% of serial.
 func repeat(serial, per, batch float64) validation {
 	v := val(workerpool.MutexPI, 2, 8, 0, 0)
-	v.Referenced, v.ReferenceRelSE = true, 0
+	v.Referenced, v.PredictionRelSE = true, 0
 	v.MeasuredPerJob, v.MeasuredBatch = per*serial, batch*serial
-	v.PerJobLow, v.PredictedPerJob = 1.2*serial, 1.212*serial
-	v.BatchLow, v.PredictedBatch = 0.9*serial, 0.909*serial
+	v.PerJobLow, v.PerJobHigh = 1.2*serial, 1.212*serial
+	v.BatchLow, v.BatchHigh = 0.9*serial, 0.909*serial
 	v.PerJobSE, v.BatchSE = serial/1000, serial/1000
 	return v
 }

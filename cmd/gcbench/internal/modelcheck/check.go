@@ -31,6 +31,7 @@ import (
 	"github.com/gcbench/gcbench/gcsim"
 	"github.com/gcbench/gcbench/pausemodel"
 	"github.com/gcbench/gcbench/workerpool"
+	"gonum.org/v1/gonum/stat"
 )
 
 // goal is the check's target: the mean absolute error of the predicted
@@ -97,6 +98,10 @@ type validation struct {
 	// perjob's then batch's, beside the measured worker_cpu_us and
 	// worker_wait_us among PerJobMeans and BatchMeans.
 	PredictedWorkerTimes [2]workerTimes
+	// PredictedBatchWaitAtTick is the model's batch workers' wait (µs)
+	// with pausemodel.BalanceAtTick, where an idle core leaves a queued
+	// worker until the tick.
+	PredictedBatchWaitAtTick float64
 
 	// Jobs is a collection's job count (the jobs counter, else
 	// gcsim.JobCount); PerJobMeans and BatchMeans the modes' counter
@@ -109,17 +114,19 @@ type validation struct {
 	// in (check 2).
 	Observed       bool
 	ObservedFutile int
-	// PerJobLow and BatchLow are the model's mean pauses (µs) with no
-	// wake-up preemption: with PredictedPerJob and PredictedBatch
-	// (preemption on every wake) the envelope of check 3.
-	PerJobLow, BatchLow float64
+	// PerJobLow, PerJobHigh, BatchLow and BatchHigh are check 3's
+	// envelopes (µs): the lowest and highest of the model's mean pauses
+	// over envelopeKernels.
+	PerJobLow, PerJobHigh, BatchLow, BatchHigh float64
 	// PerJobSE and BatchSE are the measured mean pauses' standard errors
 	// (µs). Referenced says the prediction's job costs are the run's own
-	// serial collections' (reference), whose mean's relative standard
-	// error, ReferenceRelSE, the prediction inherits.
+	// serial collections' (reference). PredictionRelSE is the relative
+	// standard error the prediction inherits from what priced its jobs:
+	// the serial mean's (when Referenced) and the slowdown's (on more than
+	// one core), combined.
 	PerJobSE, BatchSE float64
 	Referenced        bool
-	ReferenceRelSE    float64
+	PredictionRelSE   float64
 }
 
 // pauseParts are the parts of the pause the model simulates, as the anatomy
@@ -145,7 +152,29 @@ type workOf func(gcsim.Config) (pausemodel.Work, error)
 
 // slowdownOf measures (or recalls) how much slower a heap's jobs run on
 // that many of the pool's workers at once (pausemodel.MeasureSlowdown).
-type slowdownOf func(cfg gcsim.Config, concurrency int) (float64, error)
+type slowdownOf func(cfg gcsim.Config, concurrency int) (Slowdown, error)
+
+// A Slowdown is the factor a heap's jobs take on k of the pool's workers
+// (F, the median of the runs that measured it) and its relative standard
+// error over those runs (RelSE): the 2-core VM's CPUs change speed from
+// one moment to the next (docs/predict.md, "The host's speed"), so a
+// factor measured now is uncertain for a point swept minutes before, by
+// as much as runs minutes apart disagree.
+type Slowdown struct{ F, RelSE float64 }
+
+// SlowdownOf is the Slowdown of runs, each run's factor.
+func SlowdownOf(runs []float64) Slowdown {
+	if len(runs) == 0 {
+		return Slowdown{F: 1}
+	}
+	f := slices.Clone(runs)
+	slices.Sort(f)
+	s := Slowdown{F: f[len(f)/2]}
+	if len(f) > 1 {
+		s.RelSE = stat.StdDev(f, nil) / math.Sqrt(float64(len(f))) / stat.Mean(f, nil)
+	}
+	return s
+}
 
 // Measure holds what Tables measures of a heap's jobs, on this host:
 // Work, their serial costs (pausemodel.MeasureWork), and Slowdown, the
@@ -154,7 +183,7 @@ type slowdownOf func(cfg gcsim.Config, concurrency int) (float64, error)
 // Slowdown is a factor of 1.
 type Measure struct {
 	Work     func(gcsim.Config) (pausemodel.Work, error)
-	Slowdown func(cfg gcsim.Config, concurrency int) (float64, error)
+	Slowdown func(cfg gcsim.Config, concurrency int) (Slowdown, error)
 }
 
 // memoSlowdown is memo for slowdowns: each heap and concurrency once.
@@ -162,8 +191,8 @@ func memoSlowdown(measure slowdownOf) slowdownOf {
 	if measure == nil {
 		return nil
 	}
-	got := map[string]float64{}
-	return func(cfg gcsim.Config, k int) (float64, error) {
+	got := map[string]Slowdown{}
+	return func(cfg gcsim.Config, k int) (Slowdown, error) {
 		key := fmt.Sprint(heapKey(cfg), "/", k)
 		if f, ok := got[key]; ok {
 			return f, nil
@@ -183,16 +212,17 @@ func memoSlowdown(measure slowdownOf) slowdownOf {
 // workers, not at min(workers, cores): on the 2-core VM it read 1.09–1.19
 // at 2 workers and 1.26–1.38 at 32 (docs/predict.md, "The slowdown at the
 // point's workers"), the rotation among more threads than CPUs costing
-// each job more.
-func onWorkers(w pausemodel.Work, slow slowdownOf, cfg gcsim.Config, cores int) (pausemodel.Work, error) {
+// each job more. relSE is the factor's relative standard error, which the
+// prediction inherits.
+func onWorkers(w pausemodel.Work, slow slowdownOf, cfg gcsim.Config, cores int) (_ pausemodel.Work, relSE float64, _ error) {
 	if slow == nil || cores < 2 {
-		return w, nil
+		return w, 0, nil
 	}
 	f, err := slow(cfg, cfg.Workers)
 	if err != nil {
-		return pausemodel.Work{}, err
+		return pausemodel.Work{}, 0, err
 	}
-	return w.Scaled(f), nil
+	return w.Scaled(f.F), f.RelSE, nil
 }
 
 // memo returns a workOf that calls measure once per heap (its sizes and
@@ -281,7 +311,7 @@ func validatePoints(costs map[workerpool.MutexKind]pausemodel.Costs, reports []*
 			if referenced {
 				wr = ref.at(w)
 			}
-			wr, err := onWorkers(wr, slow, p.Config, run.Host.Cores)
+			wr, slowRelSE, err := onWorkers(wr, slow, p.Config, run.Host.Cores)
 			if err != nil {
 				return nil, fmt.Errorf("%s: measuring its jobs' cost on the pool's workers: %w", r.Source, err)
 			}
@@ -290,7 +320,7 @@ func validatePoints(costs map[workerpool.MutexKind]pausemodel.Costs, reports []*
 				return nil, fmt.Errorf("%s: %w", r.Source, err)
 			}
 			if ok {
-				v.Referenced, v.ReferenceRelSE = referenced, ref.RelSE
+				v.Referenced, v.PredictionRelSE = referenced, math.Hypot(ref.RelSE, slowRelSE)
 				out = append(out, v)
 			}
 		}
@@ -332,22 +362,22 @@ func (pr predictor) validate(p sweepPoint, run report.Run, c pausemodel.Costs, w
 	if per == nil || batch == nil || run.Host.Cores < 1 || run.Host.Cores > 4096 {
 		return validation{}, false, nil
 	}
-	var preds [4]prediction // perjob, batch; each with no wake-up preemption
-	for i, s := range []struct {
-		mode gcsim.Mode
-		k    pausemodel.Kernel
-	}{{gcsim.PerJob, pausemodel.Kernel{}}, {gcsim.Batch, pausemodel.Kernel{}},
-		{gcsim.PerJob, pausemodel.Kernel{Preemption: pausemodel.PreemptNever}}, {gcsim.Batch, pausemodel.Kernel{Preemption: pausemodel.PreemptNever}}} {
-		if preds[i], err = pr.predict(c, w, p, run.Host.Cores, s.mode, s.k); err != nil {
+	var preds [2]prediction // perjob, batch: the model's own kernel rules
+	for i, mode := range []gcsim.Mode{gcsim.PerJob, gcsim.Batch} {
+		if preds[i], err = pr.predict(c, w, p, run.Host.Cores, mode, pausemodel.Kernel{}); err != nil {
 			return validation{}, false, err
 		}
+	}
+	env, err := pr.envelopes(c, w, p, run.Host.Cores)
+	if err != nil {
+		return validation{}, false, err
 	}
 	predPer, predBatch := preds[0], preds[1]
 	v = validation{sweepPoint: p, Host: run.Host.Label(), Cores: run.Host.Cores,
 		MeasuredPerJob: per.Summary.Mean, MeasuredBatch: batch.Summary.Mean, MeasuredFutile: per.CounterMeans[gcsim.CounterFutileWakeups.String()],
 		PredictedPerJob: micros(predPer.pause), PredictedBatch: micros(predBatch.pause), PredictedFutile: predPer.res.FutileWakeups,
 		PerJobMeans: per.CounterMeans, BatchMeans: batch.CounterMeans, PredictedBroadcasts: predPer.res.Broadcasts,
-		PerJobLow: micros(preds[2].pause), BatchLow: micros(preds[3].pause), Jobs: gcsim.JobCount(p.Config.Workers),
+		PerJobLow: env[0][0], PerJobHigh: env[0][1], BatchLow: env[1][0], BatchHigh: env[1][1], Jobs: gcsim.JobCount(p.Config.Workers),
 		PerJobSE: stats.StandardError(per.Pauses), BatchSE: stats.StandardError(batch.Pauses)}
 	if j, ok := per.CounterMeans[gcsim.CounterJobs.String()]; ok && j >= 1 {
 		v.Jobs = int(math.Round(j))
@@ -362,6 +392,11 @@ func (pr predictor) validate(p sweepPoint, run report.Run, c pausemodel.Costs, w
 	for i, r := range []pausemodel.Result{predPer.res, predBatch.res} {
 		v.PredictedWorkerTimes[i] = workerTimes{CPU: micros(r.WorkerCPU), Wait: micros(r.WorkerWait)}
 	}
+	atTick, err := pr.predict(c, w, p, run.Host.Cores, gcsim.Batch, pausemodel.Kernel{Balance: pausemodel.BalanceAtTick})
+	if err != nil {
+		return validation{}, false, err
+	}
+	v.PredictedBatchWaitAtTick = micros(atTick.res.WorkerWait)
 	for i, part := range pauseParts {
 		v.MeasuredParts[i] = math.NaN()
 		a, okA := per.CounterMeans[part.Key]
@@ -372,6 +407,35 @@ func (pr predictor) validate(p sweepPoint, run report.Run, c pausemodel.Costs, w
 		v.PredictedParts[i] = micros(part.Of(predPer.res)) - micros(part.Of(predBatch.res))
 	}
 	return v, true, nil
+}
+
+// envelopeKernels are the corners of check 3's envelope: each extreme of
+// the two kernel choices the model cannot predict for a collection,
+// whether a woken worker preempts the collector (never, or on every wake)
+// and when an idle core takes a thread queued on another (at once, or at
+// the next tick: pausemodel.Balance).
+var envelopeKernels = [...]pausemodel.Kernel{
+	{Preemption: pausemodel.PreemptNever}, {Preemption: pausemodel.PreemptEveryWake},
+	{Preemption: pausemodel.PreemptNever, Balance: pausemodel.BalanceAtTick},
+	{Preemption: pausemodel.PreemptEveryWake, Balance: pausemodel.BalanceAtTick},
+}
+
+// envelopes is check 3's envelope of p's perjob and batch mean pauses at
+// cores (µs): the lowest and the highest of the model's pauses over
+// envelopeKernels. Neither choice moves a pause one way only (a tick's
+// delay can spare a herd), so the bounds are the corners' extremes.
+func (pr predictor) envelopes(c pausemodel.Costs, w pausemodel.Work, p sweepPoint, cores int) (env [2][2]float64, err error) {
+	for i, mode := range []gcsim.Mode{gcsim.PerJob, gcsim.Batch} {
+		env[i] = [2]float64{math.Inf(1), math.Inf(-1)}
+		for _, k := range envelopeKernels {
+			got, err := pr.predict(c, w, p, cores, mode, k)
+			if err != nil {
+				return env, err
+			}
+			env[i][0], env[i][1] = math.Min(env[i][0], micros(got.pause)), math.Max(env[i][1], micros(got.pause))
+		}
+	}
+	return env, nil
 }
 
 func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }

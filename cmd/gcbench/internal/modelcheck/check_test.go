@@ -24,7 +24,8 @@ func val(k workerpool.MutexKind, cores, workers int, diff, pdiff float64) valida
 		panic("bad point")
 	}
 	return validation{sweepPoint: p, Host: "h", Cores: cores,
-		MeasuredPerJob: 1000 + diff, MeasuredBatch: 1000, PredictedPerJob: 1000 + pdiff, PredictedBatch: 1000}
+		MeasuredPerJob: 1000 + diff, MeasuredBatch: 1000, PredictedPerJob: 1000 + pdiff, PredictedBatch: 1000,
+		PerJobHigh: 1000 + pdiff, BatchHigh: 1000}
 }
 
 func config(backend, mutex string, workers int) report.Config {
@@ -163,12 +164,13 @@ func TestWorkerTimesTableAveragesTheCountedPoints(t *testing.T) {
 	b.PerJobMeans["other_cpu_us"], b.BatchMeans["other_cpu_us"] = 7, 9 // only b counted the others' CPU
 	a.PredictedWorkerTimes = [2]workerTimes{{CPU: 1, Wait: 2}, {CPU: 3, Wait: 4}}
 	b.PredictedWorkerTimes = [2]workerTimes{{CPU: 3, Wait: 4}, {CPU: 5, Wait: 6}}
+	a.PredictedBatchWaitAtTick, b.PredictedBatchWaitAtTick = 50, 70
 	c.PerJobMeans, c.BatchMeans = counted(1e6, 1e6), nil // batch not counted: left out
 	c.PredictedWorkerTimes = [2]workerTimes{{CPU: 1e6, Wait: 1e6}, {CPU: 1e6, Wait: 1e6}}
 	tab := workerTimesTable([]validation{a, b, c})
 	require.NotNil(t, tab)
 	require.Len(t, tab.Rows, 1)
-	assert.Equal(t, []string{"2", "normal", "2", "2", "200", "2", "20", "3", "300", "4", "30", "5", "7", "9"}, tab.Rows[0])
+	assert.Equal(t, []string{"2", "normal", "2", "2", "200", "2", "20", "3", "300", "4", "30", "5", "60", "7", "9"}, tab.Rows[0])
 	assert.Nil(t, workerTimesTable([]validation{c}))
 }
 
@@ -220,26 +222,42 @@ func TestOnWorkersScalesOnMoreThanOneCore(t *testing.T) {
 	w := pausemodel.Work{Roots: 10 * time.Microsecond, Major: []time.Duration{0, 100 * time.Microsecond},
 		LOS: []time.Duration{0, 50 * time.Microsecond}, Outside: 7 * time.Microsecond}
 	var asked []int
-	slow := func(_ gcsim.Config, k int) (float64, error) { asked = append(asked, k); return 2, nil }
+	slow := func(_ gcsim.Config, k int) (Slowdown, error) {
+		asked = append(asked, k)
+		return Slowdown{F: 2, RelSE: 0.03}, nil
+	}
 	cfg := gcsim.DefaultConfig()
 	cfg.Workers = 8
-	one, err := onWorkers(w, slow, cfg, 1)
+	one, relSE, err := onWorkers(w, slow, cfg, 1)
 	require.NoError(t, err)
 	assert.Equal(t, w, one)
+	assert.Zero(t, relSE)
 	assert.Empty(t, asked, "one core: nothing to measure")
-	two, err := onWorkers(w, slow, cfg, 2)
+	two, relSE, err := onWorkers(w, slow, cfg, 2)
 	require.NoError(t, err)
 	assert.Equal(t, 2*w.Serial(), two.Serial())
 	assert.Equal(t, w.Outside, two.Outside)
+	assert.Equal(t, 0.03, relSE, "the factor's uncertainty is the prediction's")
 	cfg.Workers = 1
-	_, err = onWorkers(w, slow, cfg, 2)
+	_, _, err = onWorkers(w, slow, cfg, 2)
 	require.NoError(t, err)
 	assert.Equal(t, []int{8, 1}, asked, "measured on the point's worker count")
-	same, err := onWorkers(w, nil, cfg, 2)
+	same, _, err := onWorkers(w, nil, cfg, 2)
 	require.NoError(t, err)
 	assert.Equal(t, w, same)
-	_, err = onWorkers(w, func(gcsim.Config, int) (float64, error) { return 0, errors.New("no pool") }, cfg, 2)
+	_, _, err = onWorkers(w, func(gcsim.Config, int) (Slowdown, error) { return Slowdown{}, errors.New("no pool") }, cfg, 2)
 	assert.ErrorContains(t, err, "no pool")
+}
+
+// TestSlowdownOfTakesTheMedianAndTheRunsSpread: the factor is the runs'
+// median, its relative standard error their standard deviation over √n
+// and their mean; one run has no spread, and none is a factor of 1.
+func TestSlowdownOfTakesTheMedianAndTheRunsSpread(t *testing.T) {
+	s := SlowdownOf([]float64{1.3, 1.1, 1.2})
+	assert.Equal(t, 1.2, s.F)
+	assert.InDelta(t, 0.1/math.Sqrt(3)/1.2, s.RelSE, 1e-12)
+	assert.Equal(t, Slowdown{F: 1.4}, SlowdownOf([]float64{1.4}))
+	assert.Equal(t, Slowdown{F: 1}, SlowdownOf(nil))
 }
 
 // TestMemoSlowdownMeasuresEachHeapAndConcurrencyOnce: repeats are
@@ -247,13 +265,13 @@ func TestOnWorkersScalesOnMoreThanOneCore(t *testing.T) {
 func TestMemoSlowdownMeasuresEachHeapAndConcurrencyOnce(t *testing.T) {
 	calls := 0
 	fail := true
-	slow := memoSlowdown(func(gcsim.Config, int) (float64, error) {
+	slow := memoSlowdown(func(gcsim.Config, int) (Slowdown, error) {
 		calls++
 		if fail {
 			fail = false
-			return 0, errors.New("once")
+			return Slowdown{}, errors.New("once")
 		}
-		return 1.2, nil
+		return Slowdown{F: 1.2}, nil
 	})
 	cfg := gcsim.DefaultConfig()
 	_, err := slow(cfg, 2)
@@ -261,7 +279,7 @@ func TestMemoSlowdownMeasuresEachHeapAndConcurrencyOnce(t *testing.T) {
 	for range 3 {
 		f, err := slow(cfg, 2)
 		require.NoError(t, err)
-		assert.Equal(t, 1.2, f)
+		assert.Equal(t, Slowdown{F: 1.2}, f)
 	}
 	_, _ = slow(cfg, 1)
 	cfg.LOS *= 2

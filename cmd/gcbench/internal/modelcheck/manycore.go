@@ -232,7 +232,7 @@ func manyCoreTable(ps []manyCore, heap string) *render.Table {
 			fmt.Sprintf("batch/perjob: printed only where the range is narrower than %.1f (at the medians, wake-to-run 10µs, 2µs per idle CPU).", narrowRange),
 		"SGen: its change's 8-core figures (mono/mono#20634); its heap and jobs are not this simulator's, so compare ratios, not microseconds.",
 		"Not validated on this host: these core counts are scenarios of the model under its own kernel rules (preemption on every wake, "+
-			"the kernel's placement), which the checks above test only on this host's cores; read the range and the cost that decides it, "+
+			"the kernel's placement, newly-idle balance), which the checks above test only on this host's cores; read the range and the cost that decides it, "+
 			"not a forecast.")
 	return t
 }

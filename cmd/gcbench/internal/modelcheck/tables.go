@@ -80,7 +80,7 @@ func validationTable(vals []validation, runErrors []float64) *render.Table {
 			render.Float(v.MeasuredPerJob, 0), render.Float(v.MeasuredBatch, 0), render.Float(v.measuredDiff(), 0), render.Float(v.MeasuredBatch/v.MeasuredPerJob, 3),
 			render.Float(v.PredictedPerJob, 0), render.Float(v.PredictedBatch, 0), render.Float(v.predictedDiff(), 0), render.Float(v.PredictedBatch/v.PredictedPerJob, 3),
 			render.Float(v.predictedDiff()-v.measuredDiff(), 0),
-			envelope(v.PerJobLow, v.PredictedPerJob), envelope(v.BatchLow, v.PredictedBatch), insideLabel(v),
+			envelope(v.PerJobLow, v.PerJobHigh), envelope(v.BatchLow, v.BatchHigh), insideLabel(v),
 			render.Float(v.MeasuredFutile, 1), strconv.Itoa(v.PredictedFutile), ok, observedFutile(v)})
 	}
 	j := judge(vals)
@@ -90,7 +90,8 @@ func validationTable(vals []validation, runErrors []float64) *render.Table {
 	}
 	t.Notes = append(t.Notes, "Each point's error is its predicted perjob−batch minus the measured; futile ok says whether its "+
 		"predicted futile wake-ups (the model's own kernel rules) are within the target below. An envelope is check 3's: "+
-		"the model's mean pause with no wake-up preemption, then with preemption on every wake, and inside says which of the point's "+
+		"the lowest and the highest of the model's mean pauses under each extreme of two kernel choices (no wake-up preemption or "+
+		"preemption on every wake; an idle core takes a queued thread at once or at the next tick), and inside says which of the point's "+
 		"two means check 3 counts inside (both, perjob, batch or neither); futile given observables "+
 		"is check 2's prediction, with the run's measured preemptions and placement fed in (n/a where the run has none).")
 	t.Notes = append(t.Notes, fmt.Sprintf("Mean absolute error of perjob−batch: %.0f µs, %.0f%% of the mean measured difference "+
@@ -188,7 +189,7 @@ func partsTable(vals []validation) *render.Table {
 func workerTimesTable(vals []validation) *render.Table {
 	t := &render.Table{Title: "model check by the workers' time: their CPU and their wait for a CPU per collection (µs, mean over the points)"}
 	t.Header = [][]string{{"cores", "mutex", "workers", "points", "perjob CPU", "predicted", "perjob wait", "predicted",
-		"batch CPU", "predicted", "batch wait", "predicted", "perjob others' CPU", "batch others' CPU"}}
+		"batch CPU", "predicted", "batch wait", "predicted", "at the tick", "perjob others' CPU", "batch others' CPU"}}
 	for _, c := range coreCounts(vals) {
 		for _, k := range mutexKinds(vals) {
 			for _, w := range workerCounts(vals) {
@@ -204,7 +205,8 @@ func workerTimesTable(vals []validation) *render.Table {
 	}
 	t.Notes = append(t.Notes, "Measured: the runs' worker_cpu_us and worker_wait_us (each worker thread's schedstat, "+
 		"summed over the workers: time on a CPU, and time runnable on a run queue); predicted: the same of "+
-		"pausemodel.Predict's collections (its own kernel rules: preemption on every wake). Points without the counters "+
+		"pausemodel.Predict's collections (its own kernel rules: preemption on every wake, newly-idle balance), and at the tick "+
+		"batch's with an idle core taking a queued thread only at the next tick (pausemodel.BalanceAtTick). Points without the counters "+
 		"(runs before they existed, another OS) are left out. Others' CPU: the runs' other_cpu_us, the process's other "+
 		"threads' (the Go runtime's), which the model does not have; blank where the runs did not count it.")
 	return t
@@ -215,6 +217,7 @@ func workerTimesTable(vals []validation) *render.Table {
 func workerTimesRow(of []validation) ([]string, bool) {
 	var measured, predicted [2]workerTimes
 	var others [2]float64
+	var atTick float64
 	n, withOthers := 0, 0
 	for _, v := range of {
 		per, okP := measuredWorkerTimes(v.PerJobMeans)
@@ -234,6 +237,7 @@ func workerTimesRow(of []validation) ([]string, bool) {
 			predicted[i].CPU += v.PredictedWorkerTimes[i].CPU
 			predicted[i].Wait += v.PredictedWorkerTimes[i].Wait
 		}
+		atTick += v.PredictedBatchWaitAtTick
 	}
 	if n == 0 {
 		return nil, false
@@ -243,6 +247,7 @@ func workerTimesRow(of []validation) ([]string, bool) {
 		row = append(row, render.Float(measured[i].CPU/float64(n), 0), render.Float(predicted[i].CPU/float64(n), 0),
 			render.Float(measured[i].Wait/float64(n), 0), render.Float(predicted[i].Wait/float64(n), 0))
 	}
+	row = append(row, render.Float(atTick/float64(n), 0))
 	for _, o := range others {
 		cell := ""
 		if withOthers > 0 {

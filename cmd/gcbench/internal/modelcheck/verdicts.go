@@ -200,8 +200,8 @@ func inside(x, se, a, b, relSE float64) bool {
 // inEnvelope reports whether v's measured mean pauses, perjob and batch,
 // are each inside its envelope.
 func (v validation) inEnvelope() (perJob, batch bool) {
-	return inside(v.MeasuredPerJob, v.PerJobSE, v.PerJobLow, v.PredictedPerJob, v.ReferenceRelSE),
-		inside(v.MeasuredBatch, v.BatchSE, v.BatchLow, v.PredictedBatch, v.ReferenceRelSE)
+	return inside(v.MeasuredPerJob, v.PerJobSE, v.PerJobLow, v.PerJobHigh, v.PredictionRelSE),
+		inside(v.MeasuredBatch, v.BatchSE, v.BatchLow, v.BatchHigh, v.PredictionRelSE)
 }
 
 // insideLabel names which of v's means are inside their envelopes.
@@ -218,8 +218,8 @@ func insideLabel(v validation) string {
 }
 
 // checkEnvelope is check 3: each point's measured mean pauses, perjob
-// and batch, lie between the model's with no wake-up preemption and with
-// preemption on every wake (inside), at envelopeShare of the points.
+// and batch, lie between the lowest and the highest of the model's over
+// envelopeKernels (inside), at envelopeShare of the points.
 // A point whose run has serial collections is predicted with their job
 // costs (reference); the line counts how many had them.
 func checkEnvelope(vals []validation) verdictLine {

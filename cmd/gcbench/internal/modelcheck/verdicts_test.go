@@ -85,7 +85,8 @@ func TestCheckFutileSaysWhenObservablesAreMissing(t *testing.T) {
 	assert.True(t, strings.HasSuffix(l.String(), " MISSED"))
 }
 
-// enveloped is v with the model's pauses without wake-up preemption.
+// enveloped is v with the envelopes' lower bounds perLow and batchLow
+// (their upper bounds are val's predictions).
 func enveloped(v validation, perLow, batchLow float64) validation {
 	v.PerJobLow, v.BatchLow = perLow, batchLow
 	return v
@@ -187,6 +188,9 @@ func TestValidateFeedsTheObservablesIn(t *testing.T) {
 	assert.Equal(t, gcsim.JobCount(4), bare.Jobs)
 	assert.Equal(t, bare.Jobs+1, bare.PredictedBroadcasts)
 	assert.LessOrEqual(t, bare.PerJobLow, bare.PredictedPerJob, "no preemption: the shorter perjob pause on one core")
+	assert.LessOrEqual(t, bare.PredictedPerJob, bare.PerJobHigh, "the model's own rules are a corner of the envelope")
+	assert.LessOrEqual(t, bare.BatchLow, bare.PredictedBatch)
+	assert.LessOrEqual(t, bare.PredictedBatch, bare.BatchHigh)
 	never, ok, err := pr.validate(p, run(map[string]float64{keyCollectorPreemptions: 0, keyOnCollectorCPU: 100, keyElsewhere: 0,
 		keyAsleepOnMutex: 0, keyAsleepOnCond: 4}), c, w)
 	require.NoError(t, err)
@@ -234,8 +238,8 @@ func TestValidatePointsPricesJobsByTheRunsSerialCollections(t *testing.T) {
 	// On one core the batch pause is the outside work, the jobs and the
 	// dispatch: twice the jobs add the serial sum once more.
 	assert.InDelta(t, 400, hi.PredictedBatch-lo.PredictedBatch, 40, "%v vs %v", lo.PredictedBatch, hi.PredictedBatch)
-	assert.Greater(t, lo.ReferenceRelSE, 0.0)
-	assert.Zero(t, byRef[false][0].ReferenceRelSE)
+	assert.Greater(t, lo.PredictionRelSE, 0.0)
+	assert.Zero(t, byRef[false][0].PredictionRelSE)
 	assert.InDelta(t, 35-10, lo.PredictedBatch-byRef[false][0].PredictedBatch, 1,
 		"the same jobs at the heap's costs (the serial sum is theirs): the difference is the outside work's")
 }
@@ -245,7 +249,7 @@ func TestInsideLabelNamesTheMeansInside(t *testing.T) {
 	assert.Equal(t, "both", insideLabel(v))
 	v.PerJobLow = 1200
 	assert.Equal(t, "batch", insideLabel(v))
-	v.BatchLow, v.PredictedBatch = 1100, 1100
+	v.BatchLow, v.BatchHigh = 1100, 1100
 	assert.Equal(t, "neither", insideLabel(v))
 	v.PerJobLow = 1000
 	assert.Equal(t, "perjob", insideLabel(v))
