@@ -1,6 +1,7 @@
 package modelcheck
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -253,4 +254,26 @@ func TestInsideLabelNamesTheMeansInside(t *testing.T) {
 	assert.Equal(t, "neither", insideLabel(v))
 	v.PerJobLow = 1000
 	assert.Equal(t, "perjob", insideLabel(v))
+}
+
+// TestValidatePointsCarriesTheSlowdownsSpread: on two cores the
+// prediction's relative standard error combines the serial reference's
+// and the slowdown's, in quadrature.
+func TestValidatePointsCarriesTheSlowdownsSpread(t *testing.T) {
+	w := pausemodel.Work{Roots: 50 * time.Microsecond, Major: []time.Duration{0, 200 * time.Microsecond}, LOS: []time.Duration{0, 150 * time.Microsecond}}
+	c := pausemodel.Costs{WakeToRun: 20 * time.Microsecond, WakeCall: 3 * time.Microsecond, WakePer: 1500, Futile: 8 * time.Microsecond, Enqueue: 2 * time.Microsecond, Push: 100, Take: 400}
+	r := point("native", "normal", 2)
+	run, err := report.NewRun(report.Host{Hostname: "h", Cores: 2}, []report.ModeInput{{Name: "serial", Pauses: []float64{700, 800, 750}},
+		{Name: "perjob", Pauses: []float64{900, 1000}}, {Name: "batch", Pauses: []float64{800, 900}}})
+	require.NoError(t, err)
+	run.Modes[0].CounterMeans = map[string]float64{"jobs": 17, "job_mean_us": 400.0 / 17, "card_prep_us": 30, "nursery_reset_us": 5}
+	r.Runs = []report.Run{run}
+	vals, err := validatePoints(map[workerpool.MutexKind]pausemodel.Costs{workerpool.MutexNormal: c}, []*report.Report{r},
+		func(gcsim.Config) (pausemodel.Work, error) { return w, nil },
+		func(gcsim.Config, int) (Slowdown, error) { return Slowdown{F: 1.1, RelSE: 0.04}, nil })
+	require.NoError(t, err)
+	require.Len(t, vals, 1)
+	ref, ok := referenceOf(run)
+	require.True(t, ok)
+	assert.InDelta(t, math.Hypot(ref.RelSE, 0.04), vals[0].PredictionRelSE, 1e-12)
 }
