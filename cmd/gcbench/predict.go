@@ -129,8 +129,8 @@ func (o *predictOptions) define(fs *pflag.FlagSet) {
 	fs.Var(flagvalue.NewSize(&o.los, 1<<30, 0), "los", "large-object space `size` of the predictions (the seed's)")
 	fs.Var(flagvalue.NewInt(&o.calibrateGCs, 30, 1, 10000), "calibration-gcs", "serial collections that measure each heap's job costs")
 	fs.Var(flagvalue.NewInt(&o.slowdownGCs, 200, 1, 10000), "slowdown-gcs", "collections per mode in each of the three runs that measure "+
-		"the jobs' slowdown on the pool's workers (pausemodel.MeasureSlowdown; on the 2-core VM, at one worker, 30 read 1.01–1.15 and "+
-		"200 read 1.01–1.06)")
+		"the jobs' slowdown on the pool's workers (pausemodel.MeasureSlowdown; on the 2-core VM, at one worker, three back-to-back runs "+
+		"of 30 read 1.01–1.15 and of 200 1.01–1.06, and the nine runs of 200 in three predicts 1.01–1.10)")
 	fs.Var(formatFlag(&o.format), "format", "output format: text, markdown or csv (the tables' rows only: "+
 		"the calibration lines go to standard error, and the notes, the check's verdict among them, are in text and markdown)")
 	fs.StringVar(&o.html, "html", "", "also write the calibration and every table, with its notes, as one self-contained HTML page to `FILE`")
