@@ -89,12 +89,17 @@
 //     makes a wake call for the longest sleeper, which tries again when it
 //     runs, and a running thread may barge in first. PI
 //     (PTHREAD_PRIO_INHERIT, mono's kind on Linux): a thread that finds it
-//     held sleeps in FUTEX_LOCK_PI; a release with a sleeper
-//     (FUTEX_UNLOCK_PI) makes the longest sleeper its owner and wakes it,
+//     held waits in FUTEX_LOCK_PI, in the kernel's rt_mutex; a release
+//     with a waiter (FUTEX_UNLOCK_PI) makes the longest waiter its owner,
 //     so the mutex stays held until that thread has run, spent HandOff
-//     and released it: no barging, one wake and one scheduling per
-//     hand-off, and a collector whose next enqueue finds woken workers
-//     queued on the lock waits behind all of them.
+//     and released it: no barging, and a collector whose next enqueue
+//     finds woken workers queued on the lock waits behind all of them.
+//     The waiter sleeps, and the release wakes it (one wake and one
+//     scheduling per hand-off), except the top waiter while the owner
+//     runs on another core: it spins on its own (rtmutex_spin_on_owner,
+//     kernel/locking/rtmutex.c), and takes the mutex within the release
+//     call, until the owner leaves its core or a thread woken onto the
+//     waiter's core preempts it.
 //   - The condition variable (glibc's, nptl/pthread_cond_wait.c and
 //     pthread_cond_broadcast.c). A broadcast with no waiter left to signal
 //     makes no system call; otherwise one futex call wakes every waiter
@@ -149,6 +154,7 @@
 // callback's P hand-off and sysmon are not modelled: the Go backends,
 // where the runtime stands between a wake and the woken, are measured
 // beside the check, not modelled); the kernel's PI boosting, which does
-// not change the order of threads of equal priority; spinning; and memory
-// effects of parallel scans.
+// not change the order of threads of equal priority; spinning in user
+// space (glibc's normal mutex does none); and memory effects of parallel
+// scans.
 package pausemodel

@@ -131,8 +131,9 @@ type Result struct {
 	// release; Broadcasts the work condition's broadcasts; Locks every
 	// mutex acquisition, the collector's and the workers'.
 	FutileWakeups, Wakes, Broadcasts, Locks int
-	// HandOffs counts PI releases that made a sleeper the mutex's owner.
-	HandOffs int
+	// HandOffs counts PI releases that made a sleeper the mutex's owner;
+	// SpinHandOffs those that made a spinning waiter its owner.
+	HandOffs, SpinHandOffs int
 	// Preemptions counts the collector's bursts a woken worker preempted.
 	Preemptions int
 	// WorkerCPU and WorkerWait are the workers' time on a core and their
@@ -234,6 +235,7 @@ func (r *Result) add(o Result) {
 	r.Broadcasts += o.Broadcasts
 	r.Locks += o.Locks
 	r.HandOffs += o.HandOffs
+	r.SpinHandOffs += o.SpinHandOffs
 	r.Preemptions += o.Preemptions
 	r.WorkerCPU += o.WorkerCPU
 	r.WorkerWait += o.WorkerWait
@@ -244,7 +246,7 @@ func (r Result) mean(n int) Result {
 	count := func(c int) int { return (2*c + n) / (2 * n) }
 	m := Result{ToFirstJob: r.ToFirstJob / d, JobSpan: r.JobSpan / d, JoinLatency: r.JoinLatency / d,
 		FutileWakeups: count(r.FutileWakeups), Wakes: count(r.Wakes), Broadcasts: count(r.Broadcasts), Locks: count(r.Locks),
-		HandOffs: count(r.HandOffs), Preemptions: count(r.Preemptions),
+		HandOffs: count(r.HandOffs), SpinHandOffs: count(r.SpinHandOffs), Preemptions: count(r.Preemptions),
 		WorkerCPU: r.WorkerCPU / d, WorkerWait: r.WorkerWait / d}
 	m.Dispatch = m.ToFirstJob + m.JobSpan + m.JoinLatency // the parts still add up, rounding and all
 	return m
@@ -263,6 +265,7 @@ func (m *machine) newCollection() {
 	m.firstStart, m.lastEnd, m.res = -1, 0, Result{}
 	m.credit = 0
 	m.tickDue = false
+	m.owner, m.spinner = nil, nil
 	if m.c.Tick > 0 {
 		// The tick's phase against the collection's start, through the
 		// same fixed scrambled order as the wake-to-run draws.
@@ -289,6 +292,9 @@ type machine struct {
 	lockHeld    bool
 	contended   bool      // Normal: the lock word says sleepers may wait: its unlock makes a wake call
 	lockWaiters []pending // asleep on the mutex, in the order they came (PI: the kernel's waiter order at equal priority)
+	owner       *thread   // PI: the mutex's owner, or the sleeper a release made its owner
+	spinner     *thread   // PI: the top waiter, spinning on its core while the owner runs on another
+	spinFrom    time.Duration
 
 	gate, finished bool
 	joinWaiting    bool      // the collector waits on done_cond, not yet signalled
@@ -429,6 +435,7 @@ func (m *machine) cpu(t *thread, d time.Duration, then func()) {
 // ready makes t runnable on c: at once if c is idle, else at the back of
 // its run queue.
 func (m *machine) ready(t *thread, c *core, d time.Duration, then func()) {
+	m.reschedule(c)
 	if c.running == nil && !c.reserved {
 		m.runOn(c, pending{t, d, then})
 		return
@@ -463,6 +470,7 @@ func (m *machine) startBurst(t *thread, d time.Duration, then func()) {
 			c.queue = slices.Insert(c.queue, min(m.ahead, len(c.queue)), pending{t, 0, then})
 			m.ahead = 0
 			t.onCore, c.running = false, nil
+			m.ownerOff(t)
 			m.schedule(c)
 			return
 		}
@@ -478,6 +486,7 @@ func (m *machine) block(t *thread) {
 	}
 	c := t.core
 	t.onCore, c.running = false, nil
+	m.ownerOff(t)
 	m.schedule(c)
 }
 
@@ -569,6 +578,9 @@ func (m *machine) wakeThread(t, waker *thread, then func()) {
 	if t != m.collector && m.s.Kernel.Placed {
 		c, idle, m.placedOnOwner = m.measuredPlace(t, nil, m.placedOnOwner)
 	}
+	if !idle {
+		m.reschedule(c)
+	}
 	if idle {
 		c.reserved = true
 		m.after(m.wakeToRun(), func() {
@@ -618,12 +630,50 @@ func (m *machine) lockAs(t *thread, retry bool, then func()) {
 		// one woken and beaten to it marks it again (lll_lock's exchange
 		// with 2) before it sleeps.
 		m.lockHeld, m.contended = true, retry || len(m.lockWaiters) > 0
+		m.owner = t
 		m.res.Locks++
 		then()
 		return
 	}
 	m.contended = true
 	m.lockWaiters = append(m.lockWaiters, pending{t: t, then: then})
+	if m.s.Mutex == workerpool.MutexPI && len(m.lockWaiters) == 1 && m.owner != nil && m.owner.onCore && m.owner.core != t.core {
+		m.spinner, m.spinFrom = t, m.now
+		return
+	}
+	m.block(t)
+}
+
+// The PI mutex's top waiter spins in the kernel while the owner runs on
+// another core (rtmutex_spin_on_owner, in rt_mutex_slowlock_block, which
+// FUTEX_LOCK_PI's wait goes through): it keeps its core, and the release
+// hands the mutex to it with no sleep and no wake-up onto a core. It
+// stops, and sleeps as the other waiters do, when the owner leaves its
+// core (ownerOff) or its own core has another thread to run
+// (reschedule). Only the top waiter spins; a release makes the next one
+// top while it sleeps, so it does not.
+
+// ownerOff stops the spin if t, leaving its core, owns the mutex.
+func (m *machine) ownerOff(t *thread) {
+	if m.spinner != nil && t == m.owner {
+		m.stopSpin()
+	}
+}
+
+// reschedule stops the spin if c runs the spinner and a thread is about
+// to wait for c: the wake-up sets need_resched, unless the Shape's
+// Kernel says woken threads never preempt.
+func (m *machine) reschedule(c *core) {
+	if m.spinner != nil && c.running == m.spinner && m.s.Kernel.Preemption != PreemptNever {
+		m.stopSpin()
+	}
+}
+
+// stopSpin puts the spinner to sleep on the mutex, its spin charged as CPU.
+func (m *machine) stopSpin() {
+	t := m.spinner
+	m.spinner = nil
+	t.ran += m.now - m.spinFrom
 	m.block(t)
 }
 
@@ -640,13 +690,27 @@ func (m *machine) lockAs(t *thread, retry bool, then func()) {
 func (m *machine) unlock(t *thread, then func()) {
 	if m.s.Mutex == workerpool.MutexPI {
 		if len(m.lockWaiters) == 0 {
-			m.lockHeld = false
+			m.lockHeld, m.owner = false, nil
 			then()
 			return
 		}
 		next := m.lockWaiters[0]
 		m.lockWaiters = m.lockWaiters[1:]
 		m.res.Locks++
+		m.owner = next.t
+		if next.t == m.spinner {
+			// The kernel's release wakes the spinner, which is running: the
+			// call's cost, and the spinner goes on once the release is done.
+			m.spinner = nil
+			m.res.SpinHandOffs++
+			call, from := m.c.WakeCall+m.c.WakePer, m.spinFrom
+			m.after(call, func() {
+				next.t.ran += m.now - from
+				next.then()
+			})
+			m.cpu(t, call, then)
+			return
+		}
 		m.res.HandOffs++
 		owner := next.then
 		if m.c.HandOff > 0 {
@@ -658,7 +722,7 @@ func (m *machine) unlock(t *thread, then func()) {
 		return
 	}
 	cost, contended := m.unlockCost(t), m.contended
-	m.lockHeld, m.contended = false, false
+	m.lockHeld, m.contended, m.owner = false, false, nil
 	if !contended {
 		then()
 		return
@@ -682,6 +746,8 @@ func (m *machine) unlockCost(t *thread) time.Duration {
 	switch {
 	case m.s.Mutex == workerpool.MutexPI && len(m.lockWaiters) == 0:
 		return 0
+	case m.s.Mutex == workerpool.MutexPI && m.lockWaiters[0].t == m.spinner:
+		return m.c.WakeCall + m.c.WakePer
 	case m.s.Mutex == workerpool.MutexPI:
 		return m.wakeCost(t, m.lockWaiters[0].t)
 	case !m.contended:

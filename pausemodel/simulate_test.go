@@ -124,17 +124,17 @@ func TestWakeIsPulledToTheLessLoadedWakersCore(t *testing.T) {
 	}
 }
 
-// TestPIHandOffHoldsTheLockForItsNewOwner: a PI unlock with a sleeper
-// leaves the mutex held (by the sleeper, not yet running), so a thread
-// that tries it meanwhile sleeps; a normal unlock frees it, and that
-// thread takes it at once.
+// TestPIHandOffHoldsTheLockForItsNewOwner: a PI unlock with a waiter
+// leaves the mutex held (by the waiter, here spinning on the other
+// core), so a thread that tries it meanwhile waits; a normal unlock frees
+// it, and that thread takes it at once.
 func TestPIHandOffHoldsTheLockForItsNewOwner(t *testing.T) {
 	for _, k := range MutexKinds() {
 		m := newMachine(Costs{WakeToRun: 10 * us}, Shape{Cores: 2, Workers: 1, Mutex: k})
 		c, w := m.collector, m.parked[0]
 		m.lock(c, func() {})
 		m.runOn(m.cores[1], pending{t: w, then: func() {}})
-		m.lock(w, func() {}) // sleeps on the mutex
+		m.lock(w, func() {}) // waits for the mutex
 		released, took := false, false
 		m.unlock(c, func() {
 			released = true
@@ -144,6 +144,66 @@ func TestPIHandOffHoldsTheLockForItsNewOwner(t *testing.T) {
 		if !released || took == (k == workerpool.MutexPI) {
 			t.Errorf("%v: released %v; the releaser took the lock again at once: %v", k, released, took)
 		}
+	}
+}
+
+// TestPITopWaiterSpinsWhileTheOwnerRuns: a thread that finds the PI
+// mutex held by a thread running on another core spins on its own core
+// (the rtmutex's top waiter); the release hands the mutex over within the
+// release call, with no wake-up onto a core, and the spin is the waiter's
+// CPU. It sleeps instead when the owner leaves its core, when a thread is
+// woken onto its core (unless no wake-up preempts), and on one core; the
+// normal mutex's waiter always sleeps.
+func TestPITopWaiterSpinsWhileTheOwnerRuns(t *testing.T) {
+	c := Costs{WakeToRun: 10 * us, WakeCall: 3 * us, WakePer: 1 * us}
+	setup := func(k workerpool.MutexKind, p Preemption) (*machine, *thread, *thread, *time.Duration) {
+		m := newMachine(c, Shape{Cores: 2, Workers: 2, Mutex: k, Kernel: Kernel{Preemption: p}})
+		owner, w := m.collector, m.parked[0]
+		m.lock(owner, func() {})
+		m.runOn(m.cores[1], pending{t: w, then: func() {}})
+		took := time.Duration(-1)
+		m.lock(w, func() { took = m.now })
+		return m, owner, w, &took
+	}
+
+	m, owner, w, took := setup(workerpool.MutexPI, PreemptEveryWake)
+	if m.spinner != w || !w.onCore {
+		t.Fatalf("PI, the owner on the other core: spinner %p, waiter on its core %v; want it spinning", m.spinner, w.onCore)
+	}
+	m.after(50*us, func() { m.unlock(owner, func() {}) })
+	m.run()
+	if *took != 54*us || m.res.SpinHandOffs != 1 || m.res.HandOffs != 0 || m.res.Wakes != 0 {
+		t.Errorf("PI release to the spinner: taken at %v (want 54µs: the release's call), %d spin hand-offs, %d hand-offs, %d wakes; want 1, 0, 0",
+			*took, m.res.SpinHandOffs, m.res.HandOffs, m.res.Wakes)
+	}
+	if w.ran != 54*us {
+		t.Errorf("the spinner ran %v, want its 54µs spin", w.ran)
+	}
+
+	m, owner, w, _ = setup(workerpool.MutexPI, PreemptEveryWake)
+	m.after(20*us, func() { m.block(owner) })
+	m.run()
+	if m.spinner != nil || w.onCore || w.ran != 20*us {
+		t.Errorf("owner off its core: spinner %p, waiter on its core %v, ran %v; want asleep after a 20µs spin", m.spinner, w.onCore, w.ran)
+	}
+
+	for _, p := range []Preemption{PreemptEveryWake, PreemptNever} {
+		m, _, w, _ = setup(workerpool.MutexPI, p)
+		woken := m.parked[1]
+		woken.core = m.cores[1] // it last ran on the spinner's core, and no core is idle
+		m.wakeThread(woken, m.collector, func() {})
+		if spinning := m.spinner == w; spinning != (p == PreemptNever) {
+			t.Errorf("%v, a thread woken onto the spinner's core: still spinning %v", p, spinning)
+		}
+	}
+
+	m, _, w, _ = setup(workerpool.MutexNormal, PreemptEveryWake)
+	if m.spinner != nil || w.onCore {
+		t.Errorf("normal mutex: spinner %p, waiter on its core %v; want it asleep", m.spinner, w.onCore)
+	}
+	one := mustSimulate(t, hostLike, Shape{Cores: 1, Workers: 8, Mode: gcsim.Batch, Mutex: workerpool.MutexPI, Jobs: jobsOf(65, 30*us)})
+	if one.SpinHandOffs != 0 || one.HandOffs == 0 {
+		t.Errorf("one core: %d spin hand-offs, %d hand-offs; want none, and some", one.SpinHandOffs, one.HandOffs)
 	}
 }
 
