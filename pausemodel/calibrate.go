@@ -70,6 +70,8 @@ var costFields = []func(*Costs) *time.Duration{
 	func(c *Costs) *time.Duration { return &c.Take },
 	func(c *Costs) *time.Duration { return &c.HandOff },
 	func(c *Costs) *time.Duration { return &c.Tick },
+	func(c *Costs) *time.Duration { return &c.SysmonEvery },
+	func(c *Costs) *time.Duration { return &c.Sysmon },
 }
 
 // herdWorkers are the workers of the calibration's largest pools: the
@@ -157,6 +159,9 @@ func (cal calibration) once(ctx context.Context) (Costs, error) {
 		return c, err
 	}
 	c.Tick = tickPeriod()
+	if c.SysmonEvery, c.Sysmon, err = cal.measureRuntime(ctx, own); err != nil {
+		return c, err
+	}
 	return c, nil
 }
 
@@ -481,8 +486,12 @@ func (c Costs) String() string {
 	if c.Tick != 0 {
 		tick = fmt.Sprintf(", tick %v", c.Tick)
 	}
-	return fmt.Sprintf("wake-to-run %v%s, wake call %v + %v per thread woken + %v per idle CPU woken, futile wake-up %v, enqueue call %v, push %v, take %v%s%s",
-		c.WakeToRun, dist, c.WakeCall, c.WakePer, c.WakeIdle, c.Futile, c.Enqueue, c.Push, c.Take, handOff, tick)
+	sysmon := ""
+	if c.SysmonEvery != 0 {
+		sysmon = fmt.Sprintf(", the Go runtime %v per sysmon look every %v", c.Sysmon, c.SysmonEvery)
+	}
+	return fmt.Sprintf("wake-to-run %v%s, wake call %v + %v per thread woken + %v per idle CPU woken, futile wake-up %v, enqueue call %v, push %v, take %v%s%s%s",
+		c.WakeToRun, dist, c.WakeCall, c.WakePer, c.WakeIdle, c.Futile, c.Enqueue, c.Push, c.Take, handOff, tick, sysmon)
 }
 
 // A CostRange holds, for each cost, the lowest (Lo) and the highest (Hi)
@@ -506,10 +515,11 @@ func RangeOf(runs []Costs) CostRange {
 // in Costs' field order; the PI hand-off and the tick only where a run
 // measured one.
 func (r CostRange) String() string {
-	names := []string{"wake-to-run", "wake call", "per thread woken", "per idle CPU woken", "futile wake-up", "enqueue call", "push", "take", "PI hand-off", "tick"}
+	names := []string{"wake-to-run", "wake call", "per thread woken", "per idle CPU woken", "futile wake-up", "enqueue call", "push", "take", "PI hand-off", "tick",
+		"sysmon's look every", "the Go runtime per look"}
 	parts := make([]string, 0, len(costFields))
 	for i, f := range costFields {
-		if (names[i] == "PI hand-off" || names[i] == "tick") && *f(&r.Hi) == 0 {
+		if i >= len(names)-4 && *f(&r.Hi) == 0 { // measured only where they apply: PI, a tick, sysmon's looks
 			continue
 		}
 		parts = append(parts, fmt.Sprintf("%s %v–%v", names[i], *f(&r.Lo), *f(&r.Hi)))

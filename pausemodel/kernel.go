@@ -101,6 +101,13 @@ type Kernel struct {
 	// the work condition, when a collection starts: a thread asleep on the
 	// mutex is not a condition waiter, so the broadcasts do not wake it.
 	AsleepOnMutex int
+	// Sysmon says the Go runtime's sysmon looks every Costs.SysmonEvery
+	// through the whole collection, its runtime's threads taking
+	// Costs.Sysmon of a core at each look (runtime.go): the most the
+	// runtime takes, sysmon at its shortest sleep, and check 3's upper
+	// bound. Without it the runtime takes nothing, as when sysmon sleeps
+	// long: the model's own rule.
+	Sysmon bool
 }
 
 // check returns an error wrapping ErrShape for a Kernel no machine has.

@@ -7,8 +7,6 @@ import (
 	"os"
 	"runtime"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -70,7 +68,7 @@ func BenchmarkNativeGoRuntime(b *testing.B) {
 					b.StopTimer()
 					for t := time.Now(); time.Since(t) < mutator; {
 					}
-					before := schedstats(b)
+					before := stats(b)
 					b.StartTimer()
 					if err := p.EnqueueBatch(batch); err != nil {
 						b.Fatal(err)
@@ -80,7 +78,7 @@ func BenchmarkNativeGoRuntime(b *testing.B) {
 						b.Fatal(err)
 					}
 					b.StopTimer()
-					for tid, s := range schedstats(b) {
+					for tid, s := range stats(b) {
 						if ours[tid] {
 							continue
 						}
@@ -106,48 +104,18 @@ func BenchmarkNativeGoRuntime(b *testing.B) {
 // sysmonThread is the thread id of the runtime's sysmon: the process's
 // second thread, after the main one.
 func sysmonThread(b *testing.B) int {
-	tids := slices.Sorted(maps.Keys(schedstats(b)))
+	tids := slices.Sorted(maps.Keys(stats(b)))
 	if len(tids) < 2 {
 		b.Fatalf("threads %v: no sysmon", tids)
 	}
 	return tids[1]
 }
 
-// schedstat is a thread's /proc schedstat: its CPU time and how many
-// times it has run.
-type schedstat struct {
-	cpu  time.Duration
-	runs int64
-}
-
-func (s schedstat) sub(t schedstat) schedstat { return schedstat{s.cpu - t.cpu, s.runs - t.runs} }
-
-// schedstats reads every thread's schedstat in this process.
-func schedstats(b *testing.B) map[int]schedstat {
-	ents, err := os.ReadDir("/proc/self/task")
+// stats is threadStats, or the benchmark's end.
+func stats(b *testing.B) map[int]threadStat {
+	s, err := threadStats()
 	if err != nil {
 		b.Fatal(err)
 	}
-	m := make(map[int]schedstat, len(ents))
-	for _, e := range ents {
-		tid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		s, err := os.ReadFile("/proc/self/task/" + e.Name() + "/schedstat")
-		if err != nil {
-			continue // the thread has exited
-		}
-		f := strings.Fields(string(s))
-		if len(f) < 3 {
-			b.Fatalf("schedstat %q", s)
-		}
-		cpu, err1 := strconv.ParseInt(f[0], 10, 64)
-		runs, err2 := strconv.ParseInt(f[2], 10, 64)
-		if err1 != nil || err2 != nil {
-			b.Fatalf("schedstat %q", s)
-		}
-		m[tid] = schedstat{time.Duration(cpu), runs}
-	}
-	return m
+	return s
 }

@@ -35,6 +35,13 @@ type Costs struct {
 	// Tick is the scheduler tick's period (1/HZ): how often a busy core's
 	// tick can start a balance that an idle core missed.
 	Tick time.Duration `json:"tick,omitempty"`
+	// SysmonEvery and Sysmon are the Go runtime's part (runtime.go): how
+	// often sysmon looks while it finds callbacks' Ps to take, and the
+	// CPU the runtime's threads spend per look, as Calibrate measures them
+	// on rounds of Go callbacks with the whole process on one CPU
+	// (measureRuntime). Kernel.Sysmon charges them; 0: nothing.
+	SysmonEvery time.Duration `json:"sysmon_every,omitempty"`
+	Sysmon      time.Duration `json:"sysmon,omitempty"`
 	// WakeToRunDist is wake-to-run's distribution, as the calibration
 	// measured it: its QuantileCount mid-quantiles (Quantiles). The
 	// simulation draws each wake onto an idle core from it, so that a
@@ -208,6 +215,9 @@ func SimulateSeries(c Costs, s Shape, series [][]time.Duration) (Result, error) 
 		m.startAsleepOnMutex()
 		ran, waited := m.workerTimes()
 		m.collect()
+		if m.s.Kernel.Sysmon && m.c.SysmonEvery > 0 && m.c.Sysmon > 0 {
+			m.sysmonLoop()
+		}
 		m.run()
 		ranAfter, waitedAfter := m.workerTimes()
 		m.res.WorkerCPU, m.res.WorkerWait = ranAfter-ran, waitedAfter-waited
@@ -266,6 +276,9 @@ func (m *machine) newCollection() {
 	m.credit = 0
 	m.tickDue = false
 	m.owner, m.spinner = nil, nil
+	for _, c := range m.cores {
+		c.preempt = false
+	}
 	if m.c.Tick > 0 {
 		// The tick's phase against the collection's start, through the
 		// same fixed scrambled order as the wake-to-run draws.
@@ -286,8 +299,9 @@ type machine struct {
 	cores     []*core
 	collector *thread
 	workers   []*thread
-	yield     bool // woken workers wait at the head of the collector's core: it yields at its burst's end
-	ahead     int  // how many: the collector goes behind them
+	sysmon    *thread // the Go runtime's threads at sysmon's looks (Kernel.Sysmon)
+	yield     bool    // woken workers wait at the head of the collector's core: it yields at its burst's end
+	ahead     int     // how many: the collector goes behind them
 
 	lockHeld    bool
 	contended   bool      // Normal: the lock word says sleepers may wait: its unlock makes a wake call
@@ -319,6 +333,7 @@ type core struct {
 	running  *thread
 	reserved bool
 	queue    []pending
+	preempt  bool // the head of queue preempts the running worker at its burst's end (sysmonLook)
 }
 
 func (c *core) idle() bool { return c.running == nil && !c.reserved && len(c.queue) == 0 }
@@ -364,6 +379,7 @@ func newMachine(c Costs, s Shape) *machine {
 	// last ran the previous collection's jobs, spread over every core.
 	m.collector = &thread{core: m.cores[0], onCore: true}
 	m.cores[0].running = m.collector
+	m.sysmon = &thread{core: m.cores[0]}
 	for i := range s.Workers {
 		m.workers = append(m.workers, &thread{core: m.cores[(i+1)%s.Cores]})
 	}
@@ -469,6 +485,17 @@ func (m *machine) startBurst(t *thread, d time.Duration, then func()) {
 			c := t.core
 			c.queue = slices.Insert(c.queue, min(m.ahead, len(c.queue)), pending{t, 0, then})
 			m.ahead = 0
+			t.onCore, c.running = false, nil
+			m.ownerOff(t)
+			m.schedule(c)
+			return
+		}
+		if c := t.core; c.preempt && len(c.queue) > 0 && c.queue[0].t == m.sysmon {
+			// The head of the queue has slept and preempts t, which
+			// resumes right after it.
+			c.preempt = false
+			t.runnable(m.now)
+			c.queue = slices.Insert(c.queue, 1, pending{t, 0, then})
 			t.onCore, c.running = false, nil
 			m.ownerOff(t)
 			m.schedule(c)

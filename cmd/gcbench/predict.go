@@ -45,9 +45,10 @@ and prints four verdict lines, each ending in PASSED or MISSED:
     and the workers asleep on the mutex fed in, futile wake-ups within
     ±30% at 80% of the points (MISSED where not recorded);
   check 3 (pause envelope): each measured mean pause between the lowest
-    and the highest of the model's under each extreme of two kernel
-    choices (no wake-up preemption or preemption on every wake; an idle
-    core takes a queued thread at once or at the next tick), within 1.96
+    and the highest of the model's under each extreme of three choices
+    (no wake-up preemption or preemption on every wake; an idle core
+    takes a queued thread at once or at the next tick; the Go runtime's
+    sysmon asleep or looking at its shortest sleep), within 1.96
     standard errors, at 90% of the points; a point swept with serial
     collections (--modes serial,perjob,batch) has its jobs priced by them;
   check 4 (one core): on one core, up to 8 workers, a mean absolute error

@@ -410,14 +410,18 @@ func (pr predictor) validate(p sweepPoint, run report.Run, c pausemodel.Costs, w
 }
 
 // envelopeKernels are the corners of check 3's envelope: each extreme of
-// the two kernel choices the model cannot predict for a collection,
-// whether a woken worker preempts the collector (never, or on every wake)
-// and when an idle core takes a thread queued on another (at once, or at
-// the next tick: pausemodel.Balance).
+// the three choices the model cannot predict for a collection, whether a
+// woken worker preempts the collector (never, or on every wake), when an
+// idle core takes a thread queued on another (at once, or at the next
+// tick: pausemodel.Balance), and what the Go runtime takes (nothing, or
+// sysmon's looks at its shortest sleep: pausemodel.Kernel.Sysmon).
 var envelopeKernels = [...]pausemodel.Kernel{
 	{Preemption: pausemodel.PreemptNever}, {Preemption: pausemodel.PreemptEveryWake},
 	{Preemption: pausemodel.PreemptNever, Balance: pausemodel.BalanceAtTick},
 	{Preemption: pausemodel.PreemptEveryWake, Balance: pausemodel.BalanceAtTick},
+	{Preemption: pausemodel.PreemptNever, Sysmon: true}, {Preemption: pausemodel.PreemptEveryWake, Sysmon: true},
+	{Preemption: pausemodel.PreemptNever, Balance: pausemodel.BalanceAtTick, Sysmon: true},
+	{Preemption: pausemodel.PreemptEveryWake, Balance: pausemodel.BalanceAtTick, Sysmon: true},
 }
 
 // envelopes is check 3's envelope of p's perjob and batch mean pauses at

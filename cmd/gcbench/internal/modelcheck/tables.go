@@ -90,8 +90,9 @@ func validationTable(vals []validation, runErrors []float64) *render.Table {
 	}
 	t.Notes = append(t.Notes, "Each point's error is its predicted perjob−batch minus the measured; futile ok says whether its "+
 		"predicted futile wake-ups (the model's own kernel rules) are within the target below. An envelope is check 3's: "+
-		"the lowest and the highest of the model's mean pauses under each extreme of two kernel choices (no wake-up preemption or "+
-		"preemption on every wake; an idle core takes a queued thread at once or at the next tick), and inside says which of the point's "+
+		"the lowest and the highest of the model's mean pauses under each extreme of three choices (no wake-up preemption or "+
+		"preemption on every wake; an idle core takes a queued thread at once or at the next tick; the Go runtime's sysmon "+
+		"asleep or looking at its shortest sleep), and inside says which of the point's "+
 		"two means check 3 counts inside (both, perjob, batch or neither); futile given observables "+
 		"is check 2's prediction, with the run's measured preemptions and placement fed in (n/a where the run has none).")
 	t.Notes = append(t.Notes, fmt.Sprintf("Mean absolute error of perjob−batch: %.0f µs, %.0f%% of the mean measured difference "+
