@@ -140,7 +140,10 @@
 // median of several runs. A single call is timed by the thread's CPU
 // clock, a system call on Linux, so the clock's own cost is taken out,
 // and a wake call is solved for with the number of calls the enqueue
-// made. The tick's period is the coarse clock's resolution. A host that
+// made. The tick's period is the coarse clock's resolution. sysmon's
+// interval between looks and the Go runtime's CPU per look come from
+// rounds of Go callbacks with the whole process on one CPU
+// (measureRuntime). A host that
 // lets the process run on one CPU only cannot measure a wake onto another
 // core: WakeToRun and WakeIdle are then 0.
 //
@@ -150,10 +153,12 @@
 // balancer's weighing of load averages, and which of its two rules above
 // holds in a given collection (the newly-idle balance's dice: check 3
 // takes both as bounds); the Go runtime, whose
-// callbacks run each job (a job's cost includes its callback, but a
-// callback's P hand-off and sysmon are not modelled: the Go backends,
-// where the runtime stands between a wake and the woken, are measured
-// beside the check, not modelled); the kernel's PI boosting, which does
+// callbacks run each job, beyond a bound (a job's cost includes its
+// callback; which workers' Ps sysmon takes, and when, is not followed:
+// Kernel.Sysmon charges sysmon's looks at its shortest sleep through a
+// whole collection, and check 3 takes that and none as bounds; the Go
+// backends, where the runtime stands between a wake and the woken, are
+// measured beside the check, not modelled); the kernel's PI boosting, which does
 // not change the order of threads of equal priority; spinning in user
 // space (glibc's normal mutex does none); and memory effects of parallel
 // scans.
