@@ -67,15 +67,10 @@ func (cal calibration) measureRuntime(ctx context.Context, cpu int) (every, cost
 	for _, tid := range p.ThreadIDs() {
 		ours[tid] = true
 	}
-	stats, err := threadStats()
+	sysmon, err := sysmonThread()
 	if err != nil {
 		return 0, 0, err
 	}
-	tids := slices.Sorted(maps.Keys(stats))
-	if len(tids) < 2 {
-		return 0, 0, fmt.Errorf("pausemodel: %d threads: no sysmon", len(tids))
-	}
-	sysmon := tids[1]
 	jobSpins, mutatorSpins := spinsFor(runtimeJob), spinsFor(runtimeMutator)
 	batch := make([]jobs.Job, 65)
 	for i := range batch {
@@ -106,21 +101,44 @@ func (cal calibration) measureRuntime(ctx context.Context, cpu int) (every, cost
 		if err != nil {
 			return 0, 0, err
 		}
-		for tid, s := range after {
-			if ours[tid] {
-				continue
-			}
-			d := s.sub(before[tid])
-			others += d.cpu
-			if tid == sysmon {
-				looks += d.runs
-			}
-		}
+		spent, sys := runtimeSpent(before, after, ours, sysmon)
+		others += spent
+		looks += sys.runs
 	}
 	if looks == 0 {
 		return 0, 0, nil
 	}
 	return took / time.Duration(looks), others / time.Duration(looks), nil
+}
+
+// sysmonThread is the thread id of the runtime's sysmon: the process's
+// second thread, as runtime.main starts sysmon's before any other.
+func sysmonThread() (int, error) {
+	stats, err := threadStats()
+	if err != nil {
+		return 0, err
+	}
+	tids := slices.Sorted(maps.Keys(stats))
+	if len(tids) < 2 {
+		return 0, fmt.Errorf("pausemodel: %d threads: no sysmon", len(tids))
+	}
+	return tids[1], nil
+}
+
+// runtimeSpent is what the threads not in ours ran between the reads
+// before and after: their CPU, and sysmon's own CPU and runs.
+func runtimeSpent(before, after map[int]threadStat, ours map[int]bool, sysmon int) (others time.Duration, sys threadStat) {
+	for tid, s := range after {
+		if ours[tid] {
+			continue
+		}
+		d := s.sub(before[tid])
+		others += d.cpu
+		if tid == sysmon {
+			sys = d
+		}
+	}
+	return others, sys
 }
 
 // threadStat is a thread's /proc schedstat: its CPU time and how many

@@ -3,10 +3,8 @@ package pausemodel
 import (
 	"context"
 	"fmt"
-	"maps"
 	"os"
 	"runtime"
-	"slices"
 	"testing"
 	"time"
 
@@ -60,7 +58,10 @@ func BenchmarkNativeGoRuntime(b *testing.B) {
 				for _, tid := range p.ThreadIDs() {
 					ours[tid] = true
 				}
-				sysmon := sysmonThread(b)
+				sysmon, err := sysmonThread()
+				if err != nil {
+					b.Fatal(err)
+				}
 				ctx := context.Background()
 				var others, sysmonCPU time.Duration
 				var sysmonRuns int64
@@ -78,17 +79,8 @@ func BenchmarkNativeGoRuntime(b *testing.B) {
 						b.Fatal(err)
 					}
 					b.StopTimer()
-					for tid, s := range stats(b) {
-						if ours[tid] {
-							continue
-						}
-						d := s.sub(before[tid])
-						others += d.cpu
-						if tid == sysmon {
-							sysmonCPU += d.cpu
-							sysmonRuns += d.runs
-						}
-					}
+					spent, sys := runtimeSpent(before, stats(b), ours, sysmon)
+					others, sysmonCPU, sysmonRuns = others+spent, sysmonCPU+sys.cpu, sysmonRuns+sys.runs
 					b.StartTimer()
 				}
 				b.ReportMetric(float64(others)/float64(b.N)/1e3, "others-µs/op")
@@ -99,16 +91,6 @@ func BenchmarkNativeGoRuntime(b *testing.B) {
 			})
 		}
 	}
-}
-
-// sysmonThread is the thread id of the runtime's sysmon: the process's
-// second thread, after the main one.
-func sysmonThread(b *testing.B) int {
-	tids := slices.Sorted(maps.Keys(stats(b)))
-	if len(tids) < 2 {
-		b.Fatalf("threads %v: no sysmon", tids)
-	}
-	return tids[1]
 }
 
 // stats is threadStats, or the benchmark's end.
